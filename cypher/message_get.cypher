@@ -1,0 +1,8 @@
+// One message with its speaker and addressees.
+// Params: $space, $id
+MATCH (m:Message {id: $id, space: $space})
+OPTIONAL MATCH (p:Participant)-[:SPEAKS]->(m)
+OPTIONAL MATCH (m)-[:ADDRESSES]->(a:Participant)
+RETURN m {.id, .session, .idx, .text, ts: toString(m.ts)} AS message,
+       p {.id, .name} AS speaker,
+       collect(a {.id, .name}) AS addressees;

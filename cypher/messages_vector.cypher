@@ -1,0 +1,7 @@
+// Approximate nearest messages by embedding (HNSW vector index), restricted to one space.
+// The index is shared by all spaces, so it over-fetches ($fetch) and filters.
+// Params: $space, $embedding, $fetch, $k
+CALL db.index.vector.queryNodes('message_embedding', $fetch, $embedding) YIELD node, score
+WHERE node.space = $space
+RETURN node.id AS id, score
+ORDER BY score DESC LIMIT $k;

@@ -1,0 +1,98 @@
+"""The ``voxmem`` command: run the server, manage the local Neo4j, apply the schema, demo."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from dataclasses import asdict, is_dataclass
+
+from voxmem.config import get_settings
+
+
+def _print(obj: object) -> None:
+    data = asdict(obj) if is_dataclass(obj) and not isinstance(obj, type) else obj
+    print(json.dumps(data, indent=2, default=str))
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+    from voxmem.api.app import create_app
+
+    settings = get_settings()
+    uvicorn.run(create_app(settings), host=args.host or settings.host, port=args.port or settings.port)
+    return 0
+
+
+def cmd_neo4j(args: argparse.Namespace) -> int:
+    from voxmem import neo4j_local
+
+    settings = get_settings()
+    if args.action == "up":
+        _print(neo4j_local.up(settings))
+    elif args.action == "down":
+        neo4j_local.down(settings)
+        print("neo4j stopped")
+    else:
+        _print(neo4j_local.status(settings))
+    return 0
+
+
+def cmd_schema(_: argparse.Namespace) -> int:
+    from voxmem.db import Database
+    from voxmem.graph_schema import migrate
+
+    settings = get_settings()
+    db = Database(settings)
+    try:
+        version = migrate(db, settings)
+        rows = db.query("SHOW INDEXES YIELD name, type, state RETURN name, type, state ORDER BY type, name")
+    finally:
+        db.close()
+    print(f"schema version {version}")
+    for row in rows:
+        print(f"  {row['type']:<10} {row['name']:<28} {row['state']}")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from voxmem.demo import run_demo
+
+    return run_demo(get_settings(), keep_running=args.keep_running)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="voxmem", description=__doc__)
+    parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the HTTP API (FastAPI + uvicorn)")
+    serve.add_argument("--host")
+    serve.add_argument("--port", type=int)
+    serve.set_defaults(func=cmd_serve)
+
+    neo4j = sub.add_parser("neo4j", help="the local Neo4j server built from Maven Central jars")
+    neo4j.add_argument("action", choices=["up", "down", "status"])
+    neo4j.set_defaults(func=cmd_neo4j)
+
+    schema = sub.add_parser("schema", help="schema migrations")
+    schema.add_argument("action", choices=["apply"])
+    schema.set_defaults(func=cmd_schema)
+
+    demo = sub.add_parser("demo", help="start everything, ingest a conversation, answer questions")
+    demo.add_argument("--keep-running", action="store_true", help="leave the API server up afterwards")
+    demo.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s"
+    )
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""One settings object for the whole server, read from environment variables.
+
+Every field maps to an environment variable ``VOXMEM_<FIELD>`` (upper case). An optional
+file named by ``VOXMEM_CONFIG_FILE`` (``KEY=value`` lines, dotenv syntax) is read first, so
+the environment always wins. README documents every setting; keep the two in step.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def default_cache_dir() -> Path:
+    """Where jars, virtualenvs, Neo4j data and audio caches live: outside any clone."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "voxmem"
+
+
+class Settings(BaseSettings):
+    """All configuration of voxmem. Field docs double as README documentation."""
+
+    model_config = SettingsConfigDict(env_prefix="VOXMEM_", extra="ignore", env_file=None)
+
+    # --- local files ---
+    cache_dir: Path = Field(default_factory=default_cache_dir, description="Cache for jars, venvs, data.")
+
+    # --- Neo4j connection ---
+    neo4j_uri: str = Field("bolt://127.0.0.1:7687", description="Bolt URI of the Neo4j server.")
+    neo4j_user: str = Field("neo4j", description="Neo4j user name.")
+    neo4j_password: SecretStr = Field(SecretStr("voxmem-dev-password"), description="Neo4j password.")
+    neo4j_database: str = Field("neo4j", description="Neo4j database name.")
+
+    # --- local Neo4j provisioning (voxmem neo4j up) ---
+    neo4j_version: str = Field("2026.08.1", description="Neo4j release fetched from Maven Central.")
+    neo4j_fallback_version: str = Field(
+        "5.26.30", description="Release used when no Java 21+ is installed (5.26 LTS runs on Java 17)."
+    )
+    neo4j_home: Path | None = Field(None, description="NEO4J_HOME; default <cache_dir>/neo4j/home-<version>.")
+    neo4j_java_home: Path | None = Field(
+        None, description="JDK for Neo4j; default: newest suitable one found."
+    )
+    neo4j_bolt_port: int = Field(7687, description="Bolt port of the local server (loopback only).")
+    neo4j_http_port: int = Field(7474, description="HTTP port (Browser) of the local server (loopback only).")
+    neo4j_heap: str = Field("1g", description="Neo4j JVM heap (initial = max).")
+    neo4j_pagecache: str = Field("512m", description="Neo4j page cache size.")
+    neo4j_start_timeout_s: float = Field(180.0, description="How long `neo4j up` waits for Bolt.")
+
+    # --- HTTP API ---
+    host: str = Field("127.0.0.1", description="Address the FastAPI server binds to.")
+    port: int = Field(8765, description="Port the FastAPI server binds to.")
+    admin_key: SecretStr = Field(
+        SecretStr("voxmem-admin-dev-key"), description="Admin key: creates spaces and their API keys."
+    )
+    max_body_bytes: int = Field(25 * 1024 * 1024, description="Largest accepted request body.")
+    max_text_chars: int = Field(20_000, description="Longest accepted turn text.")
+
+    # --- retries ---
+    db_retry_attempts: int = Field(5, description="Attempts for a transaction when Neo4j is unreachable.")
+    db_retry_max_wait_s: float = Field(4.0, description="Longest back-off between attempts.")
+
+    # --- models ---
+    text_embedding_model: str = Field(
+        "bundled:all-MiniLM-L6-v2",
+        description="Sentence-transformers model: 'bundled:all-MiniLM-L6-v2' or a local directory.",
+    )
+    text_embedding_dim: int = Field(384, description="Dimension of text embeddings (vector indexes).")
+    voice_embedding_dim: int = Field(256, description="Dimension of voice embeddings (vector indexes).")
+    voice_encoder: str = Field("resemblyzer", description="Speaker encoder: resemblyzer | ecapa | pyannote.")
+    voice_encoder_path: Path | None = Field(None, description="Local weights for ecapa/pyannote encoders.")
+    asr_model: str = Field("bundled:tiny.en", description="faster-whisper model: bundled:tiny.en or a path.")
+    asr_backend: str = Field("faster-whisper", description="ASR backend: faster-whisper | whisperx.")
+    clip_model_path: Path | None = Field(None, description="Local open_clip weights; none = captions only.")
+
+    # --- LLM (optional) ---
+    llm_provider: str = Field("none", description="none | openai | ollama.")
+    llm_base_url: str | None = Field(None, description="OpenAI-compatible or Ollama base URL.")
+    llm_model: str | None = Field(None, description="Model name at that endpoint.")
+    llm_api_key: SecretStr = Field(SecretStr("not-needed"), description="API key for the LLM endpoint.")
+    llm_max_concurrency: int = Field(4, description="Parallel LLM calls at most.")
+
+    # --- extraction / retrieval ---
+    context_turns: int = Field(3, description="Preceding turns given to the extractor with each turn.")
+    rrf_k: int = Field(60, description="Reciprocal rank fusion constant.")
+
+    @property
+    def llm_enabled(self) -> bool:
+        return self.llm_provider != "none" and bool(self.llm_model)
+
+    def resolved_neo4j_home(self, version: str) -> Path:
+        return self.neo4j_home or (self.cache_dir / "neo4j" / f"home-{version}")
+
+
+def _load_config_file() -> None:
+    """Read VOXMEM_CONFIG_FILE into os.environ without overriding variables already set."""
+    path = os.environ.get("VOXMEM_CONFIG_FILE")
+    if not path:
+        return
+    for raw in Path(path).read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.partition("=")
+        os.environ.setdefault(key.strip(), value.strip().strip('"').strip("'"))
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings (cached; tests build their own ``Settings``)."""
+    _load_config_file()
+    return Settings()

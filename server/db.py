@@ -1,0 +1,108 @@
+"""The one way voxmem talks to Neo4j: managed transactions with bounded retries.
+
+Why a wrapper: every write of a turn must be one transaction, retried as a whole when
+Neo4j is briefly unreachable (restart mid-ingest), and given up on after a bounded time
+so the API can answer 503 instead of hanging. The driver's own managed-transaction
+retry covers transient errors inside a live connection; tenacity covers the server
+being gone altogether.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from neo4j import Driver, GraphDatabase, ManagedTransaction
+from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
+from tenacity import (
+    RetryError,
+    Retrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential,
+)
+from voxmem.config import Settings
+from voxmem.errors import DatabaseUnavailable
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+_RETRYABLE = (ServiceUnavailable, SessionExpired, TransientError, ConnectionError, OSError)
+
+
+class Database:
+    """A Neo4j driver plus the retry policy; cheap to share across threads."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.database = settings.neo4j_database
+        self.driver: Driver = GraphDatabase.driver(
+            settings.neo4j_uri,
+            auth=(settings.neo4j_user, settings.neo4j_password.get_secret_value()),
+            max_transaction_retry_time=min(5.0, settings.db_retry_max_wait_s * 2),
+            connection_acquisition_timeout=10.0,
+            connection_timeout=5.0,
+        )
+
+    def close(self) -> None:
+        self.driver.close()
+
+    def _retrying(self) -> Retrying:
+        return Retrying(
+            retry=retry_if_exception_type(_RETRYABLE),
+            stop=stop_after_attempt(self.settings.db_retry_attempts),
+            wait=wait_exponential(multiplier=0.25, max=self.settings.db_retry_max_wait_s),
+            reraise=False,
+            before_sleep=lambda rs: log.warning("neo4j unavailable, retry %d", rs.attempt_number),
+        )
+
+    def _run(self, access: str, work: Callable[..., T], **kwargs: Any) -> T:
+        try:
+            for attempt in self._retrying():
+                with attempt, self.driver.session(database=self.database) as session:
+                    if access == "write":
+                        return session.execute_write(work, **kwargs)
+                    return session.execute_read(work, **kwargs)
+        except RetryError as exc:
+            cause = exc.last_attempt.exception()
+            raise DatabaseUnavailable(f"Neo4j is unavailable: {cause}") from cause
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def write(self, work: Callable[..., T], **kwargs: Any) -> T:
+        """Run ``work(tx, **kwargs)`` in one write transaction (all or nothing)."""
+        return self._run("write", work, **kwargs)
+
+    def read(self, work: Callable[..., T], **kwargs: Any) -> T:
+        """Run ``work(tx, **kwargs)`` in one read transaction."""
+        return self._run("read", work, **kwargs)
+
+    def query(self, cypher: str, **params: Any) -> list[dict[str, Any]]:
+        """Run one read query and return its records as dicts."""
+
+        def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+            return [record.data() for record in tx.run(cypher, params)]
+
+        return self.read(work)
+
+    def execute(self, cypher: str, **params: Any) -> list[dict[str, Any]]:
+        """Run one write query in its own transaction and return its records."""
+
+        def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+            return [record.data() for record in tx.run(cypher, params)]
+
+        return self.write(work)
+
+    def ping(self) -> dict[str, Any]:
+        """Server version and edition, or raise DatabaseUnavailable (one quick attempt)."""
+        try:
+            info = self.driver.get_server_info()
+            rows = self.driver.execute_query(
+                "CALL dbms.components() YIELD name, versions, edition RETURN versions[0] AS version, edition",
+                database_=self.database,
+            ).records
+        except _RETRYABLE as exc:
+            raise DatabaseUnavailable(f"Neo4j is unavailable: {exc}") from exc
+        row = rows[0] if rows else {}
+        return {"agent": info.agent, "version": row.get("version"), "edition": row.get("edition")}
