@@ -1,0 +1,62 @@
+"""Shared fixtures. Integration tests use the real Neo4j server started by the test command.
+
+Each test that needs data gets its own space (``space`` fixture), deleted afterwards, so
+tests never see each other's nodes and can run against a server that holds other data.
+If Neo4j is unreachable the integration tests fail loudly: they are never skipped.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from voxmem.api.app import create_app
+from voxmem.config import Settings
+from voxmem.services import Services
+
+
+@pytest.fixture(scope="session")
+def settings() -> Settings:
+    return Settings()
+
+
+@pytest.fixture(scope="session")
+def services(settings: Settings) -> Iterator[Services]:
+    """Migrated services with the text model loaded, shared by the whole run."""
+    svc = Services.build(settings)
+    svc.start()
+    yield svc
+    svc.close()
+
+
+@pytest.fixture(scope="session")
+def app_client(services: Services) -> Iterator[TestClient]:
+    with TestClient(create_app(services=services)) as client:
+        yield client
+
+
+@pytest.fixture
+def admin_headers(settings: Settings) -> dict[str, str]:
+    return {"Authorization": f"Bearer {settings.admin_key.get_secret_value()}"}
+
+
+@pytest.fixture
+def space(services: Services) -> Iterator[str]:
+    """A fresh space (policy 'participant') for one test, removed with all its nodes afterwards."""
+    space_id = f"test-{uuid.uuid4().hex[:12]}"
+    services.spaces.create(space_id, "participant")
+    yield space_id
+    services.spaces.delete(space_id)
+
+
+@pytest.fixture
+def space_key(services: Services, space: str) -> str:
+    return services.spaces.issue_key(space, label="pytest").key
+
+
+@pytest.fixture
+def space_headers(space_key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {space_key}"}
