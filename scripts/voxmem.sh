@@ -52,7 +52,10 @@ ensure_venv() {
     touch "$venv/.complete"
   fi
   # The project itself is re-pointed at this clone every time (fast, no dependencies).
-  "$venv/bin/pip" install -q --no-deps --no-build-isolation -e "$ROOT" >/dev/null
+  if ! "$venv/bin/pip" install -q --no-deps --no-build-isolation -e "$ROOT" >"$CACHE/pip-editable.log" 2>&1; then
+    cat "$CACHE/pip-editable.log" >&2
+    exit 1
+  fi
   # shellcheck disable=SC1091
   source "$venv/bin/activate"
   export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
