@@ -1,0 +1,272 @@
+"""The deterministic offline extractor: the default backend, and the one CI runs.
+
+Reads one window and writes one :class:`TurnExtraction`: names (self-introductions,
+corrections, people addressed by name or kinship/role term), addressees (vocatives,
+group words, replies, turn-taking), facts (informative sentences in third person with
+names resolved, slots for updates, times normalised) and profile attributes. Every
+decision is a rule a reader can check; no model is loaded unless an embedder is given
+for reply scoring.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from voxmem.extractors.offline.facts import drafts
+from voxmem.extractors.offline.lexicon import KINSHIP, ROLES
+from voxmem.extractors.offline.names import Vocative, addresses_group, self_names, vocatives
+from voxmem.extractors.offline.temporal import normalise_times
+from voxmem.extractors.schema import (
+    GROUP,
+    Addressee,
+    AttributeRecord,
+    ExtractionResult,
+    FactRecord,
+    NameEvidence,
+    TurnExtraction,
+)
+from voxmem.extractors.window import Window, WindowTurn
+
+_WORD = re.compile(r"[a-z][a-z0-9'_-]{2,}")
+_FUNCTION = set(
+    "the and you your for are was were that this with have has had not but what how why when where who can could "
+    "would should will just like it's i'm there their they them then than from into out about yes yeah okay".split()
+)
+
+Similarity = Callable[[str, list[str]], list[float]]
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w not in _FUNCTION}
+
+
+class OfflineExtractor:
+    """Rules over the window; ``similarity`` (optional) scores reply candidates by meaning."""
+
+    name = "offline"
+
+    def __init__(self, similarity: Similarity | None = None) -> None:
+        self.similarity = similarity
+
+    # --- public interface ----------------------------------------------------------------
+    def extract(self, window: Window) -> ExtractionResult:
+        record = TurnExtraction()
+        cur = window.current
+        known = self._known(window)
+        voc = vocatives(cur.text, set(known))
+        record.names = self._names(window, voc, known)
+        record.addressees = [] if cur.given_addressees else self._addressees(window, voc, known)
+        self._facts(window, record)
+        return ExtractionResult(message_id=cur.message_id, extractor="offline", record=record)
+
+    def extract_many(self, windows: Sequence[Window]) -> list[ExtractionResult]:
+        return [self.extract(w) for w in windows]
+
+    # --- names ---------------------------------------------------------------------------
+    @staticmethod
+    def _known(window: Window) -> dict[str, str]:
+        """lower-case name or alias → label, for everyone the window knows."""
+        known: dict[str, str] = {}
+        for label, person in window.people.items():
+            for n in person.all_names():
+                known.setdefault(n.lower(), label)
+                first = n.split()[0].lower()
+                known.setdefault(first, label)
+        return known
+
+    @staticmethod
+    def _resolve(term: str, known: dict[str, str]) -> tuple[str | None, bool]:
+        """(label, by_prefix) for a vocative term, or (None, False)."""
+        low = term.lower()
+        if low in known:
+            return known[low], False
+        matches = {label for name, label in known.items() if len(low) >= 3 and name.startswith(low)}
+        if len(matches) == 1:
+            return matches.pop(), True
+        return None, False
+
+    @staticmethod
+    def _previous_other(window: Window, before: int | None = None) -> WindowTurn | None:
+        """The latest window turn before ``before`` (default: current) by someone else."""
+        cur = window.current
+        turns = window.previous if before is None else window.turns[:before]
+        for turn in reversed(turns):
+            if turn.speaker != cur.speaker:
+                return turn
+        return None
+
+    def _names(self, window: Window, voc: list[Vocative], known: dict[str, str]) -> list[NameEvidence]:
+        cur = window.current
+        out: list[NameEvidence] = []
+        for found in self_names(cur.text):
+            out.append(
+                NameEvidence(
+                    speaker=cur.speaker, name=found.name, kind=found.kind, alias=found.alias,
+                    confidence=found.confidence,
+                )
+            )
+        prev = self._previous_other(window)
+        for v in voc:
+            if v.kind == "group":
+                continue
+            label, by_prefix = self._resolve(v.term, known)
+            kind = {"kinship": "kinship", "role": "role"}.get(v.kind, "addressed")
+            alias = v.kind in ("kinship", "role")
+            if label is not None:
+                if by_prefix and label != cur.speaker:  # "Mel" for Melanie: a nickname, kept as alias
+                    out.append(NameEvidence(speaker=label, name=v.term, kind="addressed", alias=True, confidence=0.7))
+                continue
+            if v.cue == "thanks" and prev is not None:
+                out.append(NameEvidence(speaker=prev.speaker, name=v.term, kind=kind, alias=alias, confidence=0.65))
+        # A question or call by name in the previous turn that the current speaker answers.
+        if prev is not None and window.previous and window.previous[-1] is prev:
+            for v in vocatives(prev.text, set(known)):
+                if v.kind == "group" or v.cue == "thanks":
+                    continue
+                label, _ = self._resolve(v.term, known)
+                if label is None:
+                    kind = {"kinship": "kinship", "role": "role"}.get(v.kind, "addressed")
+                    out.append(
+                        NameEvidence(
+                            speaker=cur.speaker, name=v.term, kind=kind, alias=v.kind in ("kinship", "role"),
+                            confidence=0.6,
+                        )
+                    )
+        return _dedupe_names(out)
+
+    # --- addressees ----------------------------------------------------------------------
+    def _addressees(self, window: Window, voc: list[Vocative], known: dict[str, str]) -> list[Addressee]:
+        cur = window.current
+        out: list[Addressee] = []
+        prev = self._previous_other(window)
+        for v in voc:
+            if v.kind == "group":
+                out.append(Addressee(target=GROUP, source="group", confidence=0.8))
+                continue
+            label, _ = self._resolve(v.term, known)
+            if label == cur.speaker:
+                continue
+            if label is not None:
+                out.append(Addressee(target=label, source="vocative", confidence=0.9))
+            elif v.cue == "thanks" and prev is not None:
+                out.append(Addressee(target=prev.speaker, source="vocative", confidence=0.65))
+            elif v.kind == "name":
+                out.append(Addressee(target=v.term, source="vocative", confidence=0.6))
+            elif v.kind in KINSHIP.values() or v.term.lower() in KINSHIP or v.term.lower() in ROLES:
+                # an unknown "Dad": the one other person present, if there is exactly one
+                others = {t.speaker for t in window.turns if t.speaker != cur.speaker}
+                if len(others) == 1:
+                    out.append(Addressee(target=others.pop(), source="vocative", confidence=0.6))
+        if not out and addresses_group(cur.text):
+            out.append(Addressee(target=GROUP, source="group", confidence=0.7))
+        if out:
+            return _dedupe_addressees(out)
+        return self._by_context(window, known)
+
+    def _by_context(self, window: Window, known: dict[str, str]) -> list[Addressee]:
+        """No vocative: a reply to whoever called the speaker or asked last, else turn-taking."""
+        cur = window.current
+        candidates: dict[str, float] = {}
+        recency = 1.0
+        seen_self_after: set[str] = set()
+        for pos in range(len(window.previous) - 1, -1, -1):
+            turn = window.previous[pos]
+            if turn.speaker == cur.speaker:
+                seen_self_after.add("self")
+                continue
+            if turn.speaker in candidates:
+                continue
+            score = recency
+            called = turn.given_addressees == [cur.speaker] or any(
+                self._resolve(v.term, known)[0] == cur.speaker for v in vocatives(turn.text, set(known))
+            )
+            if called:
+                score += 2.0
+            if "self" not in seen_self_after and turn.text.rstrip().endswith("?"):
+                score += 0.5
+            candidates[turn.speaker] = score
+            recency *= 0.5
+        if not candidates:
+            return []
+        if self.similarity is not None and len(candidates) > 1:
+            latest = {}
+            for turn in window.previous:
+                if turn.speaker in candidates:
+                    latest[turn.speaker] = turn.text
+            labels = list(latest)
+            sims = self.similarity(cur.text, [latest[label] for label in labels])
+            for label, sim in zip(labels, sims, strict=True):
+                candidates[label] += 1.2 * sim
+        else:
+            mine = _words(cur.text)
+            for turn in window.previous:
+                if turn.speaker in candidates and mine:
+                    candidates[turn.speaker] += 0.3 * len(mine & _words(turn.text)) / len(mine)
+        best = max(candidates, key=lambda label: candidates[label])
+        top = window.previous[-1]
+        source = "reply" if candidates[best] >= 1.5 or top.text.rstrip().endswith("?") else "turn_taking"
+        return [Addressee(target=best, source=source, confidence=0.75 if source == "reply" else 0.6)]
+
+    # --- facts and attributes ------------------------------------------------------------
+    def _facts(self, window: Window, record: TurnExtraction) -> None:
+        cur = window.current
+        speaker = window.people[cur.speaker]
+        targets = [a.target for a in record.addressees if a.target != GROUP] or list(cur.given_addressees)
+        labels = [t for t in targets if t in window.people]
+        if labels:
+            addressee_name: str | None = " and ".join(window.people[t].display for t in labels)
+        elif any(a.target == GROUP for a in record.addressees):
+            addressee_name = "everyone present"
+        else:
+            addressee_name = next((t for t in targets if t not in window.people), None)
+        for caption in cur.captions:  # a shared image: its caption is what memory can index
+            record.facts.append(
+                FactRecord(content=f"{speaker.display} shared an image: {caption.rstrip('.')}.",
+                           subject=cur.speaker, confidence=0.6)
+            )
+        for d in drafts(cur.text, speaker.display, addressee_name):
+            subject = labels[0] if d.subject == "addressee" and labels else cur.speaker
+            about = [t for t in labels if t != subject] if d.mentions_you else []
+            if d.relation and d.relation[1]:
+                about.append(d.relation[1])
+            times = normalise_times(d.source, window.reference_time)
+            record.facts.append(
+                FactRecord(
+                    content=d.content, subject=subject, about=about, slot=d.slot, value=d.value,
+                    time=times[0] if times else None, confidence=0.6,
+                )
+            )
+            for kind in dict.fromkeys(d.kinds):
+                record.attributes.append(
+                    AttributeRecord(
+                        holder=subject, kind=kind, text=d.content,
+                        slot=d.slot if kind != "relationship" else None, confidence=0.6,
+                    )
+                )
+        for ev in record.names:  # "Dad, …": the addressed person is the speaker's dad
+            if ev.kind == "kinship" and ev.speaker != cur.speaker:
+                record.attributes.append(
+                    AttributeRecord(
+                        holder=cur.speaker, kind="relationship",
+                        text=f"{window.people[ev.speaker].display} is {speaker.display}'s {KINSHIP[ev.name.lower()]}.",
+                        confidence=ev.confidence,
+                    )
+                )
+
+
+def _dedupe_names(items: list[NameEvidence]) -> list[NameEvidence]:
+    best: dict[tuple[str, str], NameEvidence] = {}
+    for item in items:
+        key = (item.speaker, item.name.lower())
+        if key not in best or item.confidence > best[key].confidence:
+            best[key] = item
+    return list(best.values())
+
+
+def _dedupe_addressees(items: list[Addressee]) -> list[Addressee]:
+    best: dict[str, Addressee] = {}
+    for item in items:
+        if item.target not in best or item.confidence > best[item.target].confidence:
+            best[item.target] = item
+    return list(best.values())

@@ -1,0 +1,212 @@
+"""Facts and profile attributes from one turn: third person, names resolved, slots for updates.
+
+Why rewrite rather than summarise: without an LLM the safest self-contained fact is the
+speaker's own sentence with "I/my/you" replaced by names and verbs agreed ("I love
+hiking" → "Maya loves hiking"), so nothing is invented. Slots (checkout time, room,
+diet, drink…) give the writer a key for supersession; a sentence that matches no slot is
+still a fact, it just never supersedes another one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from voxmem.extractors.offline.lexicon import RELATION_NOUNS
+from voxmem.extractors.offline.names import sentences
+
+_ADVERBS = (
+    "really|also|just|usually|always|never|still|actually|recently|finally|often|sometimes|totally|"
+    "definitely|absolutely|kinda|even|already|mostly|generally|normally|truly|honestly|now|currently|"
+    "only|rarely|probably|mainly|especially"
+)
+_IRREGULAR_3SG = {"have": "has", "do": "does", "go": "goes", "am": "is", "are": "is", "be": "is"}
+_PAST_OR_MODAL = {
+    "was", "were", "had", "did", "went", "saw", "got", "made", "took", "came", "ran", "said", "told",
+    "found", "thought", "bought", "felt", "left", "met", "gave", "began", "wrote", "spent", "kept",
+    "heard", "won", "lost", "sold", "sent", "built", "brought", "taught", "caught", "paid", "fell", "drove",
+    "ate", "drank", "swam", "sang", "flew", "knew", "grew", "wore", "chose", "became", "can", "could",
+    "will", "would", "should", "might", "must", "may", "shall", "used", "read", "put", "set", "let", "cut",
+    "hit", "hurt", "quit", "got", "won't", "can't", "couldn't", "wouldn't", "shouldn't", "didn't",
+    "wasn't", "haven't", "hadn't", "need", "ought", "stood", "understood", "held", "sat", "slept", "woke",
+}
+_CONTRACTIONS = [
+    (r"\bI'm\b", "I am"), (r"\bI've\b", "I have"), (r"\bI'll\b", "I will"), (r"\bI'd\b", "I would"),
+    (r"\bwe're\b", "we are"), (r"\bwe've\b", "we have"), (r"\bwe'll\b", "we will"),
+    (r"\byou're\b", "you are"), (r"\byou've\b", "you have"), (r"\byou'll\b", "you will"),
+    (r"\byou'd\b", "you would"), (r"\bdon't\b", "do not"), (r"\bdoesn't\b", "does not"),
+]
+_PLEASANTRY = re.compile(
+    r"^(?:hi|hey|hello|thanks|thank you|bye|goodbye|lol|haha|wow|yeah|yes|no|ok|okay|sure|cool|great|nice|"
+    r"awesome|good to see you|nice to meet you|sounds good|see you|take care|congrats|congratulations)\b[^.]*$",
+    re.I,
+)
+_STOP = set(
+    "i me my we our us you your he she it they them the a an and or but so to of in on at for with is am are was "
+    "were be been have has had do does did not that this there what just really very too also it's i'm so much "
+    "will would can could should get got go going like know think yeah oh lol haha um uh well".split()
+)
+
+_TIME = r"(\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)?|noon|midnight)"
+_DRINKS = "coffee|tea|green tea|water|sparkling water|juice|orange juice|soda|latte|espresso|cappuccino|milk|wine|beer|hot chocolate"
+_MUSIC = "jazz|rock|pop|classical|country|hip hop|rap|podcasts?|the news|audiobooks?|metal|blues|folk"
+_SLOTS: list[tuple[str, re.Pattern[str]]] = [
+    ("checkout_time", re.compile(r"\bcheck[- ]?out\b[^.]*?\b(?:at|by|is|until|to)\s+" + _TIME, re.I)),
+    ("checkin_time", re.compile(r"\bcheck[- ]?in\b[^.]*?\b(?:at|by|is|until|to)\s+" + _TIME, re.I)),
+    ("wake_up_time", re.compile(r"\bwake[- ]?up(?: call)?\b[^.]*?\b(?:at|for|to)\s+" + _TIME, re.I)),
+    ("breakfast_time", re.compile(r"\bbreakfast\b[^.]*?\b(?:at|for|to)\s+" + _TIME, re.I)),
+    ("meeting_time", re.compile(r"\b(?:meeting|appointment|call)\b[^.]*?\b(?:at|to|for)\s+" + _TIME, re.I)),
+    ("pickup_time", re.compile(r"\bpick(?: me)?[- ]?up\b[^.]*?\b(?:at|to|for)\s+" + _TIME, re.I)),
+    ("dinner_time", re.compile(r"\b(?:dinner|reservation)\b[^.]*?\b(?:at|to|for)\s+" + _TIME, re.I)),
+    ("room", re.compile(r"\broom (?:number )?(\d{1,4}[a-z]?)\b", re.I)),
+    ("temperature", re.compile(r"\b(\d{2}) degrees\b", re.I)),
+    ("diet", re.compile(r"\b(vegetarian|vegan|pescatarian|gluten[- ]free|lactose[- ]free|keto|halal|kosher|"
+                        r"(?:do not|don't|never) eat (?:meat|fish|pork|dairy|eggs|gluten))\b", re.I)),
+    ("drink", re.compile(r"\b(?:prefer|like|love|want|drink|take|have|order|switched to|rather have)\b[^.]*?\b("
+                         + _DRINKS + r")\b", re.I)),
+    ("music", re.compile(r"\b(?:prefer|like|love|want|listen to|play|put on|rather)\b[^.]*?\b(" + _MUSIC + r")\b", re.I)),
+    ("seat", re.compile(r"\b(window|aisle|front|back) seat\b", re.I)),
+    ("residence", re.compile(r"\b(?:live|living|moved|moving) (?:in|to) ((?:[A-Z][\w-]+ ?){1,3})", re.I)),
+    ("job", re.compile(r"\b(?:work|working) (?:as an?|at|for) ([\w -]{2,40}?)(?:[,.!]|$| and | since)", re.I)),
+]
+_FAVOURITE = re.compile(r"\bfavou?rite (\w+) (?:is|are|was) ([\w' -]{2,40}?)(?:[,.!]|$)", re.I)
+_PREFERENCE = re.compile(
+    r"\b(?:like|love|enjoy|prefer|hate|dislike|can't stand|am into|favou?rite|allergic|vegetarian|vegan|"
+    r"would rather|rather|fan of|adore|not a fan)\b", re.I)
+_BACKGROUND = re.compile(
+    r"\b(?:am an? \w+|work(?:ing|ed)? (?:as|at|for|in)|grew up|am from|live in|lived in|born in|studied|"
+    r"graduated|retired|years old|my job|my career|moved (?:here|to)|am studying|am a student|have (?:\w+ )?(?:kids|children|a son|a daughter))\b",
+    re.I,
+)
+_RELATION = re.compile(r"\bmy (" + "|".join(sorted(RELATION_NOUNS, key=len, reverse=True)) + r")s?\b(?:,? ([A-Z][a-z]+))?")
+
+
+_CLAUSE = re.compile(r"(?:,?\s+(?:and|but|so)\s+(?=(?:I|I'm|I've|my|we|our)\b)|;\s+)")
+
+
+@dataclass
+class Draft:
+    """A rewritten sentence before it becomes a FactRecord/AttributeRecord."""
+
+    content: str
+    subject: str  # "speaker" | "addressee"
+    slot: str | None
+    value: str | None
+    kinds: list[str]  # attribute kinds the sentence also carries
+    relation: tuple[str, str | None] | None  # (noun, name)
+    mentions_you: bool
+    source: str
+
+
+def _third_person(verb: str) -> str:
+    low = verb.lower()
+    if low in _IRREGULAR_3SG:
+        return _IRREGULAR_3SG[low]
+    if low in _PAST_OR_MODAL or low.endswith("ed") or low.endswith("n't"):
+        return verb
+    if re.search(r"(?:s|sh|ch|x|z|o)$", low):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", low):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _subject_sub(text: str, pronoun: str, name: str) -> str:
+    """``I <adv>* <verb>`` → ``Name <adv>* <verb-s>`` (and the same for 'you')."""
+    pattern = re.compile(rf"\b{pronoun}((?: (?:{_ADVERBS}))*) (\w+(?:'t)?)\b", re.I if pronoun != "I" else 0)
+
+    def repl(m: re.Match[str]) -> str:
+        verb = m.group(2)
+        if verb.lower() == "not":
+            return f"{name}{m.group(1)} not"
+        if verb.lower() == "were":
+            return f"{name}{m.group(1)} was"
+        return f"{name}{m.group(1)} {_third_person(verb)}"
+
+    return pattern.sub(repl, text)
+
+
+def rewrite(sentence: str, speaker: str, addressee: str | None) -> str:
+    """First and second person replaced by names, verbs agreed; 'you' stays if no addressee."""
+    text = sentence.strip()
+    for pattern, repl in _CONTRACTIONS:
+        text = re.sub(pattern, repl, text, flags=re.I if not pattern.startswith(r"\bI") else 0)
+    text = _subject_sub(text, "I", speaker)
+    text = re.sub(r"\b(?:[Mm]yself)\b", speaker, text)
+    text = re.sub(r"\b(?:[Mm]y|[Mm]ine)\b", f"{speaker}'s", text)
+    text = re.sub(r"\bme\b", speaker, text)
+    text = re.sub(r"\b[Ww]e\b", f"{speaker} and others", text)
+    text = re.sub(r"\b[Oo]ur\b", f"{speaker}'s", text)
+    text = re.sub(r"\bus\b", f"{speaker} and others", text)
+    if addressee:
+        text = _subject_sub(text, "you", addressee)
+        text = re.sub(r"\b[Yy]ourself\b", addressee, text)
+        text = re.sub(r"\b[Yy]our(?:s)?\b", f"{addressee}'s", text)
+        text = re.sub(r"\b[Yy]ou\b", addressee, text)
+    text = re.sub(r"\s+", " ", text).strip()
+    if text and text[0].islower():
+        text = text[0].upper() + text[1:]
+    if text and text[-1] not in ".!":
+        text = text.rstrip("?,;:") + "."
+    return text
+
+
+def informative(sentence: str) -> bool:
+    """A declarative sentence with at least two content words, not a pleasantry or question."""
+    s = sentence.strip()
+    if not s or s.endswith("?") or _PLEASANTRY.match(s):
+        return False
+    words = re.findall(r"[a-zA-Z']+", s.lower())
+    content = [w for w in words if w not in _STOP and len(w) > 2]
+    return len(words) >= 4 and len(content) >= 2
+
+
+def slot_of(sentence: str) -> tuple[str | None, str | None]:
+    fav = _FAVOURITE.search(sentence)
+    if fav:
+        return f"favourite_{fav.group(1).lower()}", fav.group(2).strip().lower()
+    for slot, pattern in _SLOTS:
+        m = pattern.search(sentence)
+        if m:
+            return slot, " ".join(m.group(1).lower().split())
+    return None, None
+
+
+def drafts(text: str, speaker: str, addressee: str | None) -> list[Draft]:
+    """Every informative sentence of a turn, rewritten, with its slot and attribute kinds."""
+    out: list[Draft] = []
+    clauses = [c.strip() for s in sentences(text) for c in _CLAUSE.split(s) if c.strip()]
+    for sentence in clauses:
+        if not informative(sentence):
+            continue
+        first = bool(re.search(r"\b(?:I|I'm|I've|I'll|I'd|my|me|mine|myself|we|our|us)\b", sentence))
+        you = bool(re.search(r"\b(?:you|your|yours|yourself)\b", sentence, re.I))
+        if you and not addressee and not first:
+            continue  # "you should try it" to nobody known: not self-contained
+        subject = "addressee" if (you and not first and addressee) else "speaker"
+        slot, value = slot_of(sentence)
+        kinds: list[str] = []
+        if first:
+            if _PREFERENCE.search(sentence) or slot in ("diet", "drink", "music", "seat", "temperature") or (
+                slot or ""
+            ).startswith("favourite_"):
+                kinds.append("preference")
+            if _BACKGROUND.search(sentence) or slot in ("residence", "job"):
+                kinds.append("background")
+        rel = _RELATION.search(sentence)
+        relation = (rel.group(1).lower(), rel.group(2)) if rel else None
+        if relation:
+            kinds.append("relationship")
+        out.append(
+            Draft(
+                content=rewrite(sentence, speaker, addressee),
+                subject=subject,
+                slot=slot,
+                value=value,
+                kinds=kinds,
+                relation=relation,
+                mentions_you=you,
+                source=sentence,
+            )
+        )
+    return out

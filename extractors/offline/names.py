@@ -1,0 +1,141 @@
+"""Names heard in a turn: self-introductions, corrections and vocatives (people addressed by name).
+
+Why patterns: in speech people name themselves in a handful of fixed ways ("I'm Maya",
+"this is Maya", "call me Kate", "actually it's Katherine") and name others mostly as
+vocatives at the edges of a sentence ("Thanks, Tom." "Dad, can we…" "…, Mel?"). A
+capitalised word is only taken for a new name when it is not a common word; names the
+window already knows are matched case-insensitively (and by prefix, "Mel" → "Melanie").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from voxmem.extractors.offline.lexicon import GROUP_WORDS, KINSHIP, NOT_NAMES, ROLES
+
+_NAME = r"([A-Z][a-z'’-]+(?: [A-Z][a-z'’-]+)?)"
+_SELF_STRONG = re.compile(r"\b(?:my name is|my name's|the name's|name is)\s+" + _NAME)
+_SELF_IM = re.compile(r"(?:^|[.!?,]\s*|\b(?:hi|hello|hey),?\s+)(?:I'm|I am|I’m)\s+" + _NAME + r"(?!['’]s)\b")
+_SELF_THIS = re.compile(
+    r"^(?:(?:hi|hello|hey|yes|yeah)[,!]?\s+)?(?:this is|it's|it is|it’s)\s+" + _NAME + r"(?!['’]s)"
+    r"\s*(?:here|speaking)?\s*(?:[.!,]|$)(?!\s*my\b)",
+    re.IGNORECASE,
+)
+_CALL_ME = re.compile(r"\b(?:call me|calls me|called me)\s+" + _NAME)
+_CORRECTION = [
+    re.compile(r"\b(?:actually|no|sorry|correction)[,.!]?\s+(?:it's|it is|i'm|i am|my name is|it’s)\s+" + _NAME, re.I),
+    re.compile(r"\b(?:I'm|I am|it's|it’s) not [A-Z][a-z'-]+[,;]? (?:I'm|I am|it's|it’s) " + _NAME),
+    re.compile(r"\b(?:it's|it is|I'm|I am|it’s) " + _NAME + r",? not [A-Z][a-z'-]+\b"),
+]
+_CUES = (
+    r"hey|hi|hello|thanks|thank you|thanks a lot|ok|okay|so|well|sorry|yes|no|yeah|yep|morning|good morning|"
+    r"good night|night|bye|goodbye|see you|excuse me|oh|dear|come on|listen|look|right|sure|please|great|"
+    r"congrats|congratulations|wow|ah|cheers|welcome|good to see you|nice to meet you"
+)
+_START = re.compile(r"^\s*(?:(" + _CUES + r")[,!.]?\s+)?([A-Za-z][\w'’-]*(?: [A-Z][\w'’-]*)?)\s*([,!?:]|$)", re.I)
+_END = re.compile(r",\s*(?:my )?(?:dear )?([A-Za-z][\w'’-]*(?: [A-Z][\w'’-]*)?)\s*[.!?]*\s*$")
+_THANKS = re.compile(r"^(?:thanks|thank you|good point|exactly|right|yes|yeah|yep|no|nope|sure|ok|okay|agreed|"
+                     r"congrats|congratulations|great|wow|sorry|cheers|good to see you|nice to meet you)\b", re.I)
+_SENTENCES = re.compile(r"[^.!?]+[.!?]*")
+
+
+@dataclass(frozen=True)
+class Vocative:
+    """A word used to address someone: a name, a kinship/role term or a group word."""
+
+    term: str
+    kind: str  # name | kinship | role | group
+    cue: str  # thanks (reply-like) | question | plain
+    position: str  # start | end
+
+
+@dataclass(frozen=True)
+class SelfName:
+    name: str
+    kind: str  # self_intro | correction
+    alias: bool
+    confidence: float
+
+
+def _clean(term: str) -> str:
+    return term.strip().strip("'’").replace("’", "'")
+
+
+def plausible_new_name(term: str) -> bool:
+    """A capitalised word that is not a common word: could be a person's name."""
+    words = term.split()
+    return bool(words) and all(w[:1].isupper() and w.lower().strip("'") not in NOT_NAMES for w in words)
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCES.findall(text) if s.strip()]
+
+
+def self_names(text: str) -> list[SelfName]:
+    """Names the speaker gives themself, strongest evidence first."""
+    found: list[SelfName] = []
+    for pattern in _CORRECTION:
+        for m in pattern.finditer(text):
+            if plausible_new_name(m.group(1)):
+                found.append(SelfName(_clean(m.group(1)), "correction", False, 0.95))
+    if found:
+        return found[:1]
+    for pattern, conf in ((_SELF_STRONG, 0.95), (_SELF_THIS, 0.85), (_SELF_IM, 0.85)):
+        m = pattern.search(text)
+        if m and plausible_new_name(m.group(1)):
+            found.append(SelfName(_clean(m.group(1)), "self_intro", False, conf))
+            break
+    m = _CALL_ME.search(text)
+    if m and plausible_new_name(m.group(1)) and not re.search(r"\b(?:he|she|they|people) calls? me\b", text, re.I):
+        found.append(SelfName(_clean(m.group(1)), "self_intro", True, 0.9))
+    return found
+
+
+def _classify(term: str, known: set[str]) -> str | None:
+    low = term.lower()
+    if low in GROUP_WORDS or low in ("all", "both"):
+        return "group"
+    if low in KINSHIP:
+        return "kinship"
+    if low in ROLES:
+        return "role"
+    if low in known or any(k.startswith(low) and len(low) >= 3 for k in known):
+        return "name"
+    if plausible_new_name(term):
+        return "name"
+    return None
+
+
+def vocatives(text: str, known_names: set[str]) -> list[Vocative]:
+    """Vocatives at the start or end of each sentence; ``known_names`` are lower-case."""
+    found: list[Vocative] = []
+    for sentence in sentences(text):
+        question = sentence.rstrip().endswith("?")
+        m = _START.match(sentence)
+        if m:
+            cue_word, term, punct = m.group(1), _clean(m.group(2)), m.group(3)
+            # "Tom went home." is not a vocative: a bare start needs a comma/!/?/: after the name.
+            if cue_word or punct:
+                kind = _classify(term, known_names)
+                if kind:
+                    cue = "thanks" if cue_word and _THANKS.match(cue_word) else ("question" if question else "plain")
+                    if not cue_word and _THANKS.match(sentence):
+                        cue = "thanks"
+                    found.append(Vocative(term, kind, cue, "start"))
+        m = _END.search(sentence)
+        if m:
+            term = _clean(m.group(1))
+            kind = _classify(term, known_names)
+            if kind and not any(v.term == term for v in found):
+                cue = "thanks" if _THANKS.match(sentence) else ("question" if question else "plain")
+                found.append(Vocative(term, kind, cue, "end"))
+    return found
+
+
+_GROUP_ANYWHERE = re.compile(r"\b(you all|y'all|you guys|all of you|both of you|you two|everyone|everybody)\b", re.I)
+
+
+def addresses_group(text: str) -> bool:
+    """'you all', 'everyone'… anywhere, or a group vocative."""
+    return bool(_GROUP_ANYWHERE.search(text))
