@@ -95,8 +95,9 @@ class WindowBuilder:
         return self._by_key[key]
 
 
-def window_from_rows(rows: list[dict[str, Any]], roster: list[dict[str, Any]], session: str,
-                     session_date: datetime | None) -> Window:
+def window_from_rows(
+    rows: list[dict[str, Any]], roster: list[dict[str, Any]], session: str, session_date: datetime | None
+) -> Window:
     """Build a window from message rows (oldest first) and the session's participants."""
     builder = WindowBuilder()
     turns: list[WindowTurn] = []

@@ -30,8 +30,7 @@ from voxmem.extractors.window import Window, WindowTurn
 
 _WORD = re.compile(r"[a-z][a-z0-9'_-]{2,}")
 _FUNCTION = set(
-    "the and you your for are was were that this with have has had not but what how why when where who can could "
-    "would should will just like it's i'm there their they them then than from into out about yes yeah okay".split()
+    ["the", "and", "you", "your", "for", "are", "was", "were", "that", "this", "with", "have", "has", "had", "not", "but", "what", "how", "why", "when", "where", "who", "can", "could", "would", "should", "will", "just", "like", "it's", "i'm", "there", "their", "they", "them", "then", "than", "from", "into", "out", "about", "yes", "yeah", "okay"]
 )
 
 Similarity = Callable[[str, list[str]], list[float]]
@@ -102,7 +101,10 @@ class OfflineExtractor:
         for found in self_names(cur.text):
             out.append(
                 NameEvidence(
-                    speaker=cur.speaker, name=found.name, kind=found.kind, alias=found.alias,
+                    speaker=cur.speaker,
+                    name=found.name,
+                    kind=found.kind,
+                    alias=found.alias,
                     confidence=found.confidence,
                 )
             )
@@ -115,10 +117,14 @@ class OfflineExtractor:
             alias = v.kind in ("kinship", "role")
             if label is not None:
                 if by_prefix and label != cur.speaker:  # "Mel" for Melanie: a nickname, kept as alias
-                    out.append(NameEvidence(speaker=label, name=v.term, kind="addressed", alias=True, confidence=0.7))
+                    out.append(
+                        NameEvidence(speaker=label, name=v.term, kind="addressed", alias=True, confidence=0.7)
+                    )
                 continue
             if v.cue == "thanks" and prev is not None:
-                out.append(NameEvidence(speaker=prev.speaker, name=v.term, kind=kind, alias=alias, confidence=0.65))
+                out.append(
+                    NameEvidence(speaker=prev.speaker, name=v.term, kind=kind, alias=alias, confidence=0.65)
+                )
         # A question or call by name in the previous turn that the current speaker answers.
         if prev is not None and window.previous and window.previous[-1] is prev:
             for v in vocatives(prev.text, set(known)):
@@ -129,7 +135,10 @@ class OfflineExtractor:
                     kind = {"kinship": "kinship", "role": "role"}.get(v.kind, "addressed")
                     out.append(
                         NameEvidence(
-                            speaker=cur.speaker, name=v.term, kind=kind, alias=v.kind in ("kinship", "role"),
+                            speaker=cur.speaker,
+                            name=v.term,
+                            kind=kind,
+                            alias=v.kind in ("kinship", "role"),
                             confidence=0.6,
                         )
                     )
@@ -222,8 +231,11 @@ class OfflineExtractor:
             addressee_name = next((t for t in targets if t not in window.people), None)
         for caption in cur.captions:  # a shared image: its caption is what memory can index
             record.facts.append(
-                FactRecord(content=f"{speaker.display} shared an image: {caption.rstrip('.')}.",
-                           subject=cur.speaker, confidence=0.6)
+                FactRecord(
+                    content=f"{speaker.display} shared an image: {caption.rstrip('.')}.",
+                    subject=cur.speaker,
+                    confidence=0.6,
+                )
             )
         for d in drafts(cur.text, speaker.display, addressee_name):
             subject = labels[0] if d.subject == "addressee" and labels else cur.speaker
@@ -233,22 +245,31 @@ class OfflineExtractor:
             times = normalise_times(d.source, window.reference_time)
             record.facts.append(
                 FactRecord(
-                    content=d.content, subject=subject, about=about, slot=d.slot, value=d.value,
-                    time=times[0] if times else None, confidence=0.6,
+                    content=d.content,
+                    subject=subject,
+                    about=about,
+                    slot=d.slot,
+                    value=d.value,
+                    time=times[0] if times else None,
+                    confidence=0.6,
                 )
             )
             for kind in dict.fromkeys(d.kinds):
                 record.attributes.append(
                     AttributeRecord(
-                        holder=subject, kind=kind, text=d.content,
-                        slot=d.slot if kind != "relationship" else None, confidence=0.6,
+                        holder=subject,
+                        kind=kind,
+                        text=d.content,
+                        slot=d.slot if kind != "relationship" else None,
+                        confidence=0.6,
                     )
                 )
         for ev in record.names:  # "Dad, …": the addressed person is the speaker's dad
             if ev.kind == "kinship" and ev.speaker != cur.speaker:
                 record.attributes.append(
                     AttributeRecord(
-                        holder=cur.speaker, kind="relationship",
+                        holder=cur.speaker,
+                        kind="relationship",
                         text=f"{window.people[ev.speaker].display} is {speaker.display}'s {KINSHIP[ev.name.lower()]}.",
                         confidence=ev.confidence,
                     )

@@ -22,19 +22,102 @@ _ADVERBS = (
 )
 _IRREGULAR_3SG = {"have": "has", "do": "does", "go": "goes", "am": "is", "are": "is", "be": "is"}
 _PAST_OR_MODAL = {
-    "was", "were", "had", "did", "went", "saw", "got", "made", "took", "came", "ran", "said", "told",
-    "found", "thought", "bought", "felt", "left", "met", "gave", "began", "wrote", "spent", "kept",
-    "heard", "won", "lost", "sold", "sent", "built", "brought", "taught", "caught", "paid", "fell", "drove",
-    "ate", "drank", "swam", "sang", "flew", "knew", "grew", "wore", "chose", "became", "can", "could",
-    "will", "would", "should", "might", "must", "may", "shall", "used", "read", "put", "set", "let", "cut",
-    "hit", "hurt", "quit", "got", "won't", "can't", "couldn't", "wouldn't", "shouldn't", "didn't",
-    "wasn't", "haven't", "hadn't", "need", "ought", "stood", "understood", "held", "sat", "slept", "woke",
+    "was",
+    "were",
+    "had",
+    "did",
+    "went",
+    "saw",
+    "got",
+    "made",
+    "took",
+    "came",
+    "ran",
+    "said",
+    "told",
+    "found",
+    "thought",
+    "bought",
+    "felt",
+    "left",
+    "met",
+    "gave",
+    "began",
+    "wrote",
+    "spent",
+    "kept",
+    "heard",
+    "won",
+    "lost",
+    "sold",
+    "sent",
+    "built",
+    "brought",
+    "taught",
+    "caught",
+    "paid",
+    "fell",
+    "drove",
+    "ate",
+    "drank",
+    "swam",
+    "sang",
+    "flew",
+    "knew",
+    "grew",
+    "wore",
+    "chose",
+    "became",
+    "can",
+    "could",
+    "will",
+    "would",
+    "should",
+    "might",
+    "must",
+    "may",
+    "shall",
+    "used",
+    "read",
+    "put",
+    "set",
+    "let",
+    "cut",
+    "hit",
+    "hurt",
+    "quit",
+    "won't",
+    "can't",
+    "couldn't",
+    "wouldn't",
+    "shouldn't",
+    "didn't",
+    "wasn't",
+    "haven't",
+    "hadn't",
+    "need",
+    "ought",
+    "stood",
+    "understood",
+    "held",
+    "sat",
+    "slept",
+    "woke",
 }
 _CONTRACTIONS = [
-    (r"\bI'm\b", "I am"), (r"\bI've\b", "I have"), (r"\bI'll\b", "I will"), (r"\bI'd\b", "I would"),
-    (r"\bwe're\b", "we are"), (r"\bwe've\b", "we have"), (r"\bwe'll\b", "we will"),
-    (r"\byou're\b", "you are"), (r"\byou've\b", "you have"), (r"\byou'll\b", "you will"),
-    (r"\byou'd\b", "you would"), (r"\bdon't\b", "do not"), (r"\bdoesn't\b", "does not"),
+    (r"\bI'm\b", "I am"),
+    (r"\bI've\b", "I have"),
+    (r"\bI'll\b", "I will"),
+    (r"\bI'd\b", "I would"),
+    (r"\bwe're\b", "we are"),
+    (r"\bwe've\b", "we have"),
+    (r"\bwe'll\b", "we will"),
+    (r"\byou're\b", "you are"),
+    (r"\byou've\b", "you have"),
+    (r"\byou'll\b", "you will"),
+    (r"\byou'd\b", "you would"),
+    (r"\bdon't\b", "do not"),
+    (r"\bdoesn't\b", "does not"),
 ]
 _PLEASANTRY = re.compile(
     r"^(?:hi|hey|hello|thanks|thank you|bye|goodbye|lol|haha|wow|yeah|yes|no|ok|okay|sure|cool|great|nice|"
@@ -42,9 +125,7 @@ _PLEASANTRY = re.compile(
     re.I,
 )
 _STOP = set(
-    "i me my we our us you your he she it they them the a an and or but so to of in on at for with is am are was "
-    "were be been have has had do does did not that this there what just really very too also it's i'm so much "
-    "will would can could should get got go going like know think yeah oh lol haha um uh well".split()
+    ["i", "me", "my", "we", "our", "us", "you", "your", "he", "she", "it", "they", "them", "the", "a", "an", "and", "or", "but", "so", "to", "of", "in", "on", "at", "for", "with", "is", "am", "are", "was", "were", "be", "been", "have", "has", "had", "do", "does", "did", "not", "that", "this", "there", "what", "just", "really", "very", "too", "also", "it's", "i'm", "so", "much", "will", "would", "can", "could", "should", "get", "got", "go", "going", "like", "know", "think", "yeah", "oh", "lol", "haha", "um", "uh", "well"]
 )
 
 _TIME = r"(\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)?|noon|midnight)"
@@ -60,25 +141,50 @@ _SLOTS: list[tuple[str, re.Pattern[str]]] = [
     ("dinner_time", re.compile(r"\b(?:dinner|reservation)\b[^.]*?\b(?:at|to|for)\s+" + _TIME, re.I)),
     ("room", re.compile(r"\broom (?:number )?(\d{1,4}[a-z]?)\b", re.I)),
     ("temperature", re.compile(r"\b(\d{2}) degrees\b", re.I)),
-    ("diet", re.compile(r"\b(vegetarian|vegan|pescatarian|gluten[- ]free|lactose[- ]free|keto|halal|kosher|"
-                        r"(?:do not|don't|never) eat (?:meat|fish|pork|dairy|eggs|gluten))\b", re.I)),
-    ("drink", re.compile(r"\b(?:prefer|like|love|want|drink|take|have|order|switched to|rather have)\b[^.]*?\b("
-                         + _DRINKS + r")\b", re.I)),
-    ("music", re.compile(r"\b(?:prefer|like|love|want|listen to|play|put on|rather)\b[^.]*?\b(" + _MUSIC + r")\b", re.I)),
+    (
+        "diet",
+        re.compile(
+            r"\b(vegetarian|vegan|pescatarian|gluten[- ]free|lactose[- ]free|keto|halal|kosher|"
+            r"(?:do not|don't|never) eat (?:meat|fish|pork|dairy|eggs|gluten))\b",
+            re.I,
+        ),
+    ),
+    (
+        "drink",
+        re.compile(
+            r"\b(?:prefer|like|love|want|drink|take|have|order|switched to|rather have)\b[^.]*?\b("
+            + _DRINKS
+            + r")\b",
+            re.I,
+        ),
+    ),
+    (
+        "music",
+        re.compile(
+            r"\b(?:prefer|like|love|want|listen to|play|put on|rather)\b[^.]*?\b(" + _MUSIC + r")\b", re.I
+        ),
+    ),
     ("seat", re.compile(r"\b(window|aisle|front|back) seat\b", re.I)),
     ("residence", re.compile(r"\b(?:live|living|moved|moving) (?:in|to) ((?:[A-Z][\w-]+ ?){1,3})", re.I)),
-    ("job", re.compile(r"\b(?:work|working) (?:as an?|at|for) ([\w -]{2,40}?)(?:[,.!]|$| and | since)", re.I)),
+    (
+        "job",
+        re.compile(r"\b(?:work|working) (?:as an?|at|for) ([\w -]{2,40}?)(?:[,.!]|$| and | since)", re.I),
+    ),
 ]
 _FAVOURITE = re.compile(r"\bfavou?rite (\w+) (?:is|are|was) ([\w' -]{2,40}?)(?:[,.!]|$)", re.I)
 _PREFERENCE = re.compile(
     r"\b(?:like|love|enjoy|prefer|hate|dislike|can't stand|am into|favou?rite|allergic|vegetarian|vegan|"
-    r"would rather|rather|fan of|adore|not a fan)\b", re.I)
+    r"would rather|rather|fan of|adore|not a fan)\b",
+    re.I,
+)
 _BACKGROUND = re.compile(
     r"\b(?:am an? \w+|work(?:ing|ed)? (?:as|at|for|in)|grew up|am from|live in|lived in|born in|studied|"
     r"graduated|retired|years old|my job|my career|moved (?:here|to)|am studying|am a student|have (?:\w+ )?(?:kids|children|a son|a daughter))\b",
     re.I,
 )
-_RELATION = re.compile(r"\bmy (" + "|".join(sorted(RELATION_NOUNS, key=len, reverse=True)) + r")s?\b(?:,? ([A-Z][a-z]+))?")
+_RELATION = re.compile(
+    r"\bmy (" + "|".join(sorted(RELATION_NOUNS, key=len, reverse=True)) + r")s?\b(?:,? ([A-Z][a-z]+))?"
+)
 
 
 _CLAUSE = re.compile(r"(?:,?\s+(?:and|but|so)\s+(?=(?:I|I'm|I've|my|we|our)\b)|;\s+)")
@@ -187,9 +293,11 @@ def drafts(text: str, speaker: str, addressee: str | None) -> list[Draft]:
         slot, value = slot_of(sentence)
         kinds: list[str] = []
         if first:
-            if _PREFERENCE.search(sentence) or slot in ("diet", "drink", "music", "seat", "temperature") or (
-                slot or ""
-            ).startswith("favourite_"):
+            if (
+                _PREFERENCE.search(sentence)
+                or slot in ("diet", "drink", "music", "seat", "temperature")
+                or (slot or "").startswith("favourite_")
+            ):
                 kinds.append("preference")
             if _BACKGROUND.search(sentence) or slot in ("residence", "job"):
                 kinds.append("background")

@@ -7,20 +7,7 @@ from __future__ import annotations
 
 # Capitalised words that start sentences or follow "I'm" without being names.
 NOT_NAMES = frozenset(
-    """
-    i im i'm me my you your we our they he she it its the a an this that these those what why how when where
-    who which whose yes no yeah yep nope ok okay thanks thank sure well so hey hi hello oh ah wow great good
-    nice cool right sorry please really actually maybe anyway also and but or god man dude everyone everybody
-    guys all folks team lol haha awesome amazing absolutely definitely totally exactly congrats congratulations
-    bye goodbye morning evening afternoon night tonight today tomorrow yesterday here there now then just not
-    never always sometimes glad happy sad tired busy fine excited sorry afraid sure ready going gonna trying
-    looking doing thinking working back home done new old fun true false hmm um uh er yup alright let lets
-    let's can could would should will shall may might must do does did is are was were be been am have has had
-    monday tuesday wednesday thursday friday saturday sunday january february march april june july august
-    september october november december mr mrs ms dr ubuntu linux windows english french german spanish
-    anyone someone something nothing everything one two three first second next last another other both
-    welcome cheers bless honey sweetie dear buddy pal mate bro sis love babe baby guy
-    """.split()
+    ["i", "im", "i'm", "me", "my", "you", "your", "we", "our", "they", "he", "she", "it", "its", "the", "a", "an", "this", "that", "these", "those", "what", "why", "how", "when", "where", "who", "which", "whose", "yes", "no", "yeah", "yep", "nope", "ok", "okay", "thanks", "thank", "sure", "well", "so", "hey", "hi", "hello", "oh", "ah", "wow", "great", "good", "nice", "cool", "right", "sorry", "please", "really", "actually", "maybe", "anyway", "also", "and", "but", "or", "god", "man", "dude", "everyone", "everybody", "guys", "all", "folks", "team", "lol", "haha", "awesome", "amazing", "absolutely", "definitely", "totally", "exactly", "congrats", "congratulations", "bye", "goodbye", "morning", "evening", "afternoon", "night", "tonight", "today", "tomorrow", "yesterday", "here", "there", "now", "then", "just", "not", "never", "always", "sometimes", "glad", "happy", "sad", "tired", "busy", "fine", "excited", "sorry", "afraid", "sure", "ready", "going", "gonna", "trying", "looking", "doing", "thinking", "working", "back", "home", "done", "new", "old", "fun", "true", "false", "hmm", "um", "uh", "er", "yup", "alright", "let", "lets", "let's", "can", "could", "would", "should", "will", "shall", "may", "might", "must", "do", "does", "did", "is", "are", "was", "were", "be", "been", "am", "have", "has", "had", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february", "march", "april", "june", "july", "august", "september", "october", "november", "december", "mr", "mrs", "ms", "dr", "ubuntu", "linux", "windows", "english", "french", "german", "spanish", "anyone", "someone", "something", "nothing", "everything", "one", "two", "three", "first", "second", "next", "last", "another", "other", "both", "welcome", "cheers", "bless", "honey", "sweetie", "dear", "buddy", "pal", "mate", "bro", "sis", "love", "babe", "baby", "guy"]
 )
 
 # Vocative-only kinship and role terms: aliases of the addressed person, never their name.

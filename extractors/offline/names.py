@@ -24,7 +24,9 @@ _SELF_THIS = re.compile(
 )
 _CALL_ME = re.compile(r"\b(?:call me|calls me|called me)\s+" + _NAME)
 _CORRECTION = [
-    re.compile(r"\b(?:actually|no|sorry|correction)[,.!]?\s+(?:it's|it is|i'm|i am|my name is|it’s)\s+" + _NAME, re.I),
+    re.compile(
+        r"\b(?:actually|no|sorry|correction)[,.!]?\s+(?:it's|it is|i'm|i am|my name is|it’s)\s+" + _NAME, re.I
+    ),
     re.compile(r"\b(?:I'm|I am|it's|it’s) not [A-Z][a-z'-]+[,;]? (?:I'm|I am|it's|it’s) " + _NAME),
     re.compile(r"\b(?:it's|it is|I'm|I am|it’s) " + _NAME + r",? not [A-Z][a-z'-]+\b"),
 ]
@@ -33,10 +35,15 @@ _CUES = (
     r"good night|night|bye|goodbye|see you|excuse me|oh|dear|come on|listen|look|right|sure|please|great|"
     r"congrats|congratulations|wow|ah|cheers|welcome|good to see you|nice to meet you"
 )
-_START = re.compile(r"^\s*(?:(" + _CUES + r")[,!.]?\s+)?([A-Za-z][\w'’-]*(?: [A-Z][\w'’-]*)?)\s*([,!?:]|$)", re.I)
+_START = re.compile(
+    r"^\s*(?:(" + _CUES + r")[,!.]?\s+)?([A-Za-z][\w'’-]*(?: [A-Z][\w'’-]*)?)\s*([,!?:]|$)", re.I
+)
 _END = re.compile(r",\s*(?:my )?(?:dear )?([A-Za-z][\w'’-]*(?: [A-Z][\w'’-]*)?)\s*[.!?]*\s*$")
-_THANKS = re.compile(r"^(?:thanks|thank you|good point|exactly|right|yes|yeah|yep|no|nope|sure|ok|okay|agreed|"
-                     r"congrats|congratulations|great|wow|sorry|cheers|good to see you|nice to meet you)\b", re.I)
+_THANKS = re.compile(
+    r"^(?:thanks|thank you|good point|exactly|right|yes|yeah|yep|no|nope|sure|ok|okay|agreed|"
+    r"congrats|congratulations|great|wow|sorry|cheers|good to see you|nice to meet you)\b",
+    re.I,
+)
 _SENTENCES = re.compile(r"[^.!?]+[.!?]*")
 
 
@@ -87,7 +94,11 @@ def self_names(text: str) -> list[SelfName]:
             found.append(SelfName(_clean(m.group(1)), "self_intro", False, conf))
             break
     m = _CALL_ME.search(text)
-    if m and plausible_new_name(m.group(1)) and not re.search(r"\b(?:he|she|they|people) calls? me\b", text, re.I):
+    if (
+        m
+        and plausible_new_name(m.group(1))
+        and not re.search(r"\b(?:he|she|they|people) calls? me\b", text, re.I)
+    ):
         found.append(SelfName(_clean(m.group(1)), "self_intro", True, 0.9))
     return found
 
@@ -119,7 +130,11 @@ def vocatives(text: str, known_names: set[str]) -> list[Vocative]:
             if cue_word or punct:
                 kind = _classify(term, known_names)
                 if kind:
-                    cue = "thanks" if cue_word and _THANKS.match(cue_word) else ("question" if question else "plain")
+                    cue = (
+                        "thanks"
+                        if cue_word and _THANKS.match(cue_word)
+                        else ("question" if question else "plain")
+                    )
                     if not cue_word and _THANKS.match(sentence):
                         cue = "thanks"
                     found.append(Vocative(term, kind, cue, "start"))
@@ -133,7 +148,9 @@ def vocatives(text: str, known_names: set[str]) -> list[Vocative]:
     return found
 
 
-_GROUP_ANYWHERE = re.compile(r"\b(you all|y'all|you guys|all of you|both of you|you two|everyone|everybody)\b", re.I)
+_GROUP_ANYWHERE = re.compile(
+    r"\b(you all|y'all|you guys|all of you|both of you|you two|everyone|everybody)\b", re.I
+)
 
 
 def addresses_group(text: str) -> bool:

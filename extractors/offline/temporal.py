@@ -52,11 +52,26 @@ _PAST_HINT = re.compile(
 _MONTH_RE = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("rel_day", re.compile(r"\b(the day before yesterday|the day after tomorrow|yesterday|today|tonight|tomorrow|this (?:morning|afternoon|evening))\b", re.I)),
+    (
+        "rel_day",
+        re.compile(
+            r"\b(the day before yesterday|the day after tomorrow|yesterday|today|tonight|tomorrow|this (?:morning|afternoon|evening))\b",
+            re.I,
+        ),
+    ),
     ("ago", re.compile(rf"\b{_NUM} (day|week|month|year)s? ago\b", re.I)),
     ("in_n", re.compile(rf"\bin {_NUM} (day|week|month|year)s?\b", re.I)),
-    ("rel_period", re.compile(r"\b(last|next|this|past|coming) (week(?:end)?|month|year|summer|winter)\b", re.I)),
-    ("weekday", re.compile(r"\b(?:(last|next|this|on|coming) )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I)),
+    (
+        "rel_period",
+        re.compile(r"\b(last|next|this|past|coming) (week(?:end)?|month|year|summer|winter)\b", re.I),
+    ),
+    (
+        "weekday",
+        re.compile(
+            r"\b(?:(last|next|this|on|coming) )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
+            re.I,
+        ),
+    ),
     ("dmy", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH_RE}(?:,? (\d{{4}}))?\b", re.I)),
     ("mdy", re.compile(rf"\b{_MONTH_RE} (\d{{1,2}})(?:st|nd|rd|th)?(?:,? (\d{{4}}))?\b", re.I)),
     ("month_year", re.compile(rf"\b(?:in )?{_MONTH_RE} (\d{{4}})\b", re.I)),
@@ -112,7 +127,9 @@ def _resolve(kind: str, m: re.Match[str], ref: date, past: bool) -> tuple[str, s
         if unit in ("week", "weekend"):
             base = ref + timedelta(weeks=step)
             if unit == "weekend":
-                saturday = base + timedelta(days=(5 - base.weekday()) % 7 if step >= 0 else 5 - base.weekday())
+                saturday = base + timedelta(
+                    days=(5 - base.weekday()) % 7 if step >= 0 else 5 - base.weekday()
+                )
                 return saturday.isoformat(), "day"
             return _week(base), "week"
         if unit == "month":
