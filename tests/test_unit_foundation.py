@@ -64,3 +64,11 @@ def test_migrations_are_ordered_and_fill_dimensions() -> None:
     assert len(vector) == 5
     assert sum("768" in s for s in vector) == 3 and sum("192" in s for s in vector) == 2
     assert not any("$text_dim" in s or "$voice_dim" in s for s in statements)
+
+
+def test_every_setting_is_documented_in_readme() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    missing = [name for name in Settings.model_fields if f"`VOXMEM_{name.upper()}`" not in readme]
+    assert not missing, f"run `python scripts/settings_table.py`; undocumented: {missing}"
