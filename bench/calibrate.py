@@ -1,0 +1,131 @@
+"""Calibrate an encoder's routing thresholds on synthetic voices; writes server/voice/thresholds.json.
+
+    python -m voxmem.bench.calibrate [--encoder resemblyzer] [--dry-run]
+
+Uses the CALIBRATION sentences only (the identity benchmark scores other sentences) and
+the six distinct voices (``CHOSEN_6``). Per condition (clean, reverb+noise, telephone,
+tempo), each voice is enrolled on its first ``--enrol`` utterances *in that channel*
+(what the online router has after a few turns) and every later utterance of every voice
+is scored against each enrolment; cross-channel scores (clean enrolment, shifted test)
+are reported too. Rules (docs/voice.md):
+
+* ``link`` = highest different-speaker score over the *separable* conditions + 0.02, so no
+  observed pair of different people would link. A condition is inseparable when its
+  highest different-speaker score exceeds its lowest same-speaker score (telephone band:
+  two voices differ only in a cue the band limit removes); it is reported, not fitted.
+* ``update`` (gate) = max(link + 0.03, 10th percentile of clean same-speaker scores).
+* ``knn_link`` = the same rule as ``link`` on the mean-of-top-k exemplar score.
+* ``merge`` (reconciliation) = max(link + 0.02, highest centroid cosine of different voices + 0.04).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from voxmem.bench.embcache import EmbeddingCache
+from voxmem.bench.sentences import CALIBRATION
+from voxmem.bench.voices import CHOSEN_6, CONDITIONS
+from voxmem.voice.encoders import build_encoder
+from voxmem.voice.policy import SpeakerState, normalise, speaker_score
+from voxmem.voice.thresholds import THRESHOLDS_FILE
+
+
+def _scores(emb, voices, enrol_cond, test_cond, enrol, k, policy):
+    same, diff = [], []
+    for v in voices:
+        ex = emb[(v, enrol_cond)][:enrol]
+        state = SpeakerState(v, normalise(ex.mean(axis=0)), enrol, ex)
+        for u in voices:
+            for e in emb[(u, test_cond)][enrol:]:
+                (same if u == v else diff).append(speaker_score(e, state, policy, k))
+    return np.asarray(same), np.asarray(diff)
+
+
+def calibrate(encoder_name: str, enrol: int = 3, k: int = 5) -> dict:
+    encoder = build_encoder(encoder_name)
+    cache = EmbeddingCache(encoder)
+    voices = list(CHOSEN_6)
+    t0 = time.perf_counter()
+    emb = {(v, c): np.stack([cache.get(v, t, c) for t in CALIBRATION]) for c in CONDITIONS for v in voices}
+    cache.save()
+    report: dict = {"in_channel": {}, "cross_channel_clean_enrol": {}}
+    separable_diff, knn_diff = [], []
+    for cond in CONDITIONS:
+        same, diff = _scores(emb, voices, cond, cond, enrol, k, "fixed")
+        ksame, kdiff = _scores(emb, voices, cond, cond, enrol, k, "knn")
+        xs, xd = _scores(emb, voices, "clean", cond, enrol, k, "fixed")
+        separable = bool(diff.max() < same.min())
+        report["in_channel"][cond] = {
+            "same_min": float(same.min()),
+            "same_p10": float(np.percentile(same, 10)),
+            "same_mean": float(same.mean()),
+            "diff_mean": float(diff.mean()),
+            "diff_max": float(diff.max()),
+            "knn_same_min": float(ksame.min()),
+            "knn_diff_max": float(kdiff.max()),
+            "separable": separable,
+        }
+        report["cross_channel_clean_enrol"][cond] = {
+            "same_min": float(xs.min()),
+            "same_mean": float(xs.mean()),
+            "diff_max": float(xd.max()),
+        }
+        if separable:
+            separable_diff.append(diff.max())
+            knn_diff.append(kdiff.max())
+    link = round(float(max(separable_diff)) + 0.02, 3)
+    update = round(max(link + 0.03, report["in_channel"]["clean"]["same_p10"]), 3)
+    cent = np.stack([normalise(emb[(v, "clean")].mean(axis=0)) for v in voices])
+    cc = cent @ cent.T
+    np.fill_diagonal(cc, -1)
+    report.update(
+        encoder=encoder_name,
+        voices=voices,
+        n_sentences=len(CALIBRATION),
+        enrol_utterances=enrol,
+        seconds=round(time.perf_counter() - t0, 1),
+        max_centroid_cosine_between_voices=float(cc.max()),
+    )
+    for cond, row in report["in_channel"].items():
+        row["frr_at_link"] = float(np.mean(_scores(emb, voices, cond, cond, enrol, k, "fixed")[0] < link))
+    thresholds = {
+        "link": link,
+        "update": update,
+        "update_margin": 0.05,
+        "knn_link": round(float(max(knn_diff)) + 0.02, 3),
+        "knn_k": k,
+        "merge": round(max(link + 0.02, float(cc.max()) + 0.04), 3),
+        "asker_margin": 0.03,
+        "source": f"voxmem.bench.calibrate: {len(voices)} voices x {len(CALIBRATION)} calibration sentences, "
+        f"separable conditions {[c for c, r in report['in_channel'].items() if r['separable']]}",
+    }
+    return {"thresholds": thresholds, "report": report}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--encoder", default="resemblyzer")
+    parser.add_argument("--enrol", type=int, default=3)
+    parser.add_argument("--dry-run", action="store_true", help="print, do not write thresholds.json")
+    parser.add_argument("--out", type=Path, default=Path("results/identity/calibration.json"))
+    args = parser.parse_args(argv)
+    result = calibrate(args.encoder, enrol=args.enrol)
+    print(json.dumps(result, indent=2))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2))
+    if not args.dry_run:
+        table = json.loads(THRESHOLDS_FILE.read_text())
+        table[args.encoder] = result["thresholds"]
+        THRESHOLDS_FILE.write_text(json.dumps(table, indent=2) + "\n")
+        print(f"wrote {THRESHOLDS_FILE}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,32 @@
+// Append one audio turn after session_lock and routing, in the same transaction: the
+// Message (text from ASR, timing, audio fields), SPOKEN_AS its Speaker, SPEAKS from the
+// participant that speaker is IDENTIFIED_AS, PARTICIPATED_IN, HAS_MESSAGE and NEXT.
+// Params: $space, $session, $idx, $id, $text, $ts, $duration, $source, $audio_uri,
+//         $start (recording offset s, or null), $embedding, $speaker_id, $voiceprint_id
+MATCH (s:Session {space: $space, id: $session})
+MATCH (sk:Speaker {space: $space, id: $speaker_id})
+CREATE (m:Message {space: $space, id: $id, session: $session, idx: $idx, text: $text,
+                   ts: datetime($ts), duration: $duration, source: $source, audio_uri: $audio_uri,
+                   start: $start, created_at: datetime()})
+CREATE (s)-[:HAS_MESSAGE]->(m)
+CREATE (m)-[:SPOKEN_AS]->(sk)
+SET s.n_messages = $idx + 1, s.last_ts = datetime($ts)
+WITH s, m, sk
+CALL db.create.setNodeVectorProperty(m, 'embedding', $embedding)
+WITH s, m, sk
+CALL (s, m, sk) {
+  MATCH (sk)-[:IDENTIFIED_AS]->(p:Participant)
+  WITH p LIMIT 1
+  CREATE (p)-[:SPEAKS]->(m)
+  MERGE (p)-[:PARTICIPATED_IN]->(s)
+}
+CALL (s, m) {
+  MATCH (prev:Message {space: $space, session: $session, idx: $idx - 1})
+  CREATE (prev)-[:NEXT]->(m)
+}
+CALL (m) {
+  MATCH (v:Voiceprint {space: $space, id: $voiceprint_id})
+  SET v.message_id = m.id
+  CREATE (v)-[:FROM]->(m)
+}
+RETURN m.id AS id;

@@ -1,0 +1,6 @@
+// Exact nearest speakers of one space (the fallback when the shared index's over-fetch
+// leaves fewer than $k speakers of this space). Params: $space, $encoder, $embedding, $k
+MATCH (s:Speaker {space: $space})
+WHERE s.encoder = $encoder AND s.centroid IS NOT NULL AND s.merged_into IS NULL
+RETURN s.id AS id, vector.similarity.cosine(s.centroid, $embedding) AS score
+ORDER BY score DESC LIMIT $k;

@@ -1,0 +1,11 @@
+// A new anonymous voice: the Speaker (centroid = first observation) and an unnamed
+// Participant it is IDENTIFIED_AS (key null, so identity mapping can name it later).
+// Params: $space, $id, $encoder, $embedding, $pid, $label
+CREATE (s:Speaker {space: $space, id: $id, encoder: $encoder, n_obs: 1, created_at: datetime(),
+                   updated_at: datetime()})
+WITH s
+CALL db.create.setNodeVectorProperty(s, 'centroid', $embedding)
+CREATE (p:Participant {space: $space, id: $pid, name: $label, names_text: '', aliases: [],
+                       name_source: 'voice', created_at: datetime()})
+CREATE (s)-[:IDENTIFIED_AS {confidence: 1.0, source: 'voice'}]->(p)
+RETURN s.id AS id, p.id AS participant_id;

@@ -1,0 +1,11 @@
+// Exact state of some speakers for re-scoring: centroid, observation count and (for the
+// knn policy) up to $max_exemplars most recent voiceprint embeddings.
+// Params: $space, $ids, $with_exemplars (bool), $max_exemplars
+MATCH (s:Speaker {space: $space}) WHERE s.id IN $ids AND s.centroid IS NOT NULL
+CALL (s) {
+  OPTIONAL MATCH (v:Voiceprint)-[:OF]->(s)
+  WHERE $with_exemplars
+  WITH v ORDER BY v.created_at DESC LIMIT $max_exemplars
+  RETURN collect(v.embedding) AS exemplars
+}
+RETURN s.id AS id, s.centroid AS centroid, s.n_obs AS n_obs, exemplars;

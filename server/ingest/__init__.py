@@ -1,0 +1,1 @@
+"""Audio ingestion: single pre-segmented turns and whole recordings (background jobs)."""

@@ -1,0 +1,61 @@
+"""The voice models and router one server shares, built lazily (models load on first use).
+
+Why lazy: the API starts in seconds and text-only deployments never load speech models;
+the first audio request pays the load (resemblyzer 0.1 s + numba warm-up ~2 s, tiny.en 1.5 s).
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from voxmem.audio.decode import Audio
+from voxmem.audio.vad import SileroVAD
+from voxmem.config import Settings
+from voxmem.voice.encoders import SpeakerEncoder, build_encoder
+from voxmem.voice.router import SpeakerRouter
+from voxmem.voice.thresholds import Thresholds, load_thresholds
+
+
+class VoiceService:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.thresholds: Thresholds = load_thresholds(
+            settings.voice_encoder, settings.voice_link_threshold, settings.voice_update_threshold
+        )
+        self.vad = SileroVAD()
+        self._encoder: SpeakerEncoder | None = None
+        self._asr = None
+        self._lock = threading.Lock()
+
+    @property
+    def encoder(self) -> SpeakerEncoder:
+        with self._lock:
+            if self._encoder is None:
+                self._encoder = build_encoder(
+                    self.settings.voice_encoder,
+                    self.settings.voice_encoder_path,
+                    self.settings.voice_embedding_dim,
+                )
+        return self._encoder
+
+    @property
+    def asr(self):
+        with self._lock:
+            if self._asr is None:
+                from voxmem.asr import build_transcriber
+
+                self._asr = build_transcriber(self.settings)
+        return self._asr
+
+    def router(self, policy: str | None = None) -> SpeakerRouter:
+        return SpeakerRouter(
+            self.settings.voice_encoder,
+            policy or self.settings.voice_policy,
+            self.thresholds,
+            ema_weight=self.settings.voice_ema_weight,
+        )
+
+    def embed(self, audio: Audio) -> np.ndarray:
+        return self.encoder.embed(audio.samples, audio.sample_rate)

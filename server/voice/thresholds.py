@@ -1,0 +1,50 @@
+"""Per-encoder decision thresholds, calibrated by ``python -m voxmem.bench.calibrate``.
+
+Why a table keyed by encoder: cosine scales differ between encoders (GE2E different-
+speaker pairs sit near 0.6, ECAPA's near 0.0), so a threshold is a property of the
+encoder, measured on data, and never copied from another one. Settings may override the
+link/update thresholds for experiments.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields, replace
+from importlib import resources
+from pathlib import Path
+
+from voxmem.voice.encoders import EncoderUnavailable
+
+THRESHOLDS_FILE = Path(str(resources.files("voxmem.voice").joinpath("thresholds.json")))
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """``link``: centroid score to join an existing speaker; ``update``: stricter score (plus
+    ``update_margin`` over the runner-up) for the gated policy to move a centroid; ``knn_link``:
+    the link threshold on the k-nearest-exemplar score; ``merge``: centroid cosine for the
+    post-session reconciliation; ``asker_margin``: margin an asker match needs over the runner-up."""
+
+    link: float
+    update: float
+    update_margin: float
+    knn_link: float
+    knn_k: int
+    merge: float
+    asker_margin: float
+
+
+def load_thresholds(encoder: str, link: float | None = None, update: float | None = None) -> Thresholds:
+    table = json.loads(THRESHOLDS_FILE.read_text(encoding="utf-8"))
+    if encoder not in table:
+        raise EncoderUnavailable(
+            f"no calibrated thresholds for encoder {encoder!r}: run `python -m voxmem.bench.calibrate "
+            f"--encoder {encoder}` first"
+        )
+    names = {f.name for f in fields(Thresholds)}
+    values = Thresholds(**{k: v for k, v in table[encoder].items() if k in names})
+    if link is not None:
+        values = replace(values, link=link)
+    if update is not None:
+        values = replace(values, update=update)
+    return values
