@@ -76,6 +76,26 @@ class Settings(BaseSettings):
     asr_backend: str = Field("faster-whisper", description="ASR backend: faster-whisper | whisperx.")
     clip_model_path: Path | None = Field(None, description="Local open_clip weights; none = captions only.")
 
+    # --- voice identity (docs/voice.md) ---
+    voice_policy: str = Field("gated", description="Speaker router policy: fixed | ema | gated | knn.")
+    voice_link_threshold: float | None = Field(
+        None, description="Override the encoder's calibrated link threshold (server/voice/thresholds.json)."
+    )
+    voice_update_threshold: float | None = Field(
+        None, description="Override the encoder's calibrated update (gate) threshold."
+    )
+    voice_ema_weight: float = Field(0.1, description="Weight of a new observation in an EMA centroid update.")
+    audio_min_seconds: float = Field(0.5, description="Shortest accepted audio turn (seconds).")
+    audio_max_turn_seconds: float = Field(120.0, description="Longest accepted single audio turn (seconds).")
+    audio_max_recording_seconds: float = Field(
+        4 * 3600.0, description="Longest accepted recording (seconds)."
+    )
+    audio_silence_dbfs: float = Field(
+        -55.0, description="Audio whose loudest 100 ms is below this is silent."
+    )
+    asr_beam_size: int = Field(1, description="faster-whisper beam size (1 = greedy, fastest).")
+    asr_threads: int = Field(2, description="CPU threads for ASR.")
+
     # --- LLM (optional) ---
     llm_provider: str = Field("none", description="none | openai | ollama.")
     llm_base_url: str | None = Field(None, description="OpenAI-compatible or Ollama base URL.")
