@@ -14,7 +14,9 @@ from voxmem.config import Settings
 from voxmem.db import Database
 from voxmem.embeddings import TextEmbedder
 from voxmem.errors import DatabaseUnavailable
+from voxmem.extractors import build_extractor
 from voxmem.graph_schema import migrate, schema_version
+from voxmem.memory.pipeline import MemoryPipeline
 from voxmem.messages import MessageStore
 from voxmem.spaces import SpaceStore
 
@@ -30,6 +32,7 @@ class Services:
     messages: MessageStore
     schema_version: int | None = None
     offline: dict[str, str] = field(default_factory=dict)
+    memory: MemoryPipeline | None = None
 
     @classmethod
     def build(cls, settings: Settings) -> Services:
@@ -41,6 +44,7 @@ class Services:
             embedder=embedder,
             spaces=SpaceStore(db),
             messages=MessageStore(db, embedder, rrf_k=settings.rrf_k),
+            memory=MemoryPipeline(db, embedder, build_extractor(settings), settings.context_turns),
             offline={
                 "text_embedding": "local sentence-transformers model (no network)",
                 "llm": "configured" if settings.llm_enabled else "none: deterministic offline components",

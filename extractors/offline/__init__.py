@@ -30,7 +30,52 @@ from voxmem.extractors.window import Window, WindowTurn
 
 _WORD = re.compile(r"[a-z][a-z0-9'_-]{2,}")
 _FUNCTION = set(
-    ["the", "and", "you", "your", "for", "are", "was", "were", "that", "this", "with", "have", "has", "had", "not", "but", "what", "how", "why", "when", "where", "who", "can", "could", "would", "should", "will", "just", "like", "it's", "i'm", "there", "their", "they", "them", "then", "than", "from", "into", "out", "about", "yes", "yeah", "okay"]
+    [
+        "the",
+        "and",
+        "you",
+        "your",
+        "for",
+        "are",
+        "was",
+        "were",
+        "that",
+        "this",
+        "with",
+        "have",
+        "has",
+        "had",
+        "not",
+        "but",
+        "what",
+        "how",
+        "why",
+        "when",
+        "where",
+        "who",
+        "can",
+        "could",
+        "would",
+        "should",
+        "will",
+        "just",
+        "like",
+        "it's",
+        "i'm",
+        "there",
+        "their",
+        "they",
+        "them",
+        "then",
+        "than",
+        "from",
+        "into",
+        "out",
+        "about",
+        "yes",
+        "yeah",
+        "okay",
+    ]
 )
 
 Similarity = Callable[[str, list[str]], list[float]]
@@ -56,7 +101,7 @@ class OfflineExtractor:
         voc = vocatives(cur.text, set(known))
         record.names = self._names(window, voc, known)
         record.addressees = [] if cur.given_addressees else self._addressees(window, voc, known)
-        self._facts(window, record)
+        self._facts(window, record, [v.term for v in voc])
         return ExtractionResult(message_id=cur.message_id, extractor="offline", record=record)
 
     def extract_many(self, windows: Sequence[Window]) -> list[ExtractionResult]:
@@ -218,7 +263,7 @@ class OfflineExtractor:
         return [Addressee(target=best, source=source, confidence=0.75 if source == "reply" else 0.6)]
 
     # --- facts and attributes ------------------------------------------------------------
-    def _facts(self, window: Window, record: TurnExtraction) -> None:
+    def _facts(self, window: Window, record: TurnExtraction, terms: list[str]) -> None:
         cur = window.current
         speaker = window.people[cur.speaker]
         targets = [a.target for a in record.addressees if a.target != GROUP] or list(cur.given_addressees)
@@ -237,7 +282,7 @@ class OfflineExtractor:
                     confidence=0.6,
                 )
             )
-        for d in drafts(cur.text, speaker.display, addressee_name):
+        for d in drafts(cur.text, speaker.display, addressee_name, terms):
             subject = labels[0] if d.subject == "addressee" and labels else cur.speaker
             about = [t for t in labels if t != subject] if d.mentions_you else []
             if d.relation and d.relation[1]:

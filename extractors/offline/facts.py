@@ -125,7 +125,81 @@ _PLEASANTRY = re.compile(
     re.I,
 )
 _STOP = set(
-    ["i", "me", "my", "we", "our", "us", "you", "your", "he", "she", "it", "they", "them", "the", "a", "an", "and", "or", "but", "so", "to", "of", "in", "on", "at", "for", "with", "is", "am", "are", "was", "were", "be", "been", "have", "has", "had", "do", "does", "did", "not", "that", "this", "there", "what", "just", "really", "very", "too", "also", "it's", "i'm", "so", "much", "will", "would", "can", "could", "should", "get", "got", "go", "going", "like", "know", "think", "yeah", "oh", "lol", "haha", "um", "uh", "well"]
+    [
+        "i",
+        "me",
+        "my",
+        "we",
+        "our",
+        "us",
+        "you",
+        "your",
+        "he",
+        "she",
+        "it",
+        "they",
+        "them",
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "but",
+        "so",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "is",
+        "am",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "have",
+        "has",
+        "had",
+        "do",
+        "does",
+        "did",
+        "not",
+        "that",
+        "this",
+        "there",
+        "what",
+        "just",
+        "really",
+        "very",
+        "too",
+        "also",
+        "it's",
+        "i'm",
+        "so",
+        "much",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "get",
+        "got",
+        "go",
+        "going",
+        "like",
+        "know",
+        "think",
+        "yeah",
+        "oh",
+        "lol",
+        "haha",
+        "um",
+        "uh",
+        "well",
+    ]
 )
 
 _TIME = r"(\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)?|noon|midnight)"
@@ -278,10 +352,32 @@ def slot_of(sentence: str) -> tuple[str | None, str | None]:
     return None, None
 
 
-def drafts(text: str, speaker: str, addressee: str | None) -> list[Draft]:
+_LEAD_CUE = re.compile(
+    r"^(?:(?:hi|hey|hello|thanks|thank you|ok|okay|so|well|sorry|yes|no|yeah|oh|listen|look|sure|right|great)"
+    r"[,!.]?\s+)+",
+    re.I,
+)
+
+
+def strip_vocatives(sentence: str, terms: list[str]) -> str:
+    """Drop greetings and the names used to address someone at the edges of a sentence."""
+    s = sentence.strip()
+    for _ in range(2):
+        s = _LEAD_CUE.sub("", s)
+        for term in terms:
+            t = re.escape(term)
+            s = re.sub(rf"^(?:{t})\s*[,!:]\s*", "", s, flags=re.I)
+            s = re.sub(rf",\s*(?:{t})\s*([.!?]*)\s*$", r"\1", s, flags=re.I)
+    return s[:1].upper() + s[1:] if s else s
+
+
+def drafts(
+    text: str, speaker: str, addressee: str | None, vocative_terms: list[str] | None = None
+) -> list[Draft]:
     """Every informative sentence of a turn, rewritten, with its slot and attribute kinds."""
     out: list[Draft] = []
-    clauses = [c.strip() for s in sentences(text) for c in _CLAUSE.split(s) if c.strip()]
+    terms = sorted(set(vocative_terms or []), key=len, reverse=True)
+    clauses = [strip_vocatives(c, terms) for s in sentences(text) for c in _CLAUSE.split(s) if c.strip()]
     for sentence in clauses:
         if not informative(sentence):
             continue

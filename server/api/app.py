@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 from voxmem import __version__
 from voxmem.api.limits import BodySizeLimit
 from voxmem.api.routes import admin, health, messages
+from voxmem.api.routes import memory as memory_routes
 from voxmem.config import Settings, get_settings
 from voxmem.errors import VoxmemError
 from voxmem.services import Services
@@ -65,4 +66,5 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     app.include_router(health.router)
     app.include_router(admin.router)
     app.include_router(messages.router)
+    app.include_router(memory_routes.router)
     return app

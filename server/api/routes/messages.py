@@ -39,7 +39,10 @@ def append_turn(
         ts=body.ts,
         turn_id=body.turn_id,
     )
-    return svc.messages.append(access.space, turn)
+    message = svc.messages.append(access.space, turn)
+    if svc.memory is not None:  # extraction runs for every stored turn (issue 4); idempotent on retries
+        svc.memory.process_message(access.space, message["id"])
+    return message
 
 
 @router.get("/messages", response_model=list[MessageOut], summary="List messages, filtered")

@@ -1,0 +1,5 @@
+// One more message supports an existing attribute.
+// Params: $space, $id, $message_id
+MATCH (a:Attribute {space: $space, id: $id}), (m:Message {space: $space, id: $message_id})
+MERGE (a)-[:DERIVED_FROM]->(m)
+RETURN a.id AS id;

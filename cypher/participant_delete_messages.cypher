@@ -1,0 +1,12 @@
+// Delete the deleted participant's messages with their images, the voiceprints taken from
+// them and the routing decisions about them; returns the sessions to re-link.
+// Params: $space, $ids (message ids)
+MATCH (m:Message {space: $space}) WHERE m.id IN $ids
+OPTIONAL MATCH (m)-[:HAS_IMAGE]->(img:Image)
+OPTIONAL MATCH (v:Voiceprint {space: $space, message_id: m.id})
+OPTIONAL MATCH (r:RoutingDecision {space: $space, message_id: m.id})
+WITH collect(DISTINCT m) AS doomed, collect(DISTINCT m.session) AS sessions,
+     collect(DISTINCT img) + collect(DISTINCT v) + collect(DISTINCT r) AS extra
+FOREACH (n IN extra | DETACH DELETE n)
+FOREACH (n IN doomed | DETACH DELETE n)
+RETURN size(doomed) AS messages, size(extra) AS attached, sessions;

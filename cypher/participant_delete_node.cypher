@@ -1,0 +1,8 @@
+// Finally delete the participant and the audit items that name them.
+// Params: $space, $id
+MATCH (p:Participant {space: $space, id: $id})
+OPTIONAL MATCH (a:AuditItem {space: $space}) WHERE $id IN coalesce(a.participants, [])
+WITH p, collect(a) AS audits
+FOREACH (a IN audits | DETACH DELETE a)
+DETACH DELETE p
+RETURN size(audits) AS audit_items;

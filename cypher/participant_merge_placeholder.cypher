@@ -1,0 +1,21 @@
+// Fold a voiceless placeholder participant (known only by a name others used) into the
+// speaking participant who turned out to bear that name: its edges move over, its name
+// is taken, and the placeholder is deleted. The caller records an AuditItem (never silent).
+// Params: $space, $from (placeholder id), $into (participant id)
+MATCH (src:Participant {space: $space, id: $from}), (dst:Participant {space: $space, id: $into})
+WHERE NOT EXISTS { (src)-[:SPEAKS]->() } AND NOT EXISTS { (:Speaker)-[:IDENTIFIED_AS]->(src) }
+CALL (src, dst) { MATCH (m:Message)-[r:ADDRESSES]->(src) MERGE (m)-[n:ADDRESSES]->(dst)
+                  SET n.source = r.source, n.confidence = r.confidence }
+CALL (src, dst) { MATCH (f:Fact)-[:ABOUT]->(src) MERGE (f)-[:ABOUT]->(dst) }
+CALL (src, dst) { MATCH (f:Fact)-[:ADDRESSED_TO]->(src) MERGE (f)-[:ADDRESSED_TO]->(dst) }
+CALL (src, dst) { MATCH (f:Fact)-[:STATED_BY]->(src) MERGE (f)-[:STATED_BY]->(dst) }
+CALL (src, dst) { MATCH (src)-[:HAS_ATTRIBUTE]->(a) MERGE (dst)-[:HAS_ATTRIBUTE]->(a) }
+CALL (src, dst) { MATCH (src)-[:PARTICIPATED_IN]->(s) MERGE (dst)-[:PARTICIPATED_IN]->(s) }
+WITH src, dst, src.name AS name, src.key AS key, coalesce(src.aliases, []) AS aliases
+DETACH DELETE src
+WITH dst, name, key, aliases
+SET dst.aliases = [a IN coalesce(dst.aliases, []) + aliases + CASE WHEN dst.name IS NULL THEN [] ELSE [dst.name] END
+                   WHERE toLower(a) <> key],
+    dst.name = name, dst.key = key, dst.name_source = 'extraction'
+SET dst.names_text = reduce(t = dst.name, a IN dst.aliases | t + ' ' + a)
+RETURN dst.id AS id;

@@ -1,0 +1,205 @@
+"""Memory routes: facts and attributes (current or with history), profiles, audit items,
+reprocessing, participant deletion with its orphan check, and images on messages."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from fastapi import APIRouter, Depends, Query
+from pydantic import BaseModel, ConfigDict, Field
+
+from voxmem.api.deps import SpaceAccess, require_space, services
+from voxmem.api.schemas import ID_PATTERN
+from voxmem.cypher import query
+from voxmem.errors import NotFound
+from voxmem.ids import name_key
+from voxmem.memory.images import ClipEmbedder, ImageStore
+from voxmem.services import Services
+
+router = APIRouter(prefix="/spaces/{space}", tags=["memory"])
+
+
+def _participant_filter(value: str | None) -> str | None:
+    if value is None:
+        return None
+    return value if value.startswith("p_") else name_key(value)
+
+
+def _fact_view(row: dict) -> dict:
+    return {
+        **row["fact"],
+        **{
+            k: row[k]
+            for k in ("stated_by", "addressed_to", "about", "sources", "supersedes", "conflicts_with")
+        },
+    }
+
+
+@router.get("/facts", summary="Facts: current by default, history=true adds superseded ones")
+def list_facts(
+    participant: str | None = Query(
+        None, max_length=200, description="Participant id or name (about/stated by)."
+    ),
+    slot: str | None = Query(None, max_length=100),
+    history: bool = Query(False, description="Include superseded facts (valid_to set, current false)."),
+    skip: int = Query(0, ge=0),
+    limit: int = Query(100, ge=1, le=1000),
+    access: SpaceAccess = Depends(require_space),
+    svc: Services = Depends(services),
+) -> list[dict]:
+    rows = svc.db.query(
+        query("fact_list"),
+        space=access.space,
+        participant=_participant_filter(participant),
+        slot=slot,
+        history=history,
+        skip=skip,
+        limit=limit,
+    )
+    return [_fact_view(r) for r in rows]
+
+
+@router.get("/attributes", summary="Profile attributes: current by default, history=true for all")
+def list_attributes(
+    participant: str | None = Query(None, max_length=200),
+    kind: Literal["background", "preference", "relationship"] | None = None,
+    history: bool = False,
+    skip: int = Query(0, ge=0),
+    limit: int = Query(100, ge=1, le=1000),
+    access: SpaceAccess = Depends(require_space),
+    svc: Services = Depends(services),
+) -> list[dict]:
+    rows = svc.db.query(
+        query("attribute_list"),
+        space=access.space,
+        participant=_participant_filter(participant),
+        kind=kind,
+        history=history,
+        skip=skip,
+        limit=limit,
+    )
+    return [
+        {**r["attribute"], "holder": r["holder"], "sources": r["sources"], "supersedes": r["supersedes"]}
+        for r in rows
+    ]
+
+
+@router.get("/participants/{participant}/profile", summary="A participant's names, attributes and facts")
+def profile(
+    participant: str,
+    history: bool = False,
+    access: SpaceAccess = Depends(require_space),
+    svc: Services = Depends(services),
+) -> dict:
+    key = _participant_filter(participant)
+    rows = svc.db.query(query("participant_profile"), space=access.space, participant=key)
+    if not rows:
+        raise NotFound(f"unknown participant {participant!r}")
+    row = rows[0]
+    pid = row["participant"]["id"]
+    attributes = svc.db.query(
+        query("attribute_list"),
+        space=access.space,
+        participant=pid,
+        kind=None,
+        history=history,
+        skip=0,
+        limit=500,
+    )
+    facts = svc.db.query(
+        query("fact_list"), space=access.space, participant=pid, slot=None, history=history, skip=0, limit=500
+    )
+    return {
+        **row["participant"],
+        "speakers": row["speakers"],
+        "messages": row["messages"],
+        "addressed_in": row["addressed_in"],
+        "open_audit": row["open_audit"],
+        "attributes": {
+            kind: [
+                a["attribute"] | {"sources": a["sources"]}
+                for a in attributes
+                if a["attribute"]["kind"] == kind
+            ]
+            for kind in ("background", "preference", "relationship")
+        },
+        "facts": [_fact_view(f) for f in facts],
+    }
+
+
+@router.get("/audit", summary="Audit items: identity conflicts, placeholder merges, conflicting facts")
+def audit(
+    resolved: bool | None = None,
+    limit: int = Query(100, ge=1, le=1000),
+    access: SpaceAccess = Depends(require_space),
+    svc: Services = Depends(services),
+) -> list[dict]:
+    return [
+        r["item"]
+        for r in svc.db.query(query("memory_audit_list"), space=access.space, resolved=resolved, limit=limit)
+    ]
+
+
+class ReprocessIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    session: str | None = Field(
+        None, pattern=ID_PATTERN, description="One session; omit for the whole space."
+    )
+
+
+@router.post("/memory/reprocess", summary="Re-run extraction for a session or the whole space (idempotent)")
+def reprocess(
+    body: ReprocessIn, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
+) -> dict:
+    return svc.memory.reprocess(access.space, body.session)
+
+
+@router.post("/messages/{message_id}/extract", summary="Re-run extraction for one message (idempotent)")
+def extract_one(
+    message_id: str, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
+) -> dict:
+    return svc.memory.process_message(access.space, message_id)
+
+
+@router.get("/memory/check", summary="Orphan check: every count must be 0")
+def check(access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)) -> dict:
+    counts = svc.memory.check(access.space)
+    return {"clean": all(v == 0 for v in counts.values()), "counts": counts}
+
+
+@router.delete(
+    "/participants/{participant_id}",
+    summary="Delete a participant, their messages, derived "
+    "memory nobody else supports, profile and voices; returns the orphan/leak check",
+)
+def delete_participant(
+    participant_id: str, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
+) -> dict:
+    return svc.memory.delete_participant(access.space, participant_id)
+
+
+class ImageIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    caption: str = Field(min_length=1, max_length=2000, description="What the image shows (indexed as text).")
+    uri: str | None = Field(
+        None, max_length=2000, description="Where the image is; a local path enables CLIP."
+    )
+
+
+@router.post(
+    "/messages/{message_id}/images",
+    status_code=201,
+    summary="Attach an image with a caption to a message, then re-extract that message",
+)
+def add_image(
+    message_id: str,
+    body: ImageIn,
+    access: SpaceAccess = Depends(require_space),
+    svc: Services = Depends(services),
+) -> dict:
+    store = ImageStore(svc.db, ClipEmbedder(svc.settings))
+    image = store.attach(access.space, message_id, body.caption, body.uri)
+    image["extraction"] = svc.memory.process_message(access.space, message_id)
+    return image

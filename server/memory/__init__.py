@@ -1,0 +1,6 @@
+"""Memory construction: identity mapping, facts, attributes and their evolution in Neo4j.
+
+``pipeline.MemoryPipeline`` is the entry point (process a stored turn, reprocess a session
+or space, delete a participant, check for orphans); ``writer`` applies one turn's
+extraction in one transaction; ``identity`` holds the pure naming rules.
+"""

@@ -1,0 +1,134 @@
+"""Identity mapping: what one piece of name evidence does to the participants (pure logic).
+
+Why pure: the rules decide between naming someone, adding an alias, waiting for more
+evidence, folding a name-only placeholder into a speaking person, and raising an audit
+item; tests and benchmarks check them without a database, and the writer applies the
+decision in Neo4j. The rules never merge two speaking people and never rename silently:
+every conflict becomes an ``AuditItem``.
+
+Weights: a self-introduction or correction is decisive on its own; "Thanks, Tom" or
+answering "Tom, …?" is weak and must accumulate (``NAME_THRESHOLD``) with a margin over
+any other name heard for that person, because in a group the next speaker is not always
+the one who was called.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from voxmem.ids import name_key
+
+STRONG = 0.85
+NAME_THRESHOLD = 1.2
+NAME_MARGIN = 0.6
+
+
+@dataclass
+class PersonState:
+    """What the writer knows about a participant when evidence arrives."""
+
+    id: str
+    name: str | None
+    aliases: list[str] = field(default_factory=list)
+    evidence: list[str] = field(default_factory=list)  # "key|name|weight|kind|message_id"
+    has_voice: bool = True
+    name_source: str | None = None  # None/'given': named by the client; 'extraction'; 'mention'
+
+    def weakly_named(self) -> bool:
+        """Named only by accumulated weak evidence: a self-introduction may overrule it."""
+        if self.name is None or self.name_source != "extraction":
+            return False
+        key = name_key(self.name)
+        return not any(e.startswith(key + "|") and float(e.split("|")[2]) >= STRONG for e in self.evidence)
+
+    def names(self) -> set[str]:
+        keys = {name_key(a) for a in self.aliases}
+        if self.name:
+            keys.add(name_key(self.name))
+        return keys
+
+
+@dataclass(frozen=True)
+class Decision:
+    """``action``: none | vote | name | alias | rename | merge_placeholder | conflict_two_names |
+    conflict_two_voices. ``other`` is the participant already bearing the name, if any."""
+
+    action: str
+    name: str
+    key: str
+    other: str | None = None
+    detail: str = ""
+
+
+def votes(evidence: list[str]) -> dict[str, float]:
+    """Summed weight per name key from stored evidence entries."""
+    total: dict[str, float] = defaultdict(float)
+    for entry in evidence:
+        parts = entry.split("|")
+        if len(parts) >= 3:
+            try:
+                total[parts[0]] += float(parts[2])
+            except ValueError:
+                continue
+    return dict(total)
+
+
+def evidence_entry(name: str, weight: float, kind: str, message_id: str) -> str:
+    return f"{name_key(name)}|{name}|{weight:.2f}|{kind}|{message_id}"
+
+
+def decide(
+    name: str,
+    kind: str,
+    alias: bool,
+    confidence: float,
+    target: PersonState,
+    holders: list[PersonState],
+) -> Decision:
+    """What to do with "``target`` is called ``name``", given who else bears that name."""
+    key = name_key(name)
+    if not key:
+        return Decision("none", name, key)
+    if key in target.names():
+        return Decision("none", name, key)
+    if kind in ("kinship", "role"):
+        return Decision("alias", name.lower(), key)
+    others = [h for h in holders if h.id != target.id]
+    tally = votes(target.evidence)
+    tally[key] = tally.get(key, 0.0) + confidence
+    best_other = max((w for k, w in tally.items() if k != key), default=0.0)
+    strong = confidence >= STRONG and kind in ("self_intro", "correction")
+    accumulated = tally[key] >= NAME_THRESHOLD and tally[key] - best_other >= NAME_MARGIN
+    if alias and target.name and target.name.lower().startswith(name.lower()):
+        return Decision("alias", name, key)  # "Mel" for Melanie
+    if target.name and not strong:
+        return Decision("none", name, key)  # weak hints never touch a named person
+    if not (strong or accumulated):
+        return Decision("vote", name, key)
+    if others:
+        holder = others[0]
+        if not holder.has_voice:
+            return Decision(
+                "merge_placeholder",
+                name,
+                key,
+                other=holder.id,
+                detail=f"{name!r} was known only by name; now heard as {target.id}",
+            )
+        return Decision(
+            "conflict_two_voices",
+            name,
+            key,
+            other=holder.id,
+            detail=f"{name!r} is already {holder.id}; {target.id} was also called {name!r}",
+        )
+    if target.name is None:
+        return Decision("name", name, key)
+    if kind == "correction" or target.weakly_named():
+        return Decision("rename", name, key, detail=f"{target.name!r} corrected to {name!r} ({kind})")
+    if alias:
+        return Decision("alias", name, key)
+    return Decision(
+        "conflict_two_names", name, key, detail=f"{target.id} is {target.name!r} but was also called {name!r}"
+    )

@@ -1,0 +1,136 @@
+"""The memory pipeline: after a turn is stored, extract from its window and write memory.
+
+Why here and not in MessageStore: data flows one way (messages → extraction → memory), so
+the message store never imports memory code; the API route (and the audio ingest path)
+call :meth:`MemoryPipeline.process_message` right after the append. Reprocessing and
+participant deletion live here too because both must replay or undo exactly what this
+pipeline derives.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from tqdm import tqdm
+from voxmem.cypher import query
+from voxmem.db import Database
+from voxmem.embeddings import TextEmbedder
+from voxmem.errors import NotFound
+from voxmem.extractors.base import Extractor
+from voxmem.extractors.window import load_window
+from voxmem.ids import new_id
+from voxmem.memory.writer import MemoryWriter
+
+log = logging.getLogger(__name__)
+
+CLEAR_BATCH = 200
+
+
+class MemoryPipeline:
+    def __init__(
+        self, db: Database, embedder: TextEmbedder, extractor: Extractor, context_turns: int = 3
+    ) -> None:
+        self.db = db
+        self.embedder = embedder
+        self.extractor = extractor
+        self.context_turns = context_turns
+        self.writer = MemoryWriter(db, embedder)
+
+    # --- per turn --------------------------------------------------------------------------
+    def map_speakers(self, space: str, message_ids: list[str]) -> int:
+        """Give every anonymous voice of these messages a Participant (identity mapping)."""
+        rows = self.db.query(query("memory_speakers_unmapped"), space=space, ids=message_ids)
+        for row in rows:
+            self.db.execute(
+                query("participant_ensure_for_speaker"),
+                space=space,
+                speaker_id=row["speaker_id"],
+                pid=new_id("p"),
+            )
+        return len(rows)
+
+    def process_message(self, space: str, message_id: str) -> dict[str, Any]:
+        """Extract and write memory for one stored turn (idempotent: re-running replaces)."""
+        self.map_speakers(space, [message_id])
+        window = load_window(self.db, space, message_id, self.context_turns)
+        result = self.extractor.extract(window)
+        return self.writer.write(space, window, result).as_dict()
+
+    # --- reprocessing ----------------------------------------------------------------------
+    def reprocess(self, space: str, session: str | None = None, progress: bool = False) -> dict[str, Any]:
+        """Re-run extraction for a session (or the whole space): derived memory is cleared
+        and rebuilt in conversation order; messages, participants' voices and given
+        addressees are untouched."""
+        rows = self.db.query(query("memory_session_messages"), space=space, session=session)
+        if session is not None and not rows:
+            raise NotFound(f"session {session!r} has no messages in space {space!r}")
+        ids = [r["id"] for r in rows]
+        for start in range(0, len(ids), CLEAR_BATCH):
+            self.db.execute(query("memory_clear_messages"), space=space, ids=ids[start : start + CLEAR_BATCH])
+        totals = {
+            "messages": len(ids),
+            "facts": 0,
+            "attributes": 0,
+            "superseded": 0,
+            "conflicts": 0,
+            "addressees": 0,
+        }
+        for message_id in tqdm(ids, desc="reprocess", disable=not progress):
+            summary = self.process_message(space, message_id)
+            for key in ("facts", "attributes", "superseded", "conflicts"):
+                totals[key] += summary[key]
+            totals["addressees"] += len(summary["addressees"])
+        totals["extractor"] = self.extractor.name
+        return totals
+
+    # --- deletion --------------------------------------------------------------------------
+    def delete_participant(self, space: str, participant_id: str) -> dict[str, Any]:
+        """Delete a person: their messages and what was derived only from them, their
+        profile, voices and audit items; then prove nothing orphaned or leaking remains."""
+        scope = self.db.query(query("participant_delete_scope"), space=space, id=participant_id)
+        if not scope:
+            raise NotFound(f"unknown participant {participant_id!r}")
+        messages, speakers = scope[0]["messages"], scope[0]["speakers"]
+
+        def work(tx: Any) -> dict[str, Any]:
+            report: dict[str, Any] = {"participant": participant_id, "messages": len(messages)}
+            for start in range(0, max(1, len(messages)), CLEAR_BATCH):
+                tx.run(
+                    query("memory_clear_messages"), space=space, ids=messages[start : start + CLEAR_BATCH]
+                ).consume()
+            report["attributes"] = tx.run(
+                query("participant_delete_profile"), space=space, id=participant_id
+            ).single()["deleted"]
+            voices = tx.run(query("participant_delete_voices"), space=space, speakers=speakers).single()
+            report["voiceprints"] = voices["voiceprints"] if voices else 0
+            report["speakers"] = voices["speakers"] if voices else 0
+            gone = tx.run(query("participant_delete_messages"), space=space, ids=messages).single()
+            if gone and gone["sessions"]:
+                tx.run(query("participant_relink_next"), space=space, sessions=gone["sessions"]).consume()
+            report["audit_items"] = tx.run(
+                query("participant_delete_node"), space=space, id=participant_id
+            ).single()["audit_items"]
+            return report
+
+        report = self.db.write(work)
+        report["check"] = self.check(space, participant_id, messages, speakers)
+        report["clean"] = all(v == 0 for v in report["check"].values())
+        return report
+
+    def check(
+        self,
+        space: str,
+        participant_id: str | None = None,
+        messages: list[str] | None = None,
+        speakers: list[str] | None = None,
+    ) -> dict[str, int]:
+        """Counts of orphaned or leaking nodes in a space; all zero means clean."""
+        rows = self.db.query(
+            query("memory_check"),
+            space=space,
+            pid=participant_id,
+            messages=messages or [],
+            speakers=speakers or [],
+        )
+        return {k: int(v) for k, v in rows[0].items()}
