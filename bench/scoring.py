@@ -1,0 +1,218 @@
+"""Scoring of benchmark answers, evidence and identity (pure functions, no I/O).
+
+Why these rules:
+* Attribution questions ("who said / to whom") have one right person, so they get exact
+  match on the *set of people named* in the answer: naming the right person plus a wrong
+  one is wrong, and extra words around the name are fine.
+* Other answers are free text, so they get gold-answer containment (after normalising
+  case, punctuation, articles and number words, so "twenty one degrees" matches the ASR's
+  "21 degrees") and SQuAD-style token F1.
+* Adversarial questions are right only when the answer abstains and does not repeat the
+  trap (the answer the question's false premise invites).
+* Speaker routing gets accuracy under the best one-to-one mapping of predicted entities
+  to gold speakers, plus B-cubed F1 (from ``voxmem.voice.metrics``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import string
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from voxmem.bench.cases import EVERYONE, QA
+
+ATTRIBUTION_TYPES = ("speaker_attribution", "addressee_attribution")
+
+_UNITS = [
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+]  # fmt: skip
+_TENS = {
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
+_NUMBER_WORD = {w: i for i, w in enumerate(_UNITS)} | _TENS
+_ARTICLES = {"a", "an", "the"}
+_EVERYONE_WORDS = ("everyone", "everybody", "all of them", "all of you", "the whole group", "the group")
+_ABSTAIN = re.compile(
+    r"not mentioned|no information|not (?:been )?(?:stated|said|discussed|recorded|known|found)|"
+    r"(?:do not|don't|cannot|can't|could not|couldn't) (?:know|find|tell|say|recall)|no record|"
+    r"never (?:mentioned|said|stated|agreed)|unknown|no evidence|nothing (?:about|in)|"
+    r"not in (?:the|my) memory|there is no mention|isn't mentioned|wasn't mentioned|no one|nobody"
+)
+
+
+def _numbers_to_digits(tokens: list[str]) -> list[str]:
+    """['twenty', 'one', 'degrees'] → ['21', 'degrees']; single words too ('five' → '5')."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        word = tokens[i]
+        if (
+            word in _TENS
+            and i + 1 < len(tokens)
+            and tokens[i + 1] in _NUMBER_WORD
+            and _NUMBER_WORD[tokens[i + 1]] < 10
+        ):
+            out.append(str(_TENS[word] + _NUMBER_WORD[tokens[i + 1]]))
+            i += 2
+            continue
+        out.append(str(_NUMBER_WORD[word]) if word in _NUMBER_WORD and word != "one" else word)
+        i += 1
+    return out
+
+
+def normalize(text: str) -> str:
+    """Lower case, no punctuation or articles, number words as digits, single spaces."""
+    text = str(text).lower().replace("-", " ").replace("’", "'")
+    text = text.translate(str.maketrans({c: " " for c in string.punctuation if c != "'"})).replace("'", "")
+    tokens = [t for t in text.split() if t not in _ARTICLES]
+    return " ".join(_numbers_to_digits(tokens))
+
+
+def tokens(text: str) -> list[str]:
+    return normalize(text).split()
+
+
+def contains(prediction: str, gold: str) -> float:
+    """1.0 when the normalised gold answer occurs in the normalised prediction (whole words)."""
+    g, p = normalize(gold), normalize(prediction)
+    if not g:
+        return 0.0
+    return 1.0 if re.search(rf"(?:^| ){re.escape(g)}(?: |$)", p) else 0.0
+
+
+def token_f1(prediction: str, gold: str) -> float:
+    p, g = tokens(prediction), tokens(gold)
+    if not p or not g:
+        return float(p == g)
+    common = sum((Counter(p) & Counter(g)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(p), common / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+def named_people(answer: str, roster: Iterable[str]) -> set[str]:
+    """Participants (and 'everyone') an answer names, matched on whole normalised words."""
+    text = f" {normalize(answer)} "
+    found = {name for name in roster if f" {normalize(name)} " in text}
+    if any(f" {normalize(w)} " in text for w in _EVERYONE_WORDS):
+        found.add(EVERYONE)
+    return found
+
+
+def attribution_exact(prediction: str, gold: str, roster: Sequence[str]) -> float:
+    """1.0 only if the answer names exactly the gold person (or only 'everyone' for a group)."""
+    named = named_people(prediction, [*roster, gold] if gold != EVERYONE else roster)
+    if gold == EVERYONE:
+        # Naming every other participant also counts as addressing everyone.
+        return (
+            1.0
+            if named == {EVERYONE} or (EVERYONE not in named and len(named) >= max(2, len(roster) - 1))
+            else 0.0
+        )
+    return 1.0 if named == {gold} else 0.0
+
+
+def abstains(prediction: str) -> bool:
+    return bool(_ABSTAIN.search(prediction.lower()))
+
+
+def adversarial_correct(prediction: str, trap: str | None) -> float:
+    if not abstains(prediction):
+        return 0.0
+    if trap and contains(prediction, trap):
+        return 0.0
+    return 1.0
+
+
+@dataclass
+class AnswerScore:
+    exact: float | None  # attribution types only
+    contains: float
+    f1: float
+    correct: float  # the headline per-question score: exact for attribution, containment otherwise
+
+
+def score_answer(qa: QA, prediction: str, roster: Sequence[str]) -> AnswerScore:
+    """Score one answer by the rules of its question type."""
+    prediction = prediction or ""
+    if qa.type in ATTRIBUTION_TYPES:
+        exact = attribution_exact(prediction, qa.answer, roster)
+        return AnswerScore(exact, contains(prediction, qa.answer), token_f1(prediction, qa.answer), exact)
+    if qa.type == "adversarial":
+        ok = adversarial_correct(prediction, qa.meta.get("trap_answer"))
+        return AnswerScore(None, ok, max(ok, token_f1(prediction, qa.answer)), ok)
+    hit = contains(prediction, qa.answer)
+    return AnswerScore(None, hit, token_f1(prediction, qa.answer), hit)
+
+
+def recall_at_k(gold: Sequence[str], retrieved: Sequence[str], k: int) -> float | None:
+    """Share of gold evidence ids among the first k retrieved; None when there is no gold."""
+    if not gold:
+        return None
+    top = set(retrieved[:k])
+    return sum(1 for g in set(gold) if g in top) / len(set(gold))
+
+
+def routing_accuracy(gold: Sequence[str], pred: Sequence[str]) -> float:
+    """Turns whose predicted entity maps to their gold speaker under the best one-to-one map.
+
+    The map is the assignment maximising agreement (Hungarian via scipy when available,
+    else greedy by overlap), so extra fragments of a speaker count as errors.
+    """
+    if len(gold) != len(pred):
+        raise ValueError("gold and pred must have the same length")
+    if not gold:
+        return 1.0
+    g_labels = sorted(set(gold))
+    p_labels = sorted(set(pred))
+    overlap = np.zeros((len(p_labels), len(g_labels)))
+    gi = {g: i for i, g in enumerate(g_labels)}
+    pi = {p: i for i, p in enumerate(p_labels)}
+    for g, p in zip(gold, pred, strict=True):
+        overlap[pi[p], gi[g]] += 1
+    try:
+        from scipy.optimize import linear_sum_assignment
+
+        rows, cols = linear_sum_assignment(-overlap)
+        matched = overlap[rows, cols].sum()
+    except ImportError:  # greedy fallback
+        matched, used_r, used_c = 0.0, set(), set()
+        for r, c in sorted(np.ndindex(overlap.shape), key=lambda rc: -overlap[rc]):
+            if r not in used_r and c not in used_c:
+                matched += overlap[r, c]
+                used_r.add(r)
+                used_c.add(c)
+    return float(matched / len(gold))
+
+
+def b_cubed_f1(gold: Sequence[str], pred: Sequence[str]) -> tuple[float, float, float]:
+    """B-cubed precision, recall, F1 (the voice engineer's implementation, one definition)."""
+    from voxmem.voice.metrics import b_cubed
+
+    return b_cubed(gold, pred)
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """Nearest-rank-free linear percentile (numpy's default); None for no values."""
+    if not values:
+        return None
+    return float(np.percentile(np.asarray(values, dtype=float), q))
+
+
+def mean(values: Iterable[float | None]) -> float | None:
+    kept = [v for v in values if v is not None and not math.isnan(v)]
+    return sum(kept) / len(kept) if kept else None

@@ -1,0 +1,98 @@
+"""Scoring rules: normalisation, containment, F1, attribution exact match, abstention, recall, routing."""
+
+from __future__ import annotations
+
+import pytest
+
+from voxmem.bench.cases import NOT_MENTIONED, QA
+from voxmem.bench.judge import parse_grade
+from voxmem.bench.scoring import (
+    attribution_exact,
+    contains,
+    normalize,
+    percentile,
+    recall_at_k,
+    routing_accuracy,
+    score_answer,
+    token_f1,
+)
+
+ROSTER = ["Tom", "Maya", "Sam", "Nora"]
+
+
+def test_normalize_handles_case_punctuation_articles_and_number_words() -> None:
+    assert normalize("The Twenty-One degrees!") == "21 degrees"
+    assert normalize("twenty one degrees") == normalize("21 degrees")
+    assert normalize("eighteen degrees") == "18 degrees"
+    assert normalize("a one page summary") == "one page summary"  # 'one' alone stays a word
+
+
+def test_containment_is_whole_word() -> None:
+    assert contains("Her favourite is green tea, I think.", "green tea") == 1.0
+    assert contains("It's set to 21 degrees now", "twenty one degrees") == 1.0
+    assert contains("jazzy tunes", "jazz") == 0.0
+    assert contains("anything", "") == 0.0
+
+
+def test_token_f1() -> None:
+    assert token_f1("green tea", "green tea") == 1.0
+    assert token_f1("black coffee", "green tea") == 0.0
+    assert token_f1("green tea with milk", "green tea") == pytest.approx(2 * 0.5 * 1 / 1.5)
+
+
+def test_attribution_exact_match_on_the_set_of_people_named() -> None:
+    assert attribution_exact("Tom.", "Tom", ROSTER) == 1.0
+    assert attribution_exact("It was Tom who agreed to do it.", "Tom", ROSTER) == 1.0
+    assert attribution_exact("Tom or Maya", "Tom", ROSTER) == 0.0
+    assert attribution_exact("Maya", "Tom", ROSTER) == 0.0
+    assert attribution_exact("Tommy", "Tom", ROSTER) == 0.0
+    assert attribution_exact("It was addressed to everyone.", "everyone", ROSTER) == 1.0
+    assert attribution_exact("To Tom, Maya and Sam", "everyone", ROSTER) == 1.0
+    assert attribution_exact("To Tom", "everyone", ROSTER) == 0.0
+
+
+def test_adversarial_needs_abstention_without_the_trap() -> None:
+    qa = QA(
+        question="What is Sam's drink?",
+        answer=NOT_MENTIONED,
+        type="adversarial",
+        meta={"trap_answer": "green tea"},
+    )
+    assert score_answer(qa, "That was not mentioned.", ROSTER).correct == 1.0
+    assert score_answer(qa, "I don't know.", ROSTER).correct == 1.0
+    assert score_answer(qa, "Green tea.", ROSTER).correct == 0.0
+    assert score_answer(qa, "Not mentioned for Sam, but Maya drinks green tea.", ROSTER).correct == 0.0
+
+
+def test_score_answer_uses_exact_for_attribution_and_containment_otherwise() -> None:
+    who = QA(question="Who agreed?", answer="Tom", type="speaker_attribution")
+    what = QA(question="What drink?", answer="green tea", type="single_hop")
+    assert score_answer(who, "Tom and Maya", ROSTER).correct == 0.0
+    assert score_answer(who, "Tom and Maya", ROSTER).contains == 1.0
+    assert score_answer(what, "Maya likes green tea", ROSTER).correct == 1.0
+    assert score_answer(what, "", ROSTER).correct == 0.0
+
+
+def test_recall_at_k() -> None:
+    assert recall_at_k(["a", "b"], ["x", "a", "y", "b"], 2) == 0.5
+    assert recall_at_k(["a", "b"], ["x", "a", "y", "b"], 4) == 1.0
+    assert recall_at_k([], ["a"], 5) is None
+
+
+def test_routing_accuracy_uses_a_one_to_one_map() -> None:
+    gold = ["A", "A", "B", "B", "C", "C"]
+    assert routing_accuracy(gold, ["x", "x", "y", "y", "z", "z"]) == 1.0
+    # C split into two entities: one fragment cannot map to C any more
+    assert routing_accuracy(gold, ["x", "x", "y", "y", "z", "w"]) == pytest.approx(5 / 6)
+    # everyone merged into one entity: only the largest speaker's turns count
+    assert routing_accuracy(gold, ["x"] * 6) == pytest.approx(2 / 6)
+
+
+def test_percentile_and_judge_parsing() -> None:
+    assert percentile([], 50) is None
+    assert percentile([1.0, 2.0, 3.0], 50) == 2.0
+    assert parse_grade("0.75") == 0.75
+    assert parse_grade("Score: 1") == 1.0
+    assert parse_grade("0.6") == 0.5
+    assert parse_grade("no idea") is None
+    assert parse_grade("7") is None
