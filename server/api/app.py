@@ -9,10 +9,13 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+
 from voxmem import __version__
 from voxmem.api.limits import BodySizeLimit
 from voxmem.api.routes import admin, health, messages
 from voxmem.api.routes import memory as memory_routes
+from voxmem.api.routes import audio as audio_routes
+from voxmem.api.routes import identity as identity_routes
 from voxmem.config import Settings, get_settings
 from voxmem.errors import VoxmemError
 from voxmem.services import Services
@@ -67,4 +70,6 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     app.include_router(admin.router)
     app.include_router(messages.router)
     app.include_router(memory_routes.router)
+    app.include_router(audio_routes.router)
+    app.include_router(identity_routes.router)
     return app

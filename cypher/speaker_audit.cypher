@@ -1,0 +1,5 @@
+// Record an identity-management action (merge, unmerge, split, link, forget) for audit.
+// Params: $space, $id, $kind, $detail (JSON string)
+CREATE (a:AuditItem {space: $space, id: $id, kind: $kind, detail: $detail, created_at: datetime(),
+                     resolved: true})
+RETURN a.id AS id;

@@ -1,0 +1,23 @@
+// Split: the given messages (and their voiceprints) of speaker $id move to a new Speaker
+// $new_id with centroid $centroid, identified as a new unnamed participant $pid.
+// Params: $space, $id, $message_ids, $new_id, $centroid, $pid, $label, $encoder
+MATCH (s:Speaker {space: $space, id: $id})
+CREATE (n:Speaker {space: $space, id: $new_id, encoder: $encoder, n_obs: 0, created_at: datetime(),
+                   updated_at: datetime(), split_from: $id})
+CREATE (p:Participant {space: $space, id: $pid, name: $label, names_text: '', aliases: [],
+                       name_source: 'voice', created_at: datetime()})
+CREATE (n)-[:IDENTIFIED_AS {confidence: 1.0, source: 'split'}]->(p)
+WITH s, n
+CALL db.create.setNodeVectorProperty(n, 'centroid', $centroid)
+CALL (s, n) {
+  MATCH (m:Message {space: $space})-[r:SPOKEN_AS]->(s) WHERE m.id IN $message_ids
+  CREATE (m)-[:SPOKEN_AS]->(n)
+  DELETE r
+}
+CALL (s, n) {
+  MATCH (v:Voiceprint)-[r:OF]->(s) WHERE v.message_id IN $message_ids
+  CREATE (v)-[:OF]->(n)
+  DELETE r
+  SET n.n_obs = n.n_obs + 1, s.n_obs = s.n_obs - 1
+}
+RETURN n.id AS id;

@@ -1,0 +1,110 @@
+"""Audio routes: append a spoken turn, ingest a whole recording (background job), poll a
+job, and identify the asker of a spoken question (read-only)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from fastapi import APIRouter, Depends, File, Form, Query, UploadFile, status
+
+from voxmem.api.deps import SpaceAccess, require_space, services
+from voxmem.errors import InvalidInput
+from voxmem.ingest.turns import AudioTurn
+from voxmem.services import Services
+from voxmem.voice.policy import POLICIES
+from voxmem.voice.stack import voice_stack
+
+router = APIRouter(prefix="/spaces/{space}", tags=["audio"])
+
+
+async def _read(upload: UploadFile) -> bytes:
+    raw = await upload.read()
+    if not raw:
+        raise InvalidInput("empty: the uploaded audio file has no bytes")
+    return raw
+
+
+def _policy(policy: str | None) -> str | None:
+    if policy is not None and policy not in POLICIES:
+        raise InvalidInput(f"policy must be one of {', '.join(POLICIES)}")
+    return policy
+
+
+@router.post(
+    "/sessions/{session}/audio-turns",
+    status_code=status.HTTP_201_CREATED,
+    summary="Append a spoken turn: voice → speaker routing, ASR → message (one transaction)",
+)
+async def append_audio_turn(
+    session: str,
+    audio: UploadFile = File(..., description="wav, flac, ogg or mp3; any rate; mono or stereo"),
+    turn_id: str | None = Form(None, description="Caller's id; retries with it are idempotent."),
+    ts: datetime | None = Form(None),
+    policy: str | None = Form(None, description="Override the routing policy (fixed|ema|gated|knn)."),
+    access: SpaceAccess = Depends(require_space),
+    svc: Services = Depends(services),
+) -> dict:
+    raw = await _read(audio)
+    stack = voice_stack(svc)
+    turn = AudioTurn(
+        session=session, audio=raw, ts=ts, turn_id=turn_id, policy=_policy(policy), audio_uri=audio.filename
+    )
+    from starlette.concurrency import run_in_threadpool
+
+    return await run_in_threadpool(stack.turns.append, access.space, turn)
+
+
+@router.post(
+    "/sessions/{session}/recordings",
+    status_code=status.HTTP_202_ACCEPTED,
+    summary="Ingest a whole multi-speaker recording as a background job (poll /jobs/{id})",
+)
+async def ingest_recording(
+    session: str,
+    audio: UploadFile = File(...),
+    recording_id: str = Form(..., description="Caller's id for the recording (re-ingestion is refused)."),
+    started_at: datetime | None = Form(None, description="Wall-clock start of the recording."),
+    policy: str | None = Form(None),
+    access: SpaceAccess = Depends(require_space),
+    svc: Services = Depends(services),
+) -> dict:
+    raw = await _read(audio)
+    stack = voice_stack(svc)
+    stack.recordings.check_new(access.space, session, recording_id)
+    decoded = stack.recordings.prepare(raw)  # bad audio is a 422 now, before any job exists
+    pol = _policy(policy)
+    job = stack.jobs.submit(
+        access.space,
+        "recording",
+        lambda progress: stack.recordings.ingest(
+            access.space, session, recording_id, decoded, started_at, pol, progress, audio.filename
+        ),
+    )
+    return job.view()
+
+
+@router.get("/jobs/{job_id}", summary="Status, progress and result of a background job")
+def get_job(
+    job_id: str, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
+) -> dict:
+    return voice_stack(svc).jobs.get(access.space, job_id).view()
+
+
+@router.post("/asker", summary="Who is asking? Read-only voice match: a participant or unknown")
+async def identify_asker(
+    audio: UploadFile = File(...),
+    policy: str | None = Query(None),
+    access: SpaceAccess = Depends(require_space),
+    svc: Services = Depends(services),
+) -> dict:
+    raw = await _read(audio)
+    stack = voice_stack(svc)
+    from starlette.concurrency import run_in_threadpool
+
+    def work() -> dict:
+        clip = stack.turns.prepare(raw)
+        embedding = stack.voice.embed(clip)
+        router = stack.voice.router(_policy(policy))
+        return svc.db.read(lambda tx: router.identify(tx, access.space, embedding))
+
+    return await run_in_threadpool(work)

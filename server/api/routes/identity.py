@@ -1,0 +1,91 @@
+"""Identity management routes: voices (Speaker nodes), their people, merge/split/forget."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends
+from pydantic import BaseModel, ConfigDict, Field
+
+from voxmem.api.deps import SpaceAccess, require_space, services
+from voxmem.services import Services
+from voxmem.voice.stack import voice_stack
+
+router = APIRouter(prefix="/spaces/{space}/speakers", tags=["identity"])
+
+
+class LinkIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    participant_id: str | None = Field(None, description="Existing participant id (p_…).")
+    name: str | None = Field(None, max_length=200, description="Or a name: found or created by its key.")
+
+
+class MergeIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    source: str = Field(description="Speaker merged away (kept, marked merged_into).")
+    target: str = Field(description="Speaker that absorbs it.")
+    reason: str = Field("manual", max_length=200)
+
+
+class SplitIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    message_ids: list[str] = Field(min_length=1, max_length=10_000)
+
+
+class ReconcileIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    session: str | None = None
+    dry_run: bool = False
+
+
+@router.get("", summary="Voices of the space with their participant and observation counts")
+def list_speakers(
+    access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
+) -> list[dict]:
+    return voice_stack(svc).identity.list(access.space)
+
+
+@router.post("/{speaker_id}/link", summary="Identify a voice as a participant, by hand")
+def link(
+    speaker_id: str,
+    body: LinkIn,
+    access: SpaceAccess = Depends(require_space),
+    svc: Services = Depends(services),
+) -> dict:
+    return voice_stack(svc).identity.link(access.space, speaker_id, body.participant_id, body.name)
+
+
+@router.post("/merge", summary="Merge two voices (reversible; audited)")
+def merge(
+    body: MergeIn, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
+) -> dict:
+    return voice_stack(svc).identity.merge(access.space, body.source, body.target, body.reason)
+
+
+@router.post("/{speaker_id}/unmerge", summary="Undo a merge of this voice")
+def unmerge(
+    speaker_id: str, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
+) -> dict:
+    return voice_stack(svc).identity.unmerge(access.space, speaker_id)
+
+
+@router.post("/{speaker_id}/split", summary="Move some messages of a voice to a new voice (audited)")
+def split(
+    speaker_id: str,
+    body: SplitIn,
+    access: SpaceAccess = Depends(require_space),
+    svc: Services = Depends(services),
+) -> dict:
+    return voice_stack(svc).identity.split(access.space, speaker_id, body.message_ids)
+
+
+@router.post("/reconcile", summary="Conservative post-session merge of fragments of one voice")
+def reconcile(
+    body: ReconcileIn, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
+) -> dict:
+    return voice_stack(svc).identity.reconcile(access.space, body.session, body.dry_run)
+
+
+@router.delete("/voiceprints/{participant_id}", summary="Forget a person's voice (delete voiceprints)")
+def forget(
+    participant_id: str, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
+) -> dict:
+    return voice_stack(svc).identity.forget_voice(access.space, participant_id)

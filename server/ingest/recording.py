@@ -1,0 +1,267 @@
+"""A whole multi-speaker recording → speaker turns → Messages (diarization by identification).
+
+Pipeline: decode + validate → silero VAD speech regions (long regions cut into ≤ 6 s
+pieces so a speaker change without a pause can still be seen) → one speaker embedding per
+piece → online routing, in time order, against the space's known voices → adjacent pieces
+of one speaker (gap ≤ ``join_gap_s``) joined into one turn → one faster-whisper pass over
+the whole recording with word timings (Whisper pads every call to 30 s, so per-piece calls
+would cost 3-4× more), words assigned to turns by their midpoint → Messages.
+
+Each *turn* is written in one transaction (voice lock, routing of each of its pieces,
+session lock, message), so a crash mid-recording leaves whole turns only. Pieces too short
+or too quiet to embed reliably are not routed: they join the neighbouring turn if close
+enough, otherwise they are skipped and listed in the job result with the reason.
+Routing decides per piece inside the turn's transaction; a piece whose speaker differs
+from the turn's first piece closes the turn (the rest become the next turn).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import numpy as np
+from neo4j import ManagedTransaction
+
+from voxmem.audio import AudioLimits, decode_audio, validate_audio
+from voxmem.audio.decode import Audio
+from voxmem.audio.vad import Region
+from voxmem.audio.validate import loudest_window_dbfs
+from voxmem.cypher import query
+from voxmem.db import Database
+from voxmem.embeddings import TextEmbedder
+from voxmem.errors import Conflict, InvalidInput, NotFound
+from voxmem.ids import is_valid_id
+from voxmem.ingest.jobs import Progress
+from voxmem.voice.policy import decide
+from voxmem.voice.service import VoiceService
+
+
+@dataclass
+class Piece:
+    index: int
+    start: float
+    end: float
+    embedding: np.ndarray | None = None
+    skipped: str | None = None
+    speaker_id: str | None = None
+    decision: str | None = None
+    score: float | None = None
+
+
+@dataclass
+class Turn:
+    pieces: list[Piece] = field(default_factory=list)
+
+    @property
+    def start(self) -> float:
+        return self.pieces[0].start
+
+    @property
+    def end(self) -> float:
+        return self.pieces[-1].end
+
+
+def cut_regions(regions: list[Region], max_piece_s: float) -> list[tuple[float, float]]:
+    """Split long speech regions into equal pieces no longer than ``max_piece_s``."""
+    out = []
+    for r in regions:
+        n = max(1, int(np.ceil(r.duration / max_piece_s)))
+        step = r.duration / n
+        out += [(r.start + i * step, r.start + (i + 1) * step) for i in range(n)]
+    return out
+
+
+class RecordingIngestor:
+    def __init__(
+        self,
+        db: Database,
+        embedder: TextEmbedder,
+        voice: VoiceService,
+        max_piece_s: float = 6.0,
+        min_piece_s: float = 0.7,
+        join_gap_s: float = 1.5,
+    ) -> None:
+        self.db = db
+        self.embedder = embedder
+        self.voice = voice
+        self.max_piece_s = max_piece_s
+        self.min_piece_s = min_piece_s
+        self.join_gap_s = join_gap_s
+
+    def prepare(self, raw: bytes | Audio) -> Audio:
+        """Decode and validate up front, so a bad file is a 4xx before any job starts."""
+        audio = raw if isinstance(raw, Audio) else decode_audio(raw)
+        limits = AudioLimits.from_settings(
+            self.voice.settings, self.voice.settings.audio_max_recording_seconds
+        )
+        return validate_audio(audio, limits)
+
+    def check_new(self, space: str, session: str, recording_id: str) -> None:
+        if not is_valid_id(session) or not is_valid_id(recording_id):
+            raise InvalidInput(
+                "session and recording ids must be 1-128 letters, digits, '_', '.', ':' or '-'"
+            )
+        rows = self.db.query(query("recording_exists"), space=space, recording_id=recording_id)
+        if rows and rows[0]["n"]:
+            raise Conflict(f"recording {recording_id!r} was already ingested into this space")
+
+    # --- the job ---------------------------------------------------------------------------------
+    def ingest(
+        self,
+        space: str,
+        session: str,
+        recording_id: str,
+        audio: Audio,
+        started_at: datetime | None = None,
+        policy: str | None = None,
+        progress: Progress | None = None,
+        audio_uri: str | None = None,
+    ) -> dict[str, Any]:
+        report = progress or (lambda stage, fraction: None)
+        t0 = datetime.now(UTC)
+        started_at = started_at or t0
+        if started_at.tzinfo is None:
+            started_at = started_at.replace(tzinfo=UTC)
+        report("vad", 0.02)
+        regions = self.voice.vad.regions(audio)
+        pieces = [Piece(i, s, e) for i, (s, e) in enumerate(cut_regions(regions, self.max_piece_s))]
+        report("embedding", 0.1)
+        silence = self.voice.settings.audio_silence_dbfs
+        for n, p in enumerate(pieces):
+            clip = audio.slice(p.start, p.end)
+            if clip.duration < self.min_piece_s:
+                p.skipped = "too_short"
+            elif loudest_window_dbfs(clip.samples, clip.sample_rate) < silence:
+                p.skipped = "silent"
+            else:
+                try:
+                    p.embedding = self.voice.embed(clip)
+                except ValueError as exc:
+                    p.skipped = f"embedding_failed: {exc}"
+            report("embedding", 0.1 + 0.3 * (n + 1) / max(1, len(pieces)))
+        report("asr", 0.4)
+        words = self.voice.asr.transcribe(audio.samples, word_timestamps=True).words if pieces else []
+        report("routing", 0.7)
+        router = self.voice.router(policy)
+        turns: list[Turn] = []
+        routed = [p for p in pieces if p.embedding is not None]
+        i = 0
+        while i < len(routed):
+            i = self._write_turn(
+                space, session, recording_id, routed, i, words, pieces, started_at, router, audio_uri, turns
+            )
+            report("routing", 0.7 + 0.3 * i / len(routed))
+        skipped = [
+            {"start": round(p.start, 3), "end": round(p.end, 3), "reason": p.skipped}
+            for p in pieces
+            if p.embedding is None and not any(p in t.pieces for t in turns)
+        ]
+        elapsed = (datetime.now(UTC) - t0).total_seconds()
+        return {
+            "recording_id": recording_id,
+            "session": session,
+            "duration_s": round(audio.duration, 3),
+            "speech_regions": len(regions),
+            "pieces": len(pieces),
+            "turns": len(turns),
+            "speakers": sorted({t.pieces[0].speaker_id for t in turns}),
+            "segments": [
+                {
+                    "start": round(p.start, 3),
+                    "end": round(p.end, 3),
+                    "speaker_id": p.speaker_id,
+                    "decision": p.decision,
+                    "score": p.score,
+                }
+                for p in pieces
+                if p.speaker_id
+            ],
+            "skipped": skipped,
+            "processing_s": round(elapsed, 3),
+            "real_time_factor": round(elapsed / audio.duration, 4) if audio.duration else None,
+        }
+
+    def _write_turn(
+        self, space, session, recording_id, routed, i, words, pieces, started_at, router, audio_uri, turns
+    ) -> int:
+        """Route pieces from ``routed[i]`` on in one transaction until the speaker changes; write the turn."""
+        first = routed[i]
+
+        def work(tx: ManagedTransaction) -> tuple[int, Turn]:
+            router.lock(tx, space)
+            turn = Turn()
+            j = i
+            while j < len(routed):
+                piece = routed[j]
+                if turn.pieces and piece.start - turn.end > self.join_gap_s:
+                    break
+                # Decide without writing first: a piece of another speaker ends this turn and is
+                # routed (and written) by the next turn's transaction instead.
+                if turn.pieces:
+                    states = router.candidates(tx, space, piece.embedding.tolist())
+                    peek = decide(
+                        piece.embedding, states, router.policy, router.thresholds, router.ema_weight
+                    )
+                    if peek.action != "LINK" or peek.speaker_id != turn.pieces[0].speaker_id:
+                        break
+                message_id = f"{space}:{recording_id}:{first.index}"
+                r = router.route(tx, space, piece.embedding, message_id)
+                piece.speaker_id, piece.decision, piece.score = (
+                    r.speaker_id,
+                    r.decision.action,
+                    r.decision.score,
+                )
+                turn.pieces.append(piece)
+                j += 1
+            # short unrouted pieces inside or right after the turn join it
+            extra = [
+                p
+                for p in pieces
+                if p.embedding is None
+                and turn.start - self.join_gap_s <= p.start
+                and p.end <= turn.end + self.join_gap_s
+                and p.speaker_id is None
+            ]
+            for p in extra:
+                p.speaker_id, p.decision = turn.pieces[0].speaker_id, "JOINED"
+            span = (min([turn.start, *[p.start for p in extra]]), max([turn.end, *[p.end for p in extra]]))
+            text = " ".join(
+                w.text for w in words if span[0] - 0.25 <= (w.start + w.end) / 2 <= span[1] + 0.25
+            )
+            row = tx.run(
+                query("session_lock"),
+                space=space,
+                session=session,
+                ts=(started_at + timedelta(seconds=span[0])).isoformat(),
+            ).single()
+            if row is None:
+                raise NotFound(f"unknown space {space!r}")
+            tx.run(
+                query("message_audio_append"),
+                space=space,
+                session=session,
+                idx=row["next_idx"],
+                id=f"{space}:{recording_id}:{first.index}",
+                text=text.strip(),
+                ts=(started_at + timedelta(seconds=span[0])).isoformat(),
+                duration=round(span[1] - span[0], 3),
+                source="recording",
+                audio_uri=audio_uri,
+                start=round(span[0], 3),
+                embedding=self.embedder.embed_one(text.strip() or " "),
+                speaker_id=turn.pieces[0].speaker_id,
+                voiceprint_id=None,
+            ).consume()
+            tx.run(
+                query("recording_mark"),
+                space=space,
+                id=f"{space}:{recording_id}:{first.index}",
+                recording_id=recording_id,
+            ).consume()
+            return j, turn
+
+        j, turn = self.db.write(work)
+        turns.append(turn)
+        return j

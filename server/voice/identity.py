@@ -1,0 +1,278 @@
+"""Identity management: list voices, link a voice to a person by hand, merge / unmerge /
+split voices, forget a person's voiceprints, and the post-session reconciliation.
+
+Every change writes an AuditItem (kind ``identity_*``) with what was done and why, and
+merges are reversible (:meth:`IdentityManager.unmerge`).
+
+Reconciliation criteria (conservative, docs/voice.md): two active speakers of the same
+encoder are merged only if (1) their centroid cosine is at least the encoder's calibrated
+``merge`` threshold (above every different-voice centroid pair seen in calibration),
+(2) they are each other's nearest speaker, and (3) they are not identified as two different
+*named* participants (that conflict is recorded as an AuditItem instead). The smaller
+speaker (fewer observations) is merged into the larger one.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+from neo4j import ManagedTransaction
+
+from voxmem.cypher import query
+from voxmem.db import Database
+from voxmem.errors import Conflict, InvalidInput, NotFound
+from voxmem.ids import name_key, new_id
+from voxmem.voice.policy import normalise
+from voxmem.voice.thresholds import Thresholds
+
+
+def _audit(tx: ManagedTransaction, space: str, kind: str, detail: dict[str, Any]) -> None:
+    tx.run(
+        query("speaker_audit"), space=space, id=new_id("audit"), kind=kind, detail=json.dumps(detail)
+    ).consume()
+
+
+class IdentityManager:
+    def __init__(self, db: Database, thresholds: Thresholds, encoder_name: str) -> None:
+        self.db = db
+        self.thresholds = thresholds
+        self.encoder_name = encoder_name
+
+    # --- reads ----------------------------------------------------------------------------------
+    def list(self, space: str) -> list[dict[str, Any]]:
+        return self.db.query(query("speaker_list"), space=space)
+
+    def _get(self, tx: ManagedTransaction, space: str, speaker_id: str) -> dict[str, Any]:
+        row = tx.run(query("speaker_get"), space=space, id=speaker_id).single()
+        if row is None:
+            raise NotFound(f"unknown speaker {speaker_id!r}")
+        return row.data()
+
+    # --- link by hand ------------------------------------------------------------------------------
+    def link(
+        self, space: str, speaker_id: str, participant_id: str | None = None, name: str | None = None
+    ) -> dict:
+        if (participant_id is None) == (name is None):
+            raise InvalidInput("give exactly one of participant_id or name")
+
+        def work(tx: ManagedTransaction) -> dict:
+            self._get(tx, space, speaker_id)
+            pid = participant_id
+            if name is not None:
+                key = name_key(name)
+                if not key:
+                    raise InvalidInput("participant name is empty after normalisation")
+                row = tx.run(
+                    "MERGE (p:Participant {space: $space, key: $key}) "
+                    "ON CREATE SET p.id = $pid, p.name = $name, p.names_text = $name, p.aliases = [], "
+                    "p.name_source = 'manual', p.created_at = datetime() RETURN p.id AS id",
+                    space=space,
+                    key=key,
+                    pid=new_id("p"),
+                    name=" ".join(name.split()),
+                ).single()
+                pid = row["id"]
+            out = tx.run(
+                query("speaker_identify_as"),
+                space=space,
+                id=speaker_id,
+                participant_id=pid,
+                source="manual",
+                confidence=1.0,
+            ).single()
+            if out is None:
+                raise NotFound(f"unknown participant {pid!r}")
+            _audit(tx, space, "identity_link", {"speaker": speaker_id, "participant": pid})
+            return out.data()
+
+        return self.db.write(work)
+
+    # --- merge / unmerge / split -----------------------------------------------------------------
+    def merge(
+        self, space: str, source: str, target: str, reason: str = "manual", score: float | None = None
+    ) -> dict:
+        if source == target:
+            raise InvalidInput("cannot merge a speaker into itself")
+
+        def work(tx: ManagedTransaction) -> dict:
+            a, b = self._get(tx, space, source), self._get(tx, space, target)
+            if a["merged_into"] or b["merged_into"]:
+                raise Conflict("both speakers must be active (not already merged)")
+            if a["centroid"] is None or b["centroid"] is None:
+                raise Conflict("a forgotten speaker (voiceprints deleted) cannot be merged")
+            if a["participant_key"] and b["participant_key"] and a["participant_key"] != b["participant_key"]:
+                _audit(tx, space, "identity_conflict", {"source": source, "target": target, "reason": reason})
+                raise Conflict("the speakers are identified as two different named participants")
+            na, nb = int(a["n_obs"]), int(b["n_obs"])
+            centroid = normalise(na * np.asarray(a["centroid"]) + nb * np.asarray(b["centroid"]))
+            tx.run(
+                query("speaker_merge"),
+                space=space,
+                source=source,
+                target=target,
+                centroid=centroid.tolist(),
+                reason=reason,
+                score=score,
+            ).consume()
+            # the surviving person: the named one if only the source is named, else the target's
+            survivor = (
+                a["participant_id"]
+                if a["participant_key"] and not b["participant_key"]
+                else b["participant_id"]
+            )
+            if survivor:
+                tx.run(
+                    query("speaker_identify_as"),
+                    space=space,
+                    id=target,
+                    participant_id=survivor,
+                    source="merge",
+                    confidence=1.0,
+                ).consume()
+            _audit(
+                tx,
+                space,
+                "identity_merge",
+                {
+                    "source": source,
+                    "target": target,
+                    "reason": reason,
+                    "score": score,
+                    "target_participant": survivor,
+                },
+            )
+            return {
+                "source": source,
+                "target": target,
+                "participant_id": survivor,
+                "reason": reason,
+                "score": score,
+            }
+
+        return self.db.write(work)
+
+    def unmerge(self, space: str, source: str) -> dict:
+        def work(tx: ManagedTransaction) -> dict:
+            row = tx.run(query("speaker_unmerge"), space=space, source=source).single()
+            if row is None:
+                raise NotFound(f"speaker {source!r} is not merged into another")
+            # messages of the restored voice are spoken again by its own participant
+            own = self._get(tx, space, source)["participant_id"]
+            if own:
+                tx.run(
+                    query("speaker_identify_as"),
+                    space=space,
+                    id=source,
+                    participant_id=own,
+                    source="unmerge",
+                    confidence=1.0,
+                ).consume()
+            _audit(tx, space, "identity_unmerge", {"source": source, "target": row["target"]})
+            return row.data()
+
+        return self.db.write(work)
+
+    def split(self, space: str, speaker_id: str, message_ids: list[str]) -> dict:
+        if not message_ids:
+            raise InvalidInput("give the message ids that belong to another voice")
+
+        def work(tx: ManagedTransaction) -> dict:
+            self._get(tx, space, speaker_id)
+            moved = tx.run(
+                query("voiceprint_embeddings"), space=space, id=speaker_id, message_ids=message_ids
+            ).data()
+            rest = tx.run(query("voiceprint_embeddings"), space=space, id=speaker_id, message_ids=None).data()
+            keep = [r for r in rest if r["message_id"] not in set(message_ids)]
+            if not moved or not keep:
+                raise InvalidInput(
+                    "a split needs voiceprints on both sides (some but not all of the messages)"
+                )
+            new_spk = new_id("spk")
+            centroid = normalise(np.mean([r["embedding"] for r in moved], axis=0))
+            tx.run(
+                query("speaker_split"),
+                space=space,
+                id=speaker_id,
+                message_ids=message_ids,
+                new_id=new_spk,
+                centroid=centroid.tolist(),
+                pid=new_id("p"),
+                label=f"voice {new_spk[4:10]}",
+                encoder=self.encoder_name,
+            ).consume()
+            remaining = normalise(np.mean([r["embedding"] for r in keep], axis=0))
+            tx.run(
+                query("speaker_set_centroid"), space=space, id=speaker_id, centroid=remaining.tolist()
+            ).consume()
+            new_pid = tx.run(query("speaker_participant"), space=space, id=new_spk).single()["participant_id"]
+            tx.run(
+                query("speaker_identify_as"),
+                space=space,
+                id=new_spk,
+                participant_id=new_pid,
+                source="split",
+                confidence=1.0,
+            ).consume()
+            _audit(
+                tx,
+                space,
+                "identity_split",
+                {"speaker": speaker_id, "new_speaker": new_spk, "messages": message_ids},
+            )
+            return {"speaker_id": speaker_id, "new_speaker_id": new_spk, "moved_voiceprints": len(moved)}
+
+        return self.db.write(work)
+
+    def forget_voice(self, space: str, participant_id: str) -> dict:
+        def work(tx: ManagedTransaction) -> dict:
+            row = tx.run(
+                query("voiceprint_delete_for_participant"), space=space, participant_id=participant_id
+            ).single()
+            if row is None or row["speakers"] == 0:
+                raise NotFound(f"participant {participant_id!r} has no voice in this space")
+            _audit(tx, space, "identity_forget_voice", {"participant": participant_id, **row.data()})
+            return {"participant_id": participant_id, **row.data()}
+
+        return self.db.write(work)
+
+    # --- reconciliation ------------------------------------------------------------------------------
+    def reconcile(self, space: str, session: str | None = None, dry_run: bool = False) -> dict:
+        """Merge fragments of one voice (criteria in the module docstring); returns what was merged."""
+        rows = self.db.query(query("speaker_session_speakers"), space=space, session=session)
+        if session is not None:  # compare the session's speakers with every active speaker of the space
+            every = self.db.query(query("speaker_session_speakers"), space=space, session=None)
+        else:
+            every = rows
+        if len(every) < 2:
+            return {"merged": [], "conflicts": [], "considered": len(rows)}
+        ids = [r["id"] for r in every]
+        cent = np.stack([normalise(np.asarray(r["centroid"])) for r in every])
+        sims = cent @ cent.T
+        np.fill_diagonal(sims, -1.0)
+        nearest = sims.argmax(axis=1)
+        focus = {r["id"] for r in rows}
+        merged, conflicts, done = [], [], set()
+        for i, j in enumerate(nearest):
+            a, b = every[i], every[j]
+            if a["id"] not in focus and b["id"] not in focus:
+                continue
+            if nearest[j] != i or sims[i, j] < self.thresholds.merge or {a["id"], b["id"]} & done:
+                continue
+            if a["participant_key"] and b["participant_key"] and a["participant_key"] != b["participant_key"]:
+                conflicts.append({"speakers": [a["id"], b["id"]], "score": float(sims[i, j])})
+                continue
+            small, big = (a, b) if (a["n_obs"], a["id"]) < (b["n_obs"], b["id"]) else (b, a)
+            done |= {a["id"], b["id"]}
+            entry = {"source": small["id"], "target": big["id"], "score": round(float(sims[i, j]), 4)}
+            if not dry_run:
+                self.merge(space, small["id"], big["id"], reason="reconciliation", score=entry["score"])
+            merged.append(entry)
+        return {
+            "merged": merged,
+            "conflicts": conflicts,
+            "considered": len(rows),
+            "threshold": self.thresholds.merge,
+            "speakers": ids,
+        }

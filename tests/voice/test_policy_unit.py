@@ -1,0 +1,95 @@
+"""Routing policies on synthetic vectors (no models, no database)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from voxmem.voice.policy import MemoryRouter, SpeakerState, decide, normalise
+from voxmem.voice.thresholds import Thresholds, load_thresholds
+
+T = Thresholds(link=0.8, update=0.9, update_margin=0.05, knn_link=0.75, knn_k=2, merge=0.9, asker_margin=0.02)
+
+
+def near(base: np.ndarray, cos: float, seed: int) -> np.ndarray:
+    """A unit vector with cosine ``cos`` to ``base``."""
+    rng = np.random.default_rng(seed)
+    noise = rng.normal(size=base.shape)
+    noise -= noise.dot(base) * base
+    noise = normalise(noise)
+    return normalise(cos * base + np.sqrt(1 - cos**2) * noise)
+
+
+@pytest.fixture
+def a() -> np.ndarray:
+    return normalise(np.random.default_rng(1).normal(size=64))
+
+
+def test_first_turn_creates_and_close_turn_links(a) -> None:
+    router = MemoryRouter("gated", T)
+    first = router.route(a)
+    assert first.action == "CREATE" and first.margin < 0
+    second = router.route(near(a, 0.95, 2))
+    assert second.action == "LINK" and second.speaker_id == first.speaker_id
+    assert second.score == pytest.approx(0.95, abs=1e-5)
+
+
+def test_far_voice_creates_new_speaker(a) -> None:
+    router = MemoryRouter("ema", T)
+    router.route(a)
+    d = router.route(near(a, 0.5, 3))
+    assert d.action == "CREATE" and len(router.speakers) == 2
+
+
+def test_gated_updates_only_on_confident_match(a) -> None:
+    state = SpeakerState("s", a, 10)
+    unsure = decide(near(a, 0.85, 4), [state], "gated", T)
+    assert unsure.action == "LINK" and not unsure.updated and unsure.new_centroid is None
+    sure = decide(near(a, 0.95, 5), [state], "gated", T)
+    assert sure.updated and sure.new_centroid is not None
+    ema = decide(near(a, 0.85, 4), [state], "ema", T)
+    assert ema.updated  # plain EMA moves on every link
+    fixed = decide(near(a, 0.95, 5), [state], "fixed", T)
+    assert fixed.action == "LINK" and not fixed.updated
+
+
+def test_gated_needs_margin_over_runner_up(a) -> None:
+    b = near(a, 0.9, 6)
+    e = normalise(a + b)
+    d = decide(e, [SpeakerState("a", a, 5), SpeakerState("b", b, 5)], "gated", T)
+    assert d.action == "LINK" and not d.updated  # both ~0.97: too close to call, no update
+
+
+def test_knn_scores_top_k_exemplars(a) -> None:
+    ex = np.stack([near(a, 0.9, 7), near(a, 0.9, 8), near(a, 0.2, 9)])
+    state = SpeakerState("s", normalise(ex.mean(axis=0)), 3, ex)
+    d = decide(a, [state], "knn", T)
+    assert d.action == "LINK" and d.score == pytest.approx(0.9, abs=0.01)
+
+
+def test_ema_weight_is_a_running_mean_at_first(a) -> None:
+    router = MemoryRouter("ema", T, ema_weight=0.05)
+    router.route(a)
+    b = near(a, 0.9, 10)
+    router.route(b)
+    centroid = next(iter(router.speakers.values())).centroid
+    assert np.dot(centroid, normalise(a + b)) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_asker_identification_is_read_only(a) -> None:
+    router = MemoryRouter("gated", T)
+    router.route(a)
+    before = {k: v.centroid.copy() for k, v in router.speakers.items()}
+    who, score, margin = router.identify(near(a, 0.95, 11))
+    assert who is not None and score > 0.9 and margin > 0
+    assert router.identify(near(a, 0.3, 12))[0] is None
+    assert len(router.decisions) == 1 and all(
+        np.array_equal(before[k], v.centroid) for k, v in router.speakers.items()
+    )
+
+
+def test_unknown_policy_and_thresholds_table() -> None:
+    with pytest.raises(ValueError):
+        MemoryRouter("magic", T)
+    t = load_thresholds("resemblyzer")
+    assert 0.5 < t.link < t.update < 1.0  # calibrated for GE2E, not ECAPA's 0.35/0.40
