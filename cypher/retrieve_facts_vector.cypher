@@ -1,0 +1,46 @@
+// Retrieval tool: approximate nearest facts by embedding, inside the asker's access scope.
+// Over-fetches () from the shared index; Python falls back to retrieve_facts_vector_exact.
+// Scope (MODEL.md): open = all facts; participant = facts all of whose DERIVED_FROM messages lie
+// in sessions the asker PARTICIPATED_IN; private = facts STATED_BY/ADDRESSED_TO/ABOUT the asker whose
+// provenance messages the asker spoke or was addressed in; unknown asker: nothing unless open.
+// Filters: $speaker (STATED_BY), $addressee (ADDRESSED_TO), $about (ABOUT) as participant id or
+// name key; $session (a provenance message in it); $ts_from/$ts_to (validity interval overlaps);
+// $current_only (true = current facts only). Each may be null.
+// Params: $space, $policy, $asker, $embedding, $fetch, $k, $speaker, $addressee, $about, $session,
+//         $ts_from, $ts_to, $current_only
+OPTIONAL MATCH (asker:Participant {space: $space, id: $asker})
+WITH asker, [(asker)-[:PARTICIPATED_IN]->(s:Session) | s.id] AS asker_sessions
+CALL db.index.vector.queryNodes('fact_embedding', $fetch, $embedding) YIELD node AS f, score
+WITH asker, asker_sessions, f, score
+WHERE f.space = $space
+  AND ($policy = 'open'
+       OR ($policy IN ['participant', 'private'] AND asker IS NOT NULL
+           AND ($policy = 'participant' OR EXISTS { (f)-[:STATED_BY|ADDRESSED_TO|ABOUT]->(asker) })
+           AND EXISTS { (f)-[:DERIVED_FROM]->(:Message) }
+           AND NOT EXISTS {
+             MATCH (f)-[:DERIVED_FROM]->(pm:Message)
+             WHERE pm.space <> $space
+                OR NOT (($policy = 'participant' AND pm.session IN asker_sessions)
+                        OR ($policy = 'private'
+                            AND (EXISTS { (asker)-[:SPEAKS]->(pm) } OR EXISTS { (pm)-[:ADDRESSES]->(asker) })))
+           }))
+  AND ($current_only IS NULL OR $current_only = false OR (f.current = true AND f.valid_to IS NULL))
+  AND ($speaker IS NULL OR EXISTS {
+        MATCH (f)-[:STATED_BY]->(p:Participant) WHERE p.id = $speaker OR p.key = $speaker })
+  AND ($addressee IS NULL OR EXISTS {
+        MATCH (f)-[:ADDRESSED_TO]->(a:Participant) WHERE a.id = $addressee OR a.key = $addressee })
+  AND ($about IS NULL OR EXISTS {
+        MATCH (f)-[:ABOUT]->(b:Participant) WHERE b.id = $about OR b.key = $about })
+  AND ($session IS NULL OR EXISTS { (f)-[:DERIVED_FROM]->(:Message {session: $session}) })
+  AND ($ts_to IS NULL OR f.valid_from IS NULL OR f.valid_from <= datetime($ts_to))
+  AND ($ts_from IS NULL OR f.valid_to IS NULL OR f.valid_to >= datetime($ts_from))
+WITH f, score ORDER BY score DESC LIMIT $k
+RETURN f.id AS id, f.content AS text, f.slot AS slot, toString(f.valid_from) AS valid_from,
+       toString(f.valid_to) AS valid_to, coalesce(f.current, f.valid_to IS NULL) AS current,
+       [(f)-[:STATED_BY]->(p:Participant) | p {.id, .name}] AS stated_by,
+       [(f)-[:ABOUT]->(p:Participant) | p {.id, .name}] AS about,
+       [(f)-[:DERIVED_FROM]->(pm:Message) | pm {.id, .session, .idx, .text, ts: toString(pm.ts),
+          speaker: head([(q:Participant)-[:SPEAKS]->(pm) | q {.id, .name}]),
+          addressees: [(pm)-[r:ADDRESSES]->(a:Participant) | a {.id, .name, source: r.source}]}] AS sources,
+       score
+ORDER BY score DESC;

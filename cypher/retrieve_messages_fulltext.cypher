@@ -1,0 +1,30 @@
+// Retrieval tool: full-text (BM25) search over message text, inside the asker's access scope.
+// The Lucene index is shared by all spaces, so it over-fetches ($fetch) and filters; Python
+// retries with a larger $fetch when fewer than $k rows survive.
+// Scope as in retrieve_messages_vector (open / participant / private; unknown asker gets
+// nothing unless the policy is open).
+// Params: $space, $policy, $asker, $lucene (escaped Lucene query), $fetch, $k,
+//         $speaker, $addressee, $session, $ts_from, $ts_to
+OPTIONAL MATCH (asker:Participant {space: $space, id: $asker})
+WITH asker, [(asker)-[:PARTICIPATED_IN]->(s:Session) | s.id] AS asker_sessions
+CALL db.index.fulltext.queryNodes('message_text', $lucene, {limit: $fetch}) YIELD node AS m, score
+WITH asker, asker_sessions, m, score
+WHERE m.space = $space
+  AND ($policy = 'open'
+       OR ($policy = 'participant' AND asker IS NOT NULL AND m.session IN asker_sessions)
+       OR ($policy = 'private' AND asker IS NOT NULL
+           AND (EXISTS { (asker)-[:SPEAKS]->(m) } OR EXISTS { (m)-[:ADDRESSES]->(asker) })))
+  AND ($session IS NULL OR m.session = $session)
+  AND ($speaker IS NULL OR EXISTS {
+        MATCH (p:Participant)-[:SPEAKS]->(m) WHERE p.id = $speaker OR p.key = $speaker })
+  AND ($addressee IS NULL OR EXISTS {
+        MATCH (m)-[:ADDRESSES]->(a:Participant) WHERE a.id = $addressee OR a.key = $addressee })
+  AND ($ts_from IS NULL OR m.ts >= datetime($ts_from))
+  AND ($ts_to IS NULL OR m.ts <= datetime($ts_to))
+WITH m, score ORDER BY score DESC LIMIT $k
+OPTIONAL MATCH (sp:Participant)-[:SPEAKS]->(m)
+RETURN m.id AS id, m.session AS session, m.idx AS idx, m.text AS text, toString(m.ts) AS ts,
+       sp {.id, .name} AS speaker,
+       [(m)-[r:ADDRESSES]->(a:Participant) | a {.id, .name, source: r.source}] AS addressees,
+       score
+ORDER BY score DESC;

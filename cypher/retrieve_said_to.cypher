@@ -1,0 +1,27 @@
+// Graph tool "what did A say to B": turns A SPEAKS that ADDRESS B, inside the asker's scope, ranked
+// by similarity to $embedding when given, else newest first. A and B are participant ids or name keys.
+// Scope (MODEL.md): open = all; participant = sessions the asker PARTICIPATED_IN; private = turns
+// the asker SPEAKS or that ADDRESS the asker; unknown asker ($asker null): nothing unless open.
+// Params: $space, $policy, $asker, $speaker, $addressee, $embedding (or null), $k, $session,
+//         $ts_from, $ts_to
+OPTIONAL MATCH (asker:Participant {space: $space, id: $asker})
+WITH asker, [(asker)-[:PARTICIPATED_IN]->(s:Session) | s.id] AS asker_sessions
+MATCH (a:Participant {space: $space})-[:SPEAKS]->(m:Message)-[:ADDRESSES]->(b:Participant {space: $space})
+WHERE (a.id = $speaker OR a.key = $speaker) AND (b.id = $addressee OR b.key = $addressee)
+  AND ($policy = 'open'
+       OR ($policy = 'participant' AND asker IS NOT NULL AND m.session IN asker_sessions)
+       OR ($policy = 'private' AND asker IS NOT NULL
+           AND (EXISTS { (asker)-[:SPEAKS]->(m) } OR EXISTS { (m)-[:ADDRESSES]->(asker) })))
+  AND ($session IS NULL OR m.session = $session)
+  AND ($ts_from IS NULL OR m.ts >= datetime($ts_from))
+  AND ($ts_to IS NULL OR m.ts <= datetime($ts_to))
+WITH DISTINCT m,
+     CASE WHEN $embedding IS NULL OR m.embedding IS NULL THEN 0.0
+          ELSE vector.similarity.cosine(m.embedding, $embedding) END AS score
+ORDER BY score DESC, m.ts DESC LIMIT $k
+OPTIONAL MATCH (sp:Participant)-[:SPEAKS]->(m)
+RETURN m.id AS id, m.session AS session, m.idx AS idx, m.text AS text, toString(m.ts) AS ts,
+       sp {.id, .name} AS speaker,
+       [(m)-[r:ADDRESSES]->(a:Participant) | a {.id, .name, source: r.source, confidence: r.confidence}] AS addressees,
+       score
+ORDER BY score DESC, ts DESC;

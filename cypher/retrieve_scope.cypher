@@ -1,0 +1,6 @@
+// The access policy of a space and the asker as a participant of it (null when unknown), read
+// before any retrieval so the policy always comes from the Space node, never from the client.
+// Params: $space, $asker (participant id or null)
+MATCH (s:Space {id: $space})
+OPTIONAL MATCH (p:Participant {space: $space, id: $asker})
+RETURN s.policy AS policy, p {.id, .name} AS asker;

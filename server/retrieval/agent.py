@@ -1,0 +1,400 @@
+"""The retrieval agent: at most three rounds of (plan → run tools → fuse → retain → stop?).
+
+State: the query, the asker's scope, the retained evidence, the action history and the
+remaining budget. An action names a memory layer, a tool, a (rewritten) query and
+speaker/addressee filters. Policies sit behind one interface (:class:`Policy`), so the
+fixed baseline, the question-reading heuristic planner, the LLM planner and a future
+learned policy (VoxPolyMem trains one with Evidence-Gain GRPO: reward = newly retained
+supporting evidence per round, which every round's trace records as ``gained``) are
+interchangeable. The loop itself never widens the scope: every tool call carries it.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+from voxmem.errors import InvalidInput, VoxmemError
+from voxmem.retrieval.fusion import FusedEvidence, fuse, merge_into, ranked
+from voxmem.retrieval.question import Reading, read_question
+from voxmem.retrieval.scope import Scope
+from voxmem.retrieval.text import content_words
+from voxmem.retrieval.tools import Filters, Hit, Retriever
+
+log = logging.getLogger(__name__)
+
+SEARCH_TOOLS = (
+    ("interaction", "message_vector"),
+    ("interaction", "message_fulltext"),
+    ("fact", "fact_vector"),
+    ("fact", "fact_fulltext"),
+    ("profile", "attribute_vector"),
+    ("profile", "attribute_fulltext"),
+)
+
+
+@dataclass
+class Action:
+    """One tool call chosen by a policy."""
+
+    layer: str
+    tool: str
+    query: str
+    filters: Filters = field(default_factory=Filters)
+    k: int | None = None
+    why: str = ""
+
+    def key(self) -> tuple:
+        return (self.tool, self.query, tuple(sorted(self.filters.as_dict().items())))
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {"layer": self.layer, "tool": self.tool, "query": self.query, "filters": self.filters.as_dict()}
+        if self.why:
+            out["why"] = self.why
+        return out
+
+
+@dataclass
+class RoundTrace:
+    round: int
+    policy: str
+    actions: list[dict[str, Any]]
+    hits: list[int]
+    gained: list[str]
+    retained: int
+    ms: float
+    stop: str | None = None
+
+
+@dataclass
+class AgentState:
+    """Everything a policy may read when choosing the next round's actions."""
+
+    query: str
+    scope: Scope
+    reading: Reading
+    participants: list[dict[str, Any]]
+    budgets: list[int]
+    max_rounds: int
+    retained: dict[str, FusedEvidence] = field(default_factory=dict)
+    history: list[Action] = field(default_factory=list)
+    rounds: list[RoundTrace] = field(default_factory=list)
+    last_hits: dict[str, list[Hit]] = field(default_factory=dict)
+
+    @property
+    def round(self) -> int:
+        """The number of the next round (1-based)."""
+        return len(self.rounds) + 1
+
+    @property
+    def remaining_budget(self) -> list[int]:
+        return self.budgets[len(self.rounds) : self.max_rounds]
+
+    def evidence(self) -> list[FusedEvidence]:
+        return ranked(self.retained)
+
+    def tried(self, action: Action) -> bool:
+        return any(a.key() == action.key() for a in self.history)
+
+
+class Policy(Protocol):
+    """Chooses the next round's actions; an empty list means stop."""
+
+    name: str
+
+    def plan(self, state: AgentState) -> list[Action]: ...
+
+
+# --- stop rule ------------------------------------------------------------------------------
+def coverage(state: AgentState, top: int = 5) -> float:
+    """Share of the question's content words found in the top retained evidence (and its support)."""
+    wanted = set(state.reading.keywords) - {
+        name.lower() for p in state.reading.people for name in (p.get("name") or "").split()
+    }
+    if not wanted:
+        return 1.0 if state.retained else 0.0
+    found: set[str] = set()
+    for entry in state.evidence()[:top]:
+        text = entry.evidence.text + " " + " ".join(s.get("text", "") for s in entry.support)
+        found |= set(content_words(text))
+    return len(wanted & found) / len(wanted)
+
+
+def sufficient(state: AgentState, threshold: float = 0.8) -> str | None:
+    """Why the evidence suffices (a short reason), or None to keep going."""
+    if not state.retained:
+        return None
+    evidence = state.evidence()
+    if state.reading.kind == "who_said" and evidence and evidence[0].evidence.speaker is not None:
+        quote = set(content_words(state.reading.quote or ""))
+        if quote and quote <= set(content_words(evidence[0].evidence.text)):
+            return "quote found with its speaker"
+    addressed = any(e.evidence.addressees for e in evidence[:3])
+    if state.reading.kind == "addressee" and addressed and coverage(state, top=3) >= threshold:
+        return "addressed turn found"
+    if coverage(state) >= threshold and len(evidence) >= 3:
+        agreeing = sum(1 for e in evidence[:3] if len(e.tools) > 1)
+        if agreeing >= 1:
+            return f"coverage {coverage(state):.2f} with agreeing tools"
+    return None
+
+
+# --- policies -------------------------------------------------------------------------------
+class FixedPolicy:
+    """Baseline: every search tool once with the question as asked, one round."""
+
+    name = "fixed"
+
+    def plan(self, state: AgentState) -> list[Action]:
+        if state.rounds:
+            return []
+        return [Action(layer, tool, state.query, why="fixed: all tools once") for layer, tool in SEARCH_TOOLS]
+
+
+def _ref(person: dict[str, Any] | None) -> str | None:
+    return person.get("id") if person else None
+
+
+class HeuristicPlanner:
+    """Reads the question (who/whom/when/I/my, quotes, names) and rewrites it round by round."""
+
+    name = "heuristic"
+
+    def plan(self, state: AgentState) -> list[Action]:
+        if state.round == 1:
+            return self._first(state)
+        if state.round == 2:
+            return self._second(state)
+        return self._third(state)
+
+    def _first(self, state: AgentState) -> list[Action]:
+        r = state.reading
+        q = " ".join(r.keywords) or state.query
+        actions: list[Action] = []
+        me = state.scope.asker if r.first_person else None
+        if r.kind == "who_said" and r.quote:
+            actions.append(Action("interaction", "who_said", r.quote, Filters(), why="who said: the quote"))
+            if r.addressee:
+                actions.append(
+                    Action(
+                        "interaction",
+                        "message_vector",
+                        r.quote,
+                        Filters(addressee=_ref(r.addressee)),
+                        why="quote said to the named person",
+                    )
+                )
+        if r.kind == "said_to":
+            actions.append(
+                Action(
+                    "interaction",
+                    "said_to",
+                    q,
+                    Filters(speaker=_ref(r.speaker), addressee=_ref(r.addressee)),
+                    why="what A said to B",
+                )
+            )
+        if r.kind == "addressee" and r.speaker:
+            actions.append(
+                Action(
+                    "interaction",
+                    "message_vector",
+                    q,
+                    Filters(speaker=_ref(r.speaker)),
+                    why="the speaker's turns on the topic",
+                )
+            )
+        actions += [
+            Action("interaction", "message_vector", state.query, why="question as asked"),
+            Action("interaction", "message_fulltext", q, why="keywords"),
+            Action("fact", "fact_vector", state.query, Filters(current_only=not r.temporal), why="facts"),
+            Action("fact", "fact_fulltext", q, why="fact keywords"),
+        ]
+        if me:
+            actions.append(
+                Action(
+                    "interaction",
+                    "message_vector",
+                    state.query,
+                    Filters(speaker=me),
+                    why="first person: the asker's own turns",
+                )
+            )
+            actions.append(
+                Action(
+                    "profile",
+                    "attribute_vector",
+                    state.query,
+                    Filters(participant=me),
+                    why="first person: the asker's profile",
+                )
+            )
+        for person in r.people[:2]:
+            if r.kind in ("general",) and person is not r.speaker:
+                actions.append(
+                    Action(
+                        "interaction",
+                        "message_vector",
+                        q,
+                        Filters(speaker=_ref(person)),
+                        why=f"turns by {person.get('name')}",
+                    )
+                )
+        if r.preference or r.people or me:
+            actions.append(Action("profile", "attribute_fulltext", q, why="profile keywords"))
+        if r.temporal:
+            actions.append(Action("fact", "timeline", q, why="when: facts with validity"))
+        return actions
+
+    def _second(self, state: AgentState) -> list[Action]:
+        """Round 2: follow the graph from the best evidence and query what is still missing."""
+        r = state.reading
+        evidence = state.evidence()
+        actions: list[Action] = []
+        if r.kind == "addressee":
+            for entry in evidence[:2]:
+                actions.append(Action("interaction", "addressees", entry.id, why="to whom was this said"))
+        for entry in evidence[:2]:
+            actions.append(Action("interaction", "context", entry.id, why="turns around the best evidence"))
+        missing = _missing_words(state)
+        if missing:
+            rewritten = " ".join(missing + [w for w in r.keywords if w not in missing])
+            actions.append(Action("interaction", "message_fulltext", " ".join(missing), why="missing words"))
+            actions.append(Action("interaction", "message_vector", rewritten, why="rewritten: missing first"))
+        return [a for a in actions if not state.tried(a)]
+
+    def _third(self, state: AgentState) -> list[Action]:
+        """Round 3: drop the filters and reach the other layers with the missing words."""
+        missing = _missing_words(state)
+        if not missing:
+            return []
+        q = " ".join(missing)
+        actions = [
+            Action("fact", "fact_vector", q, why="missing words in facts"),
+            Action("profile", "attribute_vector", q, why="missing words in profiles"),
+            Action("interaction", "message_vector", q, why="missing words alone"),
+        ]
+        return [a for a in actions if not state.tried(a)]
+
+
+def _missing_words(state: AgentState) -> list[str]:
+    names = {n.lower() for p in state.reading.people for n in (p.get("name") or "").split()}
+    found: set[str] = set()
+    for entry in state.evidence()[:5]:
+        found |= set(content_words(entry.evidence.text))
+    return [w for w in state.reading.keywords if w not in found and w not in names]
+
+
+POLICIES: dict[str, Callable[..., Policy]] = {"fixed": FixedPolicy, "heuristic": HeuristicPlanner}
+
+
+def register_policy(name: str, factory: Callable[..., Policy]) -> None:
+    """Make a policy (e.g. a learned one) selectable by name in settings and the API."""
+    POLICIES[name] = factory
+
+
+# --- the loop -------------------------------------------------------------------------------
+@dataclass
+class AgentResult:
+    query: str
+    scope: Scope
+    reading: Reading
+    policy: str
+    evidence: list[FusedEvidence]
+    trace: list[RoundTrace]
+    hits: dict[str, list[Hit]]
+
+    def trace_dicts(self) -> list[dict[str, Any]]:
+        return [asdict(r) for r in self.trace]
+
+
+class Agent:
+    """Runs a policy for at most ``max_rounds`` rounds with per-round budgets (30/8/5 by default)."""
+
+    def __init__(
+        self,
+        tools: dict[str, Retriever],
+        participants: Callable[[str], list[dict[str, Any]]],
+        budgets: Sequence[int] = (30, 8, 5),
+        max_rounds: int = 3,
+        rrf_k: int = 60,
+        per_tool_k: int | None = None,
+        max_actions: int = 12,
+    ) -> None:
+        if max_rounds < 1 or max_rounds > len(budgets):
+            raise InvalidInput("max_rounds must be between 1 and the number of budgets")
+        self.tools = tools
+        self.participants = participants
+        self.budgets = list(budgets)
+        self.max_rounds = max_rounds
+        self.rrf_k = rrf_k
+        self.per_tool_k = per_tool_k
+        self.max_actions = max_actions
+
+    def run(self, question: str, scope: Scope, policy: Policy) -> AgentResult:
+        question = question.strip()
+        if not question:
+            raise InvalidInput("question is empty")
+        people = self.participants(scope.space)
+        asker = {"id": scope.asker, "name": scope.asker_name} if scope.asker else None
+        state = AgentState(
+            query=question,
+            scope=scope,
+            reading=read_question(question, people, asker),
+            participants=people,
+            budgets=self.budgets,
+            max_rounds=self.max_rounds,
+        )
+        while state.round <= self.max_rounds:
+            started = time.perf_counter()
+            budget = self.budgets[state.round - 1]
+            actions = [a for a in policy.plan(state) if a.tool in self.tools][: self.max_actions]
+            if not actions:
+                if state.rounds:
+                    state.rounds[-1].stop = state.rounds[-1].stop or "policy chose to stop"
+                break
+            rankings, counts = [], []
+            for action in actions:
+                hits = self._call(action, scope, budget)
+                state.last_hits[f"{state.round}:{action.tool}:{len(state.history)}"] = hits
+                state.history.append(action)
+                rankings.append(hits)
+                counts.append(len(hits))
+            gained = merge_into(state.retained, fuse(rankings, k=self.rrf_k), budget, state.round)
+            trace = RoundTrace(
+                round=state.round,
+                policy=policy.name,
+                actions=[a.as_dict() for a in actions],
+                hits=counts,
+                gained=[g.id for g in gained],
+                retained=len(state.retained),
+                ms=round((time.perf_counter() - started) * 1000, 1),
+            )
+            state.rounds.append(trace)
+            reason = sufficient(state)
+            if reason:
+                trace.stop = f"evidence suffices: {reason}"
+                break
+            if state.round > self.max_rounds:
+                trace.stop = "round limit"
+        return AgentResult(
+            query=question,
+            scope=scope,
+            reading=state.reading,
+            policy=policy.name,
+            evidence=state.evidence(),
+            trace=state.rounds,
+            hits=state.last_hits,
+        )
+
+    def _call(self, action: Action, scope: Scope, budget: int) -> list[Hit]:
+        tool = self.tools[action.tool]
+        k = action.k or self.per_tool_k or budget
+        try:
+            return tool.search(scope, action.query, action.filters, k=k)
+        except VoxmemError as exc:  # a bad action (e.g. an LLM's) costs its round slot, not the query
+            log.info("action %s skipped: %s", action.tool, exc.message)
+            return []

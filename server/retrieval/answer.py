@@ -1,0 +1,290 @@
+"""Answers from retained evidence: graph-native, extractive, or by an LLM; else "not in memory".
+
+Why three answerers: attribution questions (who said…, to whom…) have exact answers in
+the graph (``SPEAKS`` / ``ADDRESSES``), so no model may paraphrase them; the rest get an
+offline extractive answer (the best-supported sentence) unless an LLM is configured.
+Every answer carries its evidence (message ids with speaker, addressees, session, time),
+the trace of rounds and the scope applied, and says "not in memory" rather than guess.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from voxmem.retrieval.agent import AgentResult
+from voxmem.retrieval.fusion import FusedEvidence
+from voxmem.retrieval.text import content_words
+
+NOT_IN_MEMORY = "not in memory"
+
+
+@dataclass
+class Answer:
+    question: str
+    answer: str
+    supported: bool
+    answerer: str  # 'graph' | 'extractive' | 'llm' | 'none'
+    evidence: list[dict[str, Any]]
+    used: list[str] = field(default_factory=list)  # evidence ids the answer rests on
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    scope: dict[str, Any] = field(default_factory=dict)
+    policy: str = ""
+    reading: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "supported": self.supported,
+            "answerer": self.answerer,
+            "used": self.used,
+            "evidence": self.evidence,
+            "trace": self.trace,
+            "scope": self.scope,
+            "policy": self.policy,
+            "reading": self.reading,
+            "notes": self.notes,
+        }
+
+
+def _names(people: list[dict[str, Any]]) -> str:
+    names = [p["name"] for p in people if p and p.get("name")]
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _overlap(needle: list[str], text: str) -> float:
+    if not needle:
+        return 0.0
+    return len(set(needle) & set(content_words(text))) / len(set(needle))
+
+
+class GraphAnswerer:
+    """Who said…, to whom…, what A said to B: read from SPEAKS / ADDRESSES on the evidence turns."""
+
+    name = "graph"
+    min_quote_overlap = 0.6
+
+    def answer(self, result: AgentResult) -> tuple[str, list[str]] | None:
+        reading = result.reading
+        evidence = result.evidence
+        if reading.kind == "who_said" and reading.quote:
+            return self._who_said(reading, evidence)
+        if reading.kind == "addressee":
+            return self._addressee(reading, evidence)
+        if reading.kind == "said_to":
+            turns = [e for e in evidence if "said_to" in e.tools][:3]
+            if not turns:
+                return None
+            said = "; ".join(f'"{e.evidence.text}"' for e in turns)
+            speaker = (reading.speaker or {}).get("name")
+            addressee = (reading.addressee or {}).get("name")
+            return f"{speaker} said to {addressee}: {said}", [e.id for e in turns]
+        return None
+
+    def _who_said(self, reading, evidence: list[FusedEvidence]) -> tuple[str, list[str]] | None:
+        quote = content_words(reading.quote or "")
+        best: tuple[float, FusedEvidence] | None = None
+        for entry in evidence[:10]:
+            if entry.evidence.speaker is None:
+                continue
+            if reading.addressee and all(
+                a.get("id") != reading.addressee["id"] for a in entry.evidence.addressees
+            ):
+                bonus = 0.0
+            else:
+                bonus = 0.05 if reading.addressee else 0.0
+            score = _overlap(quote, entry.evidence.text) + bonus
+            if best is None or score > best[0]:
+                best = (score, entry)
+        if best is None or best[0] < self.min_quote_overlap:
+            return None
+        entry = best[1]
+        return entry.evidence.speaker["name"], [entry.id]
+
+    def _addressee(self, reading, evidence: list[FusedEvidence]) -> tuple[str, list[str]] | None:
+        keywords = [
+            w
+            for w in reading.keywords
+            if not reading.speaker or w not in (reading.speaker.get("name") or "").lower().split()
+        ]
+        for entry in evidence[:10]:
+            ev = entry.evidence
+            if reading.speaker and (ev.speaker or {}).get("id") != reading.speaker["id"]:
+                continue
+            if not ev.addressees:
+                continue
+            if keywords and _overlap(keywords, ev.text) < 0.3:
+                continue
+            return _names(ev.addressees), [ev.id]
+        return None
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_DATE = re.compile(
+    r"\b(\d{4}|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*|"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\s+\d{1,2}|yesterday|today|tomorrow|"
+    r"last\s+\w+|next\s+\w+|ago)\b",
+    re.I,
+)
+
+
+class ExtractiveAnswerer:
+    """Offline: the evidence sentence sharing the most (rarity-weighted) question words.
+
+    Below ``min_support`` of the question's weighted content words the evidence does not
+    support an answer, and the answer is "not in memory".
+    """
+
+    name = "extractive"
+    min_support = 0.34
+
+    def answer(self, result: AgentResult, top: int = 10) -> tuple[str, list[str]] | None:
+        reading = result.reading
+        wanted = [w for w in reading.keywords]
+        if not wanted or not result.evidence:
+            return None
+        candidates: list[tuple[str, FusedEvidence]] = []
+        for entry in result.evidence[:top]:
+            for sentence in _SENTENCE.split(entry.evidence.text):
+                if sentence.strip():
+                    candidates.append((sentence.strip(), entry))
+            for support in entry.support:
+                candidates.append((support.get("text", ""), entry))
+        df = Counter(w for sentence, _ in candidates for w in set(content_words(sentence)))
+        n = len(candidates)
+        weight = {w: math.log(1 + n / (1 + df.get(w, 0))) for w in wanted}
+        total = sum(weight.values()) or 1.0
+        best: tuple[float, int, str, FusedEvidence] | None = None
+        for rank, (sentence, entry) in enumerate(candidates):
+            words_here = set(content_words(sentence))
+            # the speaker's name counts as present in their own turn
+            if entry.evidence.speaker:
+                words_here |= set(content_words(entry.evidence.speaker.get("name", "")))
+            support = sum(weight[w] for w in wanted if w in words_here) / total
+            if reading.temporal and _DATE.search(sentence):
+                support += 0.1
+            key = (support, -rank)
+            if best is None or key > (best[0], -best[1]):
+                best = (support, rank, sentence, entry)
+        if best is None or best[0] < self.min_support:
+            return None
+        _, _, sentence, entry = best
+        speaker = (entry.evidence.speaker or {}).get("name")
+        text = f"{speaker}: {sentence}" if speaker else sentence
+        if reading.temporal and entry.evidence.ts and not _DATE.search(sentence):
+            text += f" (said {entry.evidence.ts[:10]})"
+        return text, [entry.id]
+
+
+class LLMAnswerer:
+    """An LLM (langchain chat model) answers from the numbered evidence only, as JSON."""
+
+    name = "llm"
+
+    def __init__(self, chat_model: Any, max_evidence: int = 20) -> None:
+        self.chat_model = chat_model
+        self.max_evidence = max_evidence
+
+    def prompt(self, result: AgentResult) -> list[tuple[str, str]]:
+        lines = []
+        for entry in result.evidence[: self.max_evidence]:
+            ev = entry.evidence
+            to = _names(ev.addressees) or "everyone"
+            speaker = (ev.speaker or {}).get("name", "unknown")
+            lines.append(f"[{ev.id}] ({ev.session}, {ev.ts}) {speaker} → {to}: {ev.text}")
+            for s in entry.support:
+                lines.append(f"    {s['layer']}: {s.get('text', '')}")
+        system = (
+            "You answer questions about past conversations using ONLY the evidence given. "
+            'Reply with JSON only: {"answer": string or null, "evidence": [ids used]}. '
+            "Use null when the evidence does not support an answer. Keep answers short."
+        )
+        user = (
+            f"Question: {result.query}\nAsker: {result.scope.asker_name or 'unknown'}\nEvidence:\n"
+            + "\n".join(lines)
+        )
+        return [("system", system), ("human", user)]
+
+    def answer(self, result: AgentResult) -> tuple[str, list[str]] | None:
+        reply = self.chat_model.invoke(self.prompt(result))
+        content = getattr(reply, "content", reply)
+        parsed = parse_json_object(content if isinstance(content, str) else str(content))
+        if not parsed or not parsed.get("answer"):
+            return None
+        known = {e.id for e in result.evidence[: self.max_evidence]}
+        used = [i for i in parsed.get("evidence") or [] if i in known]
+        if not used:  # an answer that cites nothing we gave it is not supported
+            return None
+        return str(parsed["answer"]).strip(), used
+
+
+def parse_json_object(text: str) -> dict[str, Any] | None:
+    """The first JSON object in a model reply (tolerates code fences and chatter), or None."""
+    text = re.sub(r"```(?:json)?", "", text)
+    start = text.find("{")
+    while start != -1:
+        depth = 0
+        for end in range(start, len(text)):
+            if text[end] == "{":
+                depth += 1
+            elif text[end] == "}":
+                depth -= 1
+                if depth == 0:
+                    try:
+                        value = json.loads(text[start : end + 1])
+                    except json.JSONDecodeError:
+                        break
+                    return value if isinstance(value, dict) else None
+        start = text.find("{", start + 1)
+    return None
+
+
+def compose(result: AgentResult, llm: LLMAnswerer | None = None, max_evidence: int = 10) -> Answer:
+    """Graph-native first for attribution questions, then the LLM if configured, else extractive."""
+    chosen: tuple[str, list[str]] | None = None
+    answerer = "none"
+    notes: list[str] = []
+    graph = GraphAnswerer().answer(result)
+    if graph is not None:
+        chosen, answerer = graph, "graph"
+    elif result.reading.kind in ("who_said", "addressee", "said_to"):
+        notes.append("attribution question without SPEAKS/ADDRESSES support in the evidence: not guessed")
+    elif llm is not None:
+        try:
+            chosen = llm.answer(result)
+        except Exception as exc:  # an unreachable LLM degrades to the offline answer, named as such
+            notes.append(f"LLM answerer failed, extractive answer used: {str(exc)[:200]}")
+            chosen = None
+        answerer = "llm" if chosen else "none"
+        if chosen is None:
+            chosen = ExtractiveAnswerer().answer(result)
+            answerer = "extractive" if chosen else "none"
+    else:
+        chosen = ExtractiveAnswerer().answer(result)
+        answerer = "extractive" if chosen else "none"
+    evidence = result.evidence[:max_evidence]
+    used = chosen[1] if chosen else []
+    shown = {e.id for e in evidence}
+    evidence += [e for e in result.evidence if e.id in used and e.id not in shown]
+    trace = [asdict(t) for t in result.trace]
+    return Answer(
+        question=result.query,
+        answer=chosen[0] if chosen else NOT_IN_MEMORY,
+        supported=chosen is not None,
+        answerer=answerer,
+        evidence=[e.as_dict() for e in evidence],
+        used=used,
+        trace=trace,
+        scope=result.scope.describe(),
+        policy=result.policy,
+        reading=result.reading.as_dict(),
+        notes=notes,
+    )

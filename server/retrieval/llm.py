@@ -1,0 +1,145 @@
+"""The optional LLM side of retrieval: a chat-model factory and the LLM planner.
+
+Only used when ``VOXMEM_LLM_PROVIDER`` and ``VOXMEM_LLM_MODEL`` are set; everything else
+runs offline. The planner asks for JSON actions and validates them against the tool
+catalogue; anything it cannot parse falls back to the heuristic planner for that round,
+and the trace says so. No quality is claimed for it here: it is tested for parsing only.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from voxmem.config import Settings
+from voxmem.retrieval.agent import Action, AgentState, HeuristicPlanner
+from voxmem.retrieval.answer import parse_json_object
+from voxmem.retrieval.tools import LAYERS, Filters
+
+log = logging.getLogger(__name__)
+
+TOOL_CATALOGUE = {
+    "message_vector": ("interaction", "semantic search over conversation turns"),
+    "message_fulltext": ("interaction", "keyword (BM25) search over conversation turns"),
+    "fact_vector": ("fact", "semantic search over extracted facts"),
+    "fact_fulltext": ("fact", "keyword search over extracted facts"),
+    "attribute_vector": ("profile", "semantic search over participant profile attributes"),
+    "attribute_fulltext": ("profile", "keyword search over profile attributes"),
+    "who_said": ("interaction", "find who said a quote; query = the quote"),
+    "addressees": ("interaction", "to whom a turn was addressed; query = a message id from the evidence"),
+    "said_to": ("interaction", "what speaker said to addressee; needs speaker and addressee"),
+    "context": ("interaction", "turns around a message; query = a message id from the evidence"),
+    "timeline": ("fact", "a topic's facts over time with validity"),
+    "profile": ("profile", "a participant's profile; query = participant name"),
+}
+
+
+def build_chat_model(settings: Settings) -> Any | None:
+    """A langchain chat model for the configured endpoint, or None when no LLM is configured."""
+    if not settings.llm_enabled:
+        return None
+    if settings.llm_provider == "openai":
+        from langchain_openai import ChatOpenAI
+
+        return ChatOpenAI(
+            model=settings.llm_model,
+            base_url=settings.llm_base_url,
+            api_key=settings.llm_api_key.get_secret_value(),
+            temperature=0,
+            max_retries=2,
+            timeout=60,
+        )
+    if settings.llm_provider == "ollama":
+        from langchain_ollama import ChatOllama
+
+        return ChatOllama(model=settings.llm_model, base_url=settings.llm_base_url, temperature=0)
+    raise ValueError(f"unknown VOXMEM_LLM_PROVIDER {settings.llm_provider!r}")
+
+
+class LLMPlanner:
+    """Asks a chat model for the next round's actions as JSON; falls back to the heuristic planner."""
+
+    name = "llm"
+
+    def __init__(self, chat_model: Any, max_actions: int = 6) -> None:
+        self.chat_model = chat_model
+        self.max_actions = max_actions
+        self.fallback = HeuristicPlanner()
+        self.fallbacks = 0
+
+    def prompt(self, state: AgentState) -> list[tuple[str, str]]:
+        tools = "\n".join(f"- {name} (layer {layer}): {doc}" for name, (layer, doc) in TOOL_CATALOGUE.items())
+        evidence = "\n".join(
+            f"[{e.id}] {(e.evidence.speaker or {}).get('name', '?')}: {e.evidence.text[:200]}"
+            for e in state.evidence()[:8]
+        )
+        history = json.dumps([a.as_dict() for a in state.history])
+        people = ", ".join(p["name"] for p in state.participants[:50] if p.get("name"))
+        system = (
+            "You plan memory retrieval for a question about past multi-party conversations. "
+            "Choose tools, rewrite the query, and set speaker/addressee/about filters (participant names). "
+            'Reply with JSON only: {"stop": bool, "actions": [{"layer": str, "tool": str, "query": str, '
+            '"speaker": str|null, "addressee": str|null, "about": str|null, "current_only": bool}]}. '
+            "Set stop to true when the evidence already answers the question."
+        )
+        user = (
+            f"Question: {state.query}\nAsker: {state.scope.asker_name or 'unknown'}\n"
+            f"Participants: {people}\nRound {state.round} of {state.max_rounds}, budget "
+            f"{state.remaining_budget}\nTools:\n{tools}\nActions so far: {history}\n"
+            f"Evidence so far:\n{evidence}"
+        )
+        return [("system", system), ("human", user)]
+
+    def parse(self, text: str, state: AgentState) -> list[Action] | None:
+        """Validated actions from a model reply; [] means stop; None means unusable."""
+        parsed = parse_json_object(text)
+        if parsed is None:
+            return None
+        if parsed.get("stop") is True:
+            return []
+        raw = parsed.get("actions")
+        if not isinstance(raw, list):
+            return None
+        names = {p["name"].lower(): p["id"] for p in state.participants if p.get("name")}
+        if state.scope.asker:
+            for word in ("i", "me", "asker", "myself"):
+                names[word] = state.scope.asker
+
+        def person(value: Any) -> str | None:
+            if not isinstance(value, str) or not value.strip():
+                return None
+            return names.get(value.strip().lower(), value.strip())
+
+        actions = []
+        for item in raw[: self.max_actions]:
+            if not isinstance(item, dict) or item.get("tool") not in TOOL_CATALOGUE:
+                continue
+            tool = item["tool"]
+            layer = item.get("layer") if item.get("layer") in LAYERS else TOOL_CATALOGUE[tool][0]
+            query = item.get("query") if isinstance(item.get("query"), str) else state.query
+            filters = Filters(
+                speaker=person(item.get("speaker")),
+                addressee=person(item.get("addressee")),
+                about=person(item.get("about")),
+                participant=person(item.get("about")) if layer == "profile" else None,
+                current_only=bool(item.get("current_only", False)),
+            )
+            actions.append(Action(layer, tool, query or state.query, filters, why="llm"))
+        return actions or None
+
+    def plan(self, state: AgentState) -> list[Action]:
+        try:
+            reply = self.chat_model.invoke(self.prompt(state))
+            content = getattr(reply, "content", reply)
+            actions = self.parse(content if isinstance(content, str) else str(content), state)
+        except Exception as exc:  # an unreachable model must not fail the query
+            log.warning("LLM planner failed, heuristic used: %s", exc)
+            actions = None
+        if actions is None:
+            self.fallbacks += 1
+            return [
+                Action(a.layer, a.tool, a.query, a.filters, a.k, "heuristic fallback: " + a.why)
+                for a in self.fallback.plan(state)
+            ]
+        return actions

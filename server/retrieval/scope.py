@@ -1,0 +1,87 @@
+"""Who is asking and what they may read: the access scope of one query.
+
+The policy always comes from the ``Space`` node (never from the client), and every
+retrieval query receives ``$space``, ``$policy`` and ``$asker`` so the scope is enforced
+inside Cypher itself (MODEL.md "Access scopes"). This module only resolves those three
+values and describes the rule applied, so every answer can name it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from voxmem.cypher import query
+from voxmem.db import Database
+from voxmem.errors import NotFound
+
+POLICIES = ("open", "participant", "private")
+
+RULES = {
+    "open": "open: every message, fact and attribute of the space",
+    "participant": (
+        "participant: messages of sessions the asker took part in, and memory derived only from them"
+    ),
+    "private": (
+        "private: messages the asker spoke or that addressed the asker, facts stated by/to/about the asker "
+        "from such messages, and the asker's own attributes"
+    ),
+}
+UNKNOWN_RULE = "unknown asker: nothing (the space is not open)"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The three values every retrieval query takes, plus how the asker was identified."""
+
+    space: str
+    policy: str
+    asker: str | None = None
+    asker_name: str | None = None
+    identified_by: str = "none"  # 'id' | 'voice' | 'none'
+
+    def params(self) -> dict[str, Any]:
+        return {"space": self.space, "policy": self.policy, "asker": self.asker}
+
+    @property
+    def rule(self) -> str:
+        if self.asker is None and self.policy != "open":
+            return UNKNOWN_RULE
+        return RULES.get(self.policy, "unknown policy: nothing")
+
+    @property
+    def sees_nothing(self) -> bool:
+        """True when the scope admits no evidence at all (queries would return nothing)."""
+        return self.policy not in POLICIES or (self.asker is None and self.policy != "open")
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "space": self.space,
+            "policy": self.policy,
+            "asker": self.asker,
+            "asker_name": self.asker_name,
+            "identified_by": self.identified_by,
+            "rule": self.rule,
+        }
+
+
+def resolve_scope(db: Database, space: str, asker: str | None, identified_by: str = "id") -> Scope:
+    """Read the space's policy and check the asker is a participant of it.
+
+    An asker id that is not a participant of the space is an error (404), not a silent
+    downgrade: the caller named someone, and answering as "unknown" would hide the mistake.
+    """
+    rows = db.query(query("retrieve_scope"), space=space, asker=asker)
+    if not rows:
+        raise NotFound(f"unknown space {space!r}")
+    row = rows[0]
+    if asker is not None and row["asker"] is None:
+        raise NotFound(f"asker {asker!r} is not a participant of space {space!r}")
+    asker_row = row["asker"] or {}
+    return Scope(
+        space=space,
+        policy=row["policy"],
+        asker=asker_row.get("id"),
+        asker_name=asker_row.get("name"),
+        identified_by=identified_by if asker is not None else "none",
+    )

@@ -1,0 +1,149 @@
+"""The retrieval service one server process shares: scope → agent → answer, plus search and profile.
+
+Built lazily from :class:`voxmem.services.Services` (see :func:`retrieval_for`), so the
+rest of the server needs no change to use it; settings pick the default policy, the
+per-round budgets and the LLM (when configured).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from voxmem.config import Settings
+from voxmem.db import Database
+from voxmem.embeddings import TextEmbedder
+from voxmem.errors import InvalidInput, NotFound
+from voxmem.retrieval.agent import POLICIES, Agent, Policy
+from voxmem.retrieval.answer import Answer, LLMAnswerer, compose
+from voxmem.retrieval.fusion import fuse
+from voxmem.retrieval.llm import LLMPlanner, build_chat_model
+from voxmem.retrieval.scope import Scope, resolve_scope
+from voxmem.retrieval.tools import Filters, ParticipantDirectory, build_tools
+
+DEFAULT_BUDGETS = (30, 8, 5)
+
+
+def parse_budgets(value: str | None) -> tuple[int, ...]:
+    """'30,8,5' → (30, 8, 5); each budget a positive integer."""
+    if not value:
+        return DEFAULT_BUDGETS
+    try:
+        budgets = tuple(int(part) for part in value.split(","))
+    except ValueError as exc:
+        raise InvalidInput(f"budgets must be comma-separated integers, got {value!r}") from exc
+    if not budgets or any(b < 1 or b > 200 for b in budgets):
+        raise InvalidInput("each budget must be between 1 and 200")
+    return budgets
+
+
+class RetrievalService:
+    def __init__(
+        self, settings: Settings, db: Database, embedder: TextEmbedder, chat_model: Any | None = None
+    ) -> None:
+        self.settings = settings
+        self.db = db
+        self.tools = build_tools(db, embedder)
+        self.directory = ParticipantDirectory(db)
+        self.chat_model = chat_model if chat_model is not None else build_chat_model(settings)
+        self.budgets = parse_budgets(getattr(settings, "retrieval_budgets", None))
+        self.max_rounds = int(getattr(settings, "retrieval_max_rounds", len(self.budgets)))
+        self.default_policy = getattr(settings, "retrieval_policy", None) or (
+            "llm" if self.chat_model is not None else "heuristic"
+        )
+
+    @property
+    def policies(self) -> list[str]:
+        names = list(POLICIES)
+        if self.chat_model is not None:
+            names.append("llm")
+        return names
+
+    def policy(self, name: str | None) -> Policy:
+        name = name or self.default_policy
+        if name == "llm":
+            if self.chat_model is None:
+                raise InvalidInput(
+                    "the llm policy needs an LLM: set VOXMEM_LLM_PROVIDER and VOXMEM_LLM_MODEL"
+                )
+            return LLMPlanner(self.chat_model)
+        if name not in POLICIES:
+            raise InvalidInput(f"unknown policy {name!r}; choose one of {', '.join(self.policies)}")
+        return POLICIES[name]()
+
+    def agent(self, budgets: tuple[int, ...] | None = None, max_rounds: int | None = None) -> Agent:
+        budgets = budgets or self.budgets
+        return Agent(
+            self.tools,
+            self.directory.list,
+            budgets=budgets,
+            max_rounds=min(max_rounds or self.max_rounds, len(budgets)),
+            rrf_k=self.settings.rrf_k,
+        )
+
+    def scope(self, space: str, asker: str | None, identified_by: str = "id") -> Scope:
+        return resolve_scope(self.db, space, asker, identified_by)
+
+    def ask(
+        self,
+        scope: Scope,
+        question: str,
+        policy: str | None = None,
+        budgets: tuple[int, ...] | None = None,
+        max_rounds: int | None = None,
+        use_llm: bool = True,
+        max_evidence: int = 10,
+    ) -> Answer:
+        """Run the agent inside ``scope`` and answer from what it retained."""
+        result = self.agent(budgets, max_rounds).run(question, scope, self.policy(policy))
+        llm = LLMAnswerer(self.chat_model) if (use_llm and self.chat_model is not None) else None
+        return compose(result, llm=llm, max_evidence=max_evidence)
+
+    def search(
+        self,
+        scope: Scope,
+        text: str,
+        layers: list[str] | None = None,
+        filters: Filters | None = None,
+        k: int = 10,
+    ) -> list[dict[str, Any]]:
+        """One round, no planning: the chosen layers' vector + full-text tools fused by RRF."""
+        layers = layers or ["interaction", "fact", "profile"]
+        names = {
+            "interaction": ["message_vector", "message_fulltext"],
+            "fact": ["fact_vector", "fact_fulltext"],
+            "profile": ["attribute_vector", "attribute_fulltext"],
+        }
+        unknown = [layer for layer in layers if layer not in names]
+        if unknown:
+            raise InvalidInput(f"unknown layer(s) {unknown}; choose from interaction, fact, profile")
+        if not text.strip():
+            raise InvalidInput("search text is empty")
+        rankings = [
+            self.tools[name].search(scope, text, filters or Filters(), k=k)
+            for layer in layers
+            for name in names[layer]
+        ]
+        return [e.as_dict() for e in fuse(rankings, k=self.settings.rrf_k)[:k]]
+
+    def profile(self, scope: Scope, participant: str, current_only: bool = False) -> dict[str, Any]:
+        found = self.tools["profile"].profile(scope, participant, current_only)  # type: ignore[attr-defined]
+        if found is None:
+            raise NotFound(f"unknown participant {participant!r} in space {scope.space!r}")
+        return {**found, "scope": scope.describe()}
+
+
+_LOCK = threading.Lock()
+
+
+def retrieval_for(services: Any) -> RetrievalService:
+    """The process's RetrievalService, built on first use from the shared Services."""
+    existing = getattr(services, "retrieval", None)
+    if isinstance(existing, RetrievalService):
+        return existing
+    with _LOCK:
+        existing = getattr(services, "retrieval", None)
+        if not isinstance(existing, RetrievalService):
+            existing = RetrievalService(services.settings, services.db, services.embedder)
+            services.retrieval = existing
+        return existing

@@ -1,0 +1,33 @@
+"""Fixtures of the retrieval tests: one household space per access policy, built once per module."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from voxmem.retrieval.service import RetrievalService
+from voxmem.services import Services
+from .household import Household, build_household
+
+logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
+
+
+@pytest.fixture(scope="module")
+def households(services: Services) -> Iterator[dict[str, Household]]:
+    """Identical households in three spaces: policy open, participant and private."""
+    built: dict[str, Household] = {}
+    try:
+        for policy in ("open", "participant", "private"):
+            built[policy] = build_household(services, f"test-ret-{policy}-{uuid.uuid4().hex[:8]}", policy)
+        yield built
+    finally:
+        for house in built.values():
+            services.spaces.delete(house.space)
+
+
+@pytest.fixture(scope="module")
+def retrieval(services: Services) -> RetrievalService:
+    return RetrievalService(services.settings, services.db, services.embedder, chat_model=None)

@@ -1,0 +1,94 @@
+"""Each retrieval tool against the real Neo4j: right evidence, right filters, right graph edges."""
+
+from __future__ import annotations
+
+import pytest
+
+from voxmem.retrieval.scope import resolve_scope
+from voxmem.retrieval.tools import Filters
+
+pytestmark = pytest.mark.integration
+
+
+def _ids(hits):
+    return [h.id for h in hits]
+
+
+def test_open_space_vector_and_fulltext_find_the_turn(households, retrieval, services):
+    house = households["open"]
+    scope = resolve_scope(services.db, house.space, None)
+    vec = retrieval.tools["message_vector"].search(scope, "garage door code", k=3)
+    ft = retrieval.tools["message_fulltext"].search(scope, "garage door code", k=3)
+    assert vec[0].id == house.mid("kitchen-1")
+    assert ft[0].id == house.mid("kitchen-1")
+    hit = vec[0].sources[0]
+    assert hit.speaker["name"] == "Tom" and [a["name"] for a in hit.addressees] == ["Ana"]
+    assert hit.session == "kitchen" and hit.ts.startswith("2026-11-02")
+
+
+def test_speaker_addressee_session_and_time_filters(households, retrieval, services):
+    house = households["open"]
+    scope = resolve_scope(services.db, house.space, None)
+    tool = retrieval.tools["message_vector"]
+    by_lena = tool.search(scope, "peanuts", Filters(speaker="Lena"), k=5)
+    assert by_lena and all(h.sources[0].speaker["name"] == "Lena" for h in by_lena)
+    to_ana = tool.search(scope, "anything", Filters(addressee=house.people["Ana"]), k=5)
+    assert {h.id for h in to_ana} == {house.mid("kitchen-1"), house.mid("hall-2")}
+    in_hall = tool.search(scope, "appointment", Filters(session="hall"), k=5)
+    assert {h.sources[0].session for h in in_hall} == {"hall"}
+    early = tool.search(scope, "pizza", Filters(ts_to="2026-11-02T18:01:30+00:00"), k=5)
+    assert {h.id for h in early} == {house.mid("car-1"), house.mid("car-2")}
+
+
+def test_fact_tools_current_only_and_timeline(households, retrieval, services):
+    house = households["open"]
+    scope = resolve_scope(services.db, house.space, None)
+    current = retrieval.tools["fact_vector"].search(scope, "checkout time", Filters(current_only=True), k=3)
+    assert house.facts["ana_checkout"] in _ids(current)
+    assert house.facts["ana_checkout_old"] not in _ids(current)
+    timeline = retrieval.tools["timeline"].search(scope, "checkout time", k=5)
+    order = [h.id for h in timeline if h.meta.get("slot") == "checkout_time"]
+    assert order == [house.facts["ana_checkout_old"], house.facts["ana_checkout"]]
+    old = next(h for h in timeline if h.id == house.facts["ana_checkout_old"])
+    assert old.meta["current"] is False and old.meta["valid_to"] is not None
+    assert old.meta["superseded_by"] == [house.facts["ana_checkout"]]
+    fulltext = retrieval.tools["fact_fulltext"].search(scope, "garage code", Filters(speaker="Tom"), k=3)
+    assert _ids(fulltext)[0] == house.facts["garage_code"]
+    assert fulltext[0].sources[0].id == house.mid("kitchen-1")
+
+
+def test_graph_tools_who_said_addressees_said_to_context(households, retrieval, services):
+    house = households["open"]
+    scope = resolve_scope(services.db, house.space, None)
+    who = retrieval.tools["who_said"].search(scope, "finish your homework", k=3)
+    assert who[0].sources[0].speaker["name"] == "Tom"
+    to = retrieval.tools["addressees"].search(scope, house.mid("car-3"))
+    assert [a["name"] for a in to[0].sources[0].addressees] == ["Tom"]
+    said = retrieval.tools["said_to"].search(scope, "", Filters(speaker="Tom", addressee="Maya"), k=5)
+    assert _ids(said) == [house.mid("car-2")]
+    context = retrieval.tools["context"].search(scope, house.mid("car-2"), k=10)
+    assert [h.sources[0].idx for h in context] == [0, 1, 2, 3]
+
+
+def test_profile_and_attribute_tools(households, retrieval, services):
+    house = households["open"]
+    scope = resolve_scope(services.db, house.space, None)
+    profile = retrieval.profile(scope, "Lena")
+    assert profile["participant"]["name"] == "Lena"
+    assert [a["text"] for a in profile["attributes"]] == ["allergic to peanuts"]
+    assert profile["attributes"][0]["sources"][0]["id"] == house.mid("car-3")
+    attrs = retrieval.tools["attribute_vector"].search(scope, "food allergy", k=2)
+    assert attrs[0].id == house.attributes["lena_allergy"]
+
+
+def test_private_scope_narrows_each_tool(households, retrieval, services):
+    house = households["private"]
+    maya = resolve_scope(services.db, house.space, house.people["Maya"])
+    seen = house.visible_messages("Maya")
+    hits = retrieval.tools["message_vector"].search(maya, "garage door code", k=10)
+    assert hits and {h.id for h in hits} <= seen
+    assert house.mid("kitchen-1") not in {h.id for h in hits}
+    assert retrieval.tools["fact_fulltext"].search(maya, "garage code", k=5) == []
+    assert retrieval.tools["addressees"].search(maya, house.mid("kitchen-1")) == []
+    context = retrieval.tools["context"].search(maya, house.mid("car-2"), k=10)
+    assert {h.id for h in context} == {house.mid("car-1"), house.mid("car-2")}
