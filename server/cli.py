@@ -18,6 +18,7 @@ def _print(obj: object) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
+
     from voxmem.api.app import create_app
 
     settings = get_settings()

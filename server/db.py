@@ -22,6 +22,7 @@ from tenacity import (
     stop_after_attempt,
     wait_exponential,
 )
+
 from voxmem.config import Settings
 from voxmem.errors import DatabaseUnavailable
 

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Sequence
 
 import numpy as np
+
 from voxmem.config import Settings
 
 BUNDLED_MINILM = "bundled:all-MiniLM-L6-v2"

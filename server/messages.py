@@ -15,6 +15,7 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 from neo4j.exceptions import ConstraintError
+
 from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.embeddings import TextEmbedder

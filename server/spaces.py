@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from neo4j.exceptions import ConstraintError
+
 from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.errors import Conflict, InvalidInput, NotFound

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
 from voxmem.errors import Forbidden, Unauthorized
 from voxmem.services import Services
 

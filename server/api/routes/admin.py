@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, status
+
 from voxmem.api.deps import require_admin, services
 from voxmem.api.schemas import KeyIn, KeyOut, SpaceIn, SpaceOut
 from voxmem.services import Services

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends
+
 from voxmem.api.deps import services
 from voxmem.api.schemas import HealthOut
 from voxmem.errors import DatabaseUnavailable

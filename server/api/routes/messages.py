@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Query, status
+
 from voxmem.api.deps import SpaceAccess, require_space, services
 from voxmem.api.schemas import ID_PATTERN, MessageOut, SpaceOut, TurnIn
 from voxmem.errors import InvalidInput
