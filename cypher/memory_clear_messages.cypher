@@ -16,7 +16,7 @@ CALL (msgs) {
   MATCH (d)-[r:DERIVED_FROM]->(m) WHERE d:Fact OR d:Attribute
   DELETE r
 }
-CALL (msgs) {
+OPTIONAL CALL (msgs) {
   MATCH (d:Fact {space: $space}) WHERE NOT EXISTS { (d)-[:DERIVED_FROM]->() }
   RETURN d
 UNION
@@ -24,6 +24,7 @@ UNION
   RETURN d
 }
 CALL (d) {
+  WITH d WHERE d IS NOT NULL
   OPTIONAL MATCH (d)-[:SUPERSEDES]->(old)
   WHERE NOT EXISTS { MATCH (other)-[:SUPERSEDES]->(old) WHERE other <> d }
   SET old.current = true, old.valid_to = null

@@ -7,5 +7,5 @@ RETURN p {.id, .name, .aliases, .name_source} AS participant,
        COUNT { (p)-[:SPEAKS]->(:Message) } AS messages,
        COUNT { (:Message)-[:ADDRESSES]->(p) } AS addressed_in,
        COUNT { (f:Fact)-[:ABOUT]->(p) WHERE f.current } AS facts_about,
-       [(a:AuditItem {space: $space}) WHERE p.id IN coalesce(a.participants, []) AND NOT a.resolved |
-        a {.id, .kind, .detail, .message_id}] AS open_audit;
+       COLLECT { MATCH (a:AuditItem {space: $space}) WHERE p.id IN coalesce(a.participants, []) AND NOT a.resolved
+                 RETURN a {.id, .kind, .detail, .message_id} } AS open_audit;

@@ -283,8 +283,9 @@ class OfflineExtractor:
                 )
             )
         for d in drafts(cur.text, speaker.display, addressee_name, terms):
-            subject = labels[0] if d.subject == "addressee" and labels else cur.speaker
-            about = [t for t in labels if t != subject] if d.mentions_you else []
+            refs = labels or [t for t in targets if t != GROUP]
+            subject = refs[0] if d.subject == "addressee" and refs else cur.speaker
+            about = [t for t in refs if t != subject] if d.mentions_you else []
             if d.relation and d.relation[1]:
                 about.append(d.relation[1])
             times = normalise_times(d.source, window.reference_time)

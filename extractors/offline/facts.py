@@ -213,7 +213,7 @@ _SLOTS: list[tuple[str, re.Pattern[str]]] = [
     ("meeting_time", re.compile(r"\b(?:meeting|appointment|call)\b[^.]*?\b(?:at|to|for)\s+" + _TIME, re.I)),
     ("pickup_time", re.compile(r"\bpick(?: me)?[- ]?up\b[^.]*?\b(?:at|to|for)\s+" + _TIME, re.I)),
     ("dinner_time", re.compile(r"\b(?:dinner|reservation)\b[^.]*?\b(?:at|to|for)\s+" + _TIME, re.I)),
-    ("room", re.compile(r"\broom (?:number )?(\d{1,4}[a-z]?)\b", re.I)),
+    ("room", re.compile(r"\broom (?:is |number |no\.? |will be |now )*(\d{1,4}[a-z]?)\b", re.I)),
     ("temperature", re.compile(r"\b(\d{2}) degrees\b", re.I)),
     (
         "diet",
@@ -257,7 +257,7 @@ _BACKGROUND = re.compile(
     re.I,
 )
 _RELATION = re.compile(
-    r"\bmy (" + "|".join(sorted(RELATION_NOUNS, key=len, reverse=True)) + r")s?\b(?:,? ([A-Z][a-z]+))?"
+    r"\b[Mm]y (" + "|".join(sorted(RELATION_NOUNS, key=len, reverse=True)) + r")s?\b(?:,? ([A-Z][a-z]+))?"
 )
 
 
@@ -336,9 +336,11 @@ def informative(sentence: str) -> bool:
     s = sentence.strip()
     if not s or s.endswith("?") or _PLEASANTRY.match(s):
         return False
-    words = re.findall(r"[a-zA-Z']+", s.lower())
+    words = re.findall(r"[a-zA-Z0-9']+", s.lower())
     content = [w for w in words if w not in _STOP and len(w) > 2]
-    return len(words) >= 4 and len(content) >= 2
+    if slot_of(s)[0] is not None:
+        return len(words) >= 3
+    return len(words) >= 3 and len(content) >= 2
 
 
 def slot_of(sentence: str) -> tuple[str | None, str | None]:

@@ -18,14 +18,13 @@ _NAME = r"([A-Z][a-z'’-]+(?: [A-Z][a-z'’-]+)?)"
 _SELF_STRONG = re.compile(r"\b(?:my name is|my name's|the name's|name is)\s+" + _NAME)
 _SELF_IM = re.compile(r"(?:^|[.!?,]\s*|\b(?:hi|hello|hey),?\s+)(?:I'm|I am|I’m)\s+" + _NAME + r"(?!['’]s)\b")
 _SELF_THIS = re.compile(
-    r"^(?:(?:hi|hello|hey|yes|yeah)[,!]?\s+)?(?:this is|it's|it is|it’s)\s+" + _NAME + r"(?!['’]s)"
-    r"\s*(?:here|speaking)?\s*(?:[.!,]|$)(?!\s*my\b)",
-    re.IGNORECASE,
+    r"(?i:^(?:(?:hi|hello|hey|yes|yeah)[,!]?\s+)?(?:this is|it's|it is|it’s)\s+)" + _NAME + r"(?!['’]s)"
+    r"(?i:\s*(?:here|speaking)?\s*(?:[.!,]|$)(?!\s*my\b))"
 )
 _CALL_ME = re.compile(r"\b(?:call me|calls me|called me)\s+" + _NAME)
 _CORRECTION = [
     re.compile(
-        r"\b(?:actually|no|sorry|correction)[,.!]?\s+(?:it's|it is|i'm|i am|my name is|it’s)\s+" + _NAME, re.I
+        r"(?i:\b(?:actually|no|sorry|correction)[,.!]?\s+(?:it's|it is|i'm|i am|my name is|it’s)\s+)" + _NAME
     ),
     re.compile(r"\b(?:I'm|I am|it's|it’s) not [A-Z][a-z'-]+[,;]? (?:I'm|I am|it's|it’s) " + _NAME),
     re.compile(r"\b(?:it's|it is|I'm|I am|it’s) " + _NAME + r",? not [A-Z][a-z'-]+\b"),

@@ -13,6 +13,7 @@ import logging
 from typing import Any
 
 from tqdm import tqdm
+
 from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.embeddings import TextEmbedder

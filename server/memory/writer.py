@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from neo4j import ManagedTransaction
+
 from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.embeddings import TextEmbedder

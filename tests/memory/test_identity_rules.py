@@ -1,0 +1,68 @@
+"""Unit tests of the naming rules: strong evidence names, weak evidence accumulates, conflicts audit."""
+
+from __future__ import annotations
+
+from voxmem.memory.identity import PersonState, decide, evidence_entry
+
+
+def person(pid="p_a", name=None, evidence=None, has_voice=True, source=None, aliases=None) -> PersonState:
+    return PersonState(pid, name, aliases or [], evidence or [], has_voice, source)
+
+
+def test_self_introduction_names_an_unnamed_voice():
+    assert decide("Maya", "self_intro", False, 0.9, person(), []).action == "name"
+
+
+def test_weak_evidence_waits_then_accumulates():
+    target = person()
+    assert decide("Tom", "addressed", False, 0.65, target, []).action == "vote"
+    target.evidence.append(evidence_entry("Tom", 0.65, "addressed", "m1"))
+    assert decide("Tom", "addressed", False, 0.65, target, []).action == "name"
+
+
+def test_weak_evidence_split_between_names_does_not_name():
+    target = person(evidence=[evidence_entry("Ben", 0.65, "addressed", "m1")])
+    assert decide("Tom", "addressed", False, 0.65, target, []).action == "vote"
+
+
+def test_weak_hint_never_touches_a_named_person():
+    assert decide("Tom", "addressed", False, 0.65, person(name="Maya"), []).action == "none"
+
+
+def test_one_voice_two_names_is_an_audit_item():
+    d = decide("Sam", "self_intro", False, 0.9, person(name="Maya"), [])
+    assert d.action == "conflict_two_names"
+
+
+def test_correction_renames():
+    assert decide(
+        "Katherine", "correction", False, 0.95, person(name="Kathy", source="extraction"), []
+    ).action == ("rename")
+
+
+def test_self_intro_overrules_a_weakly_inferred_name():
+    weak = person(
+        name="Tom", source="extraction", evidence=[evidence_entry("Tom", 0.65, "addressed", "m1")] * 2
+    )
+    assert decide("Ben", "self_intro", False, 0.9, weak, []).action == "rename"
+
+
+def test_one_name_two_voices_is_an_audit_item_never_a_merge():
+    other = person("p_b", name="Maya")
+    d = decide("Maya", "self_intro", False, 0.9, person(), [other])
+    assert (d.action, d.other) == ("conflict_two_voices", "p_b")
+
+
+def test_voiceless_placeholder_is_folded_in():
+    placeholder = person("p_b", name="Tom", has_voice=False)
+    d = decide("Tom", "self_intro", False, 0.9, person(), [placeholder])
+    assert (d.action, d.other) == ("merge_placeholder", "p_b")
+
+
+def test_kinship_terms_are_aliases_only():
+    assert decide("Dad", "kinship", True, 0.65, person(), []).action == "alias"
+    assert decide("mel", "addressed", True, 0.7, person(name="Melanie"), []).action == "alias"
+
+
+def test_known_name_is_a_no_op():
+    assert decide("maya", "self_intro", False, 0.9, person(name="Maya"), []).action == "none"
