@@ -338,3 +338,9 @@ def test_log_tail_shows_only_the_latest_start(tmp_path: Path) -> None:
     )
     tail = server.log_tail(tmp_path)
     assert "new failure" in tail and "old failure" not in tail
+
+
+def test_explicit_java_home_that_is_not_a_jdk_is_reported(tmp_path: Path) -> None:
+    s = make_settings(tmp_path, neo4j_java_home=tmp_path / "no-jdk-here")
+    with pytest.raises(java.NoSuitableJavaError, match="is not a JDK"):
+        java.runtime_for(s)

@@ -169,5 +169,8 @@ def choose_runtime(
 
 def runtime_for(settings: Settings) -> Runtime:
     """Choose the runtime for the given settings."""
-    jdks = discover(explicit=settings.neo4j_java_home)
+    explicit = settings.neo4j_java_home
+    jdks = discover(explicit=explicit)
+    if explicit is not None and not jdks:
+        raise NoSuitableJavaError(f"VOXMEM_NEO4J_JAVA_HOME={explicit} is not a JDK (no executable bin/java)")
     return choose_runtime(settings.neo4j_version, settings.neo4j_fallback_version, jdks)

@@ -431,6 +431,18 @@ def _terminate(pid: int, timeout_s: float) -> bool:
     return True
 
 
+def fetch_jars(settings: Settings) -> LibDir:
+    """Choose release and JDK and make sure the jars are in the cache, without starting anything.
+
+    For setup scripts that want the download done up front (it is the slow part of a first ``up``).
+    """
+    try:
+        rt = runtime_for(settings)
+    except NoSuitableJavaError as e:
+        raise Neo4jLocalError(str(e)) from e
+    return ensure_jars(settings.cache_dir, rt.neo4j_version)
+
+
 def up(settings: Settings) -> Status:
     """Make sure the local Neo4j runs and answers on Bolt; return its status.
 
