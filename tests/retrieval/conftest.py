@@ -10,6 +10,7 @@ import pytest
 
 from voxmem.retrieval.service import RetrievalService
 from voxmem.services import Services
+
 from .household import Household, build_household
 
 logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)

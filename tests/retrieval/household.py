@@ -176,9 +176,9 @@ class Household:
                 out.add(self.attributes[key])
             elif asker is None:
                 continue
-            elif self.policy == "private" and owner == asker:
-                out.add(self.attributes[key])
-            elif self.policy == "participant" and all(self.mid(s) in seen for s in sources):
+            elif (self.policy == "private" and owner == asker) or (
+                self.policy == "participant" and all(self.mid(s) in seen for s in sources)
+            ):
                 out.add(self.attributes[key])
         return out
 
