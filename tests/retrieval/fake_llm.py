@@ -12,6 +12,7 @@ from typing import Any
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field
 
 
 class ScriptedChat(BaseChatModel):
@@ -19,7 +20,7 @@ class ScriptedChat(BaseChatModel):
 
     planner: Callable[[str], str]
     answerer: Callable[[str], str]
-    calls: list[str] = []
+    calls: list[str] = Field(default_factory=list)
 
     @property
     def _llm_type(self) -> str:
