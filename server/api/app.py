@@ -16,6 +16,7 @@ from voxmem.api.routes import admin, health, messages
 from voxmem.api.routes import memory as memory_routes
 from voxmem.api.routes import audio as audio_routes
 from voxmem.api.routes import identity as identity_routes
+from voxmem.api.routes import query as query_routes
 from voxmem.config import Settings, get_settings
 from voxmem.errors import VoxmemError
 from voxmem.services import Services
@@ -72,4 +73,5 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     app.include_router(memory_routes.router)
     app.include_router(audio_routes.router)
     app.include_router(identity_routes.router)
+    app.include_router(query_routes.router)
     return app
