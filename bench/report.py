@@ -157,7 +157,7 @@ def markdown(results: dict[str, Any], plots: list[Path], command: str | None = N
         f" in {auth['questions_with_wrong_authorization']} of {auth['questions_with_asker']} questions"
         " with an asker",
         f"- asker identification accuracy: {_f(auth['asker_identification_accuracy'])} "
-        f"({auth['askers_identified']} askers reported by the server)",
+        f"over {auth['askers_checked']} questions asked by voice (an unknown voice counts as a miss)",
         "",
         "## Speed",
         "",

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import logging
 import os
 import re
 import subprocess
@@ -303,8 +304,12 @@ class Run:
                 allowed = visible_turns(self.case, qa.asker, self.policy)
                 outside = [] if allowed is None else [t for t in turn_ids if t not in allowed]
                 record["unauthorized_evidence"] = outside
-                if result.asker_entity is not None:
-                    record["asker_identified_as"] = owners.get(result.asker_entity, "(new or unknown voice)")
+                if result.asker_checked:
+                    record["asker_identified_as"] = (
+                        owners.get(result.asker_entity, "(voice never routed)")
+                        if result.asker_entity
+                        else "(unknown)"
+                    )
             if self.judge is not None:
                 record["judge"] = self.judge.grade(qa.question, qa.answer, result.answer)
             self.question_log.append(record)
@@ -380,7 +385,7 @@ class Run:
                     if identified
                     else None
                 ),
-                "askers_identified": len(identified),
+                "askers_checked": len(identified),
             },
             "scores": {"overall": _aggregate(questions), "by_type": by_type},
             "questions": questions,
@@ -473,6 +478,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.condition not in (*CONDITIONS, "shifted"):
         parser.error(f"--condition must be shifted or one of {', '.join(CONDITIONS)}")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    # Neo4j's per-query notifications (e.g. "relationship type does not exist yet") would bury the bars.
+    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
     settings: Settings = get_settings()
     cases = _load_cases(args)
     judge = None

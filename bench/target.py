@@ -23,9 +23,10 @@ import httpx
 from voxmem.config import Settings
 
 AUDIO_ROUTE_HINTS = (
+    "/spaces/{space}/sessions/{session}/audio-turns",
     "/spaces/{space}/sessions/{session}/audio",
-    "/spaces/{space}/sessions/{session}/turns/audio",
 )
+ASKER_ROUTE = "/spaces/{space}/asker"
 QUERY_ROUTE = "/spaces/{space}/query"
 SEARCH_ROUTE = "/spaces/{space}/search"
 
@@ -50,6 +51,7 @@ class AskResult:
     evidence: list[str]  # message ids, best first
     latency_s: float
     asker_entity: str | None = None
+    asker_checked: bool = False  # the server was asked who spoke (audio question), known or not
     mode: str = "query"
     raw: dict[str, Any] = field(default_factory=dict)
 
@@ -81,6 +83,7 @@ class Target:
             )
         self.has_query = QUERY_ROUTE in self.paths
         self.has_search = SEARCH_ROUTE in self.paths
+        self.has_asker = ASKER_ROUTE in self.paths
         self.keys: dict[str, dict[str, str]] = {}
 
     # --- construction ----------------------------------------------------------------------
@@ -190,6 +193,7 @@ class Target:
                 _evidence_ids(out),
                 latency,
                 asker_entity=_asker_entity(out),
+                asker_checked=audio is not None and "asker" in out,
                 mode="query-audio" if audio is not None else "query-text",
                 raw=out,
             )

@@ -58,7 +58,7 @@ def _results() -> dict:
             "wrong_authorizations": 0,
             "questions_with_wrong_authorization": 0,
             "asker_identification_accuracy": None,
-            "askers_identified": 0,
+            "askers_checked": 0,
         },
         "scores": {"overall": row, "by_type": {"single_hop": row}},
         "questions": questions,
