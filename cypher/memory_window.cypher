@@ -1,7 +1,7 @@
 // The context window of one message: the message and up to $n previous messages of its
 // session (oldest first), each with its speaker's current identity (SPEAKS participant,
 // else the participant its voice is IDENTIFIED_AS, else the anonymous Speaker), the
-// client-given addressees and image captions; plus the session's participants.
+// client-given addressees, addressees named by vocative, image captions; plus the session's participants.
 // Params: $space, $id (message id), $n (previous turns)
 MATCH (m:Message {space: $space, id: $id})
 MATCH (s:Session {space: $space, id: m.session})
@@ -17,6 +17,7 @@ CALL (m) {
   ORDER BY w.idx
   RETURN collect({id: w.id, idx: w.idx, text: w.text, ts: w.ts, speaker: speaker,
                   given: [(w)-[:ADDRESSES {source: 'given'}]->(a:Participant) | a.id],
+                  addressed: [(w)-[r:ADDRESSES]->(a:Participant) WHERE r.source IN ['given', 'vocative'] | a.id],
                   captions: [(w)-[:HAS_IMAGE]->(img:Image) | img.caption]}) AS turns
 }
 CALL (s) {

@@ -44,6 +44,7 @@ class WindowTurn:
     text: str
     ts: datetime | None = None
     given_addressees: list[str] = field(default_factory=list)  # window labels
+    addressees: list[str] = field(default_factory=list)  # labels it surely ADDRESSES (given or vocative)
     captions: list[str] = field(default_factory=list)
 
 
@@ -121,6 +122,9 @@ def window_from_rows(
     by_id = {p.participant_id: label for label, p in builder.people.items()}
     for row, turn in zip(rows, turns, strict=True):
         turn.given_addressees = [by_id[a] for a in row.get("given") or [] if a in by_id]
+        turn.addressees = [by_id[a] for a in row.get("addressed") or [] if a in by_id] or list(
+            turn.given_addressees
+        )
     start = session_date or (turns[0].ts if turns and turns[0].ts else datetime.now(UTC))
     return Window(session=session, session_date=start, turns=turns, people=builder.people)
 

@@ -78,6 +78,21 @@ _FUNCTION = set(
     ]
 )
 
+# Weight of "the voice that answered right after someone asked 'Tom, …?' is Tom" (an
+# answer-shaped reply to a question); any other reply after a call by name weighs 0.4.
+ANSWERED_CALL = 0.7
+_ANSWER = re.compile(
+    r"^(?:yes|yeah|yep|no|nope|sure|ok|okay|of course|not yet|i will|i'll|i did|i have|i've|i am|i'm|"
+    r"i can|it's|it is|they're|on the|in the|at the|sorry|maybe|right|definitely|absolutely|nah|done|here)\b",
+    re.I,
+)
+
+
+def _answers(call: str, reply: str) -> bool:
+    """A question followed by an answer-shaped reply."""
+    return call.rstrip().endswith("?") and bool(_ANSWER.match(reply.strip()))
+
+
 Similarity = Callable[[str, list[str]], list[float]]
 
 
@@ -90,8 +105,9 @@ class OfflineExtractor:
 
     name = "offline"
 
-    def __init__(self, similarity: Similarity | None = None) -> None:
+    def __init__(self, similarity: Similarity | None = None, partner_bonus: float = 0.0) -> None:
         self.similarity = similarity
+        self.partner_bonus = partner_bonus
 
     # --- public interface ----------------------------------------------------------------
     def extract(self, window: Window) -> ExtractionResult:
@@ -168,7 +184,7 @@ class OfflineExtractor:
                 continue
             if v.cue == "thanks" and prev is not None:
                 out.append(
-                    NameEvidence(speaker=prev.speaker, name=v.term, kind=kind, alias=alias, confidence=0.65)
+                    NameEvidence(speaker=prev.speaker, name=v.term, kind=kind, alias=alias, confidence=0.75)
                 )
         # A question or call by name in the previous turn that the current speaker answers.
         if prev is not None and window.previous and window.previous[-1] is prev:
@@ -184,7 +200,7 @@ class OfflineExtractor:
                             name=v.term,
                             kind=kind,
                             alias=v.kind in ("kinship", "role"),
-                            confidence=0.6,
+                            confidence=ANSWERED_CALL if _answers(prev.text, cur.text) else 0.4,
                         )
                     )
         return _dedupe_names(out)
@@ -232,7 +248,7 @@ class OfflineExtractor:
             if turn.speaker in candidates:
                 continue
             score = recency
-            called = turn.given_addressees == [cur.speaker] or any(
+            called = cur.speaker in turn.addressees or any(
                 self._resolve(v.term, known)[0] == cur.speaker for v in vocatives(turn.text, set(known))
             )
             if called:
@@ -243,6 +259,11 @@ class OfflineExtractor:
             recency *= 0.5
         if not candidates:
             return []
+        own = next((t for t in reversed(window.previous) if t.speaker == cur.speaker), None)
+        if own is not None:  # continuing a conversation with the one we spoke to last
+            for label in own.addressees:
+                if label in candidates:
+                    candidates[label] += self.partner_bonus
         if self.similarity is not None and len(candidates) > 1:
             latest = {}
             for turn in window.previous:

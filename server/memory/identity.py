@@ -6,10 +6,11 @@ item; tests and benchmarks check them without a database, and the writer applies
 decision in Neo4j. The rules never merge two speaking people and never rename silently:
 every conflict becomes an ``AuditItem``.
 
-Weights: a self-introduction or correction is decisive on its own; "Thanks, Tom" or
-answering "Tom, …?" is weak and must accumulate (``NAME_THRESHOLD``) with a margin over
-any other name heard for that person, because in a group the next speaker is not always
-the one who was called.
+Weights: a self-introduction or correction is decisive on its own; "Thanks, Tom" right
+after someone spoke (0.75) is enough alone; answering "Tom, …?" (0.6) must happen twice,
+because in a group the next speaker is not always the one who was called. A voice that
+calls someone "Tom" gets negative evidence for "Tom" (``NOT_ME``). A name is given when
+its summed weight reaches ``NAME_THRESHOLD`` with ``NAME_MARGIN`` over any other name.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from dataclasses import dataclass, field
 from voxmem.ids import name_key
 
 STRONG = 0.85
-NAME_THRESHOLD = 1.2
-NAME_MARGIN = 0.6
+NAME_THRESHOLD = 0.7
+NAME_MARGIN = 0.5
+NOT_ME = -1.0  # weight of "this voice called someone N, so it is not N"
 
 
 @dataclass

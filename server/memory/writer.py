@@ -28,7 +28,7 @@ from voxmem.extractors.offline.names import plausible_new_name
 from voxmem.extractors.schema import GROUP, ExtractionResult, is_label
 from voxmem.extractors.window import Window
 from voxmem.ids import name_key, new_id
-from voxmem.memory.identity import PersonState, decide, evidence_entry
+from voxmem.memory.identity import NOT_ME, PersonState, decide, evidence_entry
 
 log = logging.getLogger(__name__)
 
@@ -174,6 +174,17 @@ class MemoryWriter:
                     continue
                 if pid not in edges or edges[pid]["confidence"] < a.confidence:
                     edges[pid] = {"pid": pid, "source": a.source, "confidence": a.confidence}
+        for a in result.record.addressees:  # whoever calls someone "Tom" is not Tom
+            if speaker_id and a.target != GROUP and not is_label(a.target):
+                entry = evidence_entry(a.target, NOT_ME, "not_me", result.message_id)
+                _rows(
+                    tx,
+                    "participant_add_evidence",
+                    space=space,
+                    id=speaker_id,
+                    entry=entry,
+                    message_id=result.message_id,
+                )
         if edges:
             _rows(
                 tx,

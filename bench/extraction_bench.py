@@ -1,0 +1,606 @@
+"""Extraction benchmark: addressees, names, fact coverage and throughput, printed as a table.
+
+    python -m voxmem.bench.extraction_bench [--quick] [--out results/memory]
+
+Measures the offline backend (and says so); the LLM and graphiti backends need a real
+model and are not measured here.
+- Addressee accuracy on Molweni (the speaker of the message a turn replies to, as a
+  proxy for its addressee) next to two baselines: the literal previous speaker and the
+  previous *other* speaker.
+- Addressee accuracy on generated multi-party sessions with known addressees: the
+  scenario cases of ``voxmem.bench.scenarios`` and this module's own dialogues (which
+  also carry naming cues).
+- Name resolution with hidden speaker names: every voice starts anonymous; the
+  extractor's name evidence goes through the same rules the writer applies
+  (``voxmem.memory.identity``); we count speakers named correctly, wrongly, or not at all.
+- Fact coverage against LoCoMo's reference ``observation`` facts: an observation is
+  covered when some extracted fact of the same session has cosine ≥ threshold with it
+  (all-MiniLM-L6-v2), and "aligned" when that fact also comes from the cited turn.
+- Throughput: offline extraction turns per second (median of repeats) on LoCoMo turns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from voxmem.extractors.offline import OfflineExtractor
+from voxmem.extractors.schema import GROUP, is_label
+from voxmem.extractors.window import Window, WindowPerson, WindowTurn
+from voxmem.ids import name_key
+from voxmem.memory.identity import NOT_ME, PersonState, decide, evidence_entry
+
+DATA = Path(os.environ.get("VOXMEM_DATA_DIR", "/work/shared/data"))
+EVERYONE = "everyone"
+
+
+# --- a session simulator that builds windows the way the Neo4j loader does ---------------------
+@dataclass
+class Sim:
+    """Turns of one session fed one by one; identities known (text path) or hidden (voices)."""
+
+    date: datetime
+    context: int = 3
+    hidden: bool = False
+    names: dict[str, str | None] = field(default_factory=dict)  # speaker id -> current name
+    aliases: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    turns: list[tuple[str, str]] = field(default_factory=list)
+    roster: list[str] = field(default_factory=list)
+    addressed: dict[int, list[str]] = field(default_factory=dict)  # turn index -> speaker ids it addressed
+
+    def record(self, window: Window, record) -> set[str]:
+        """Remember what the current turn addressed (as the writer's ADDRESSES edges would)."""
+        sure = record.model_copy(
+            update={"addressees": [a for a in record.addressees if a.source in ("vocative", "group")]}
+        )
+        pred = predicted_addressees(window, sure, lambda name: name if name in self.names else None)
+        if EVERYONE in pred:
+            pred = (pred - {EVERYONE}) | {p for p in self.roster if p != self.turns[-1][0]}
+        self.addressed[len(self.turns) - 1] = sorted(pred)
+        return pred
+
+    def window(self, speaker: str, text: str) -> Window:
+        self.turns.append((speaker, text))
+        if speaker not in self.roster:
+            self.roster.append(speaker)
+        recent = self.turns[-(self.context + 1) :]
+        labels: dict[str, str] = {}
+        people: dict[str, WindowPerson] = {}
+
+        def label(sid: str) -> str:
+            if sid not in labels:
+                labels[sid] = f"S{len(labels) + 1}"
+                people[labels[sid]] = WindowPerson(
+                    labels[sid], sid, self.names.get(sid), list(self.aliases[sid])
+                )
+            return labels[sid]
+
+        base = len(self.turns) - len(recent)
+        wturns = [
+            WindowTurn(
+                f"m{base + i}", base + i, label(sid), t, self.date + timedelta(seconds=30 * (base + i))
+            )
+            for i, (sid, t) in enumerate(recent)
+        ]
+        for sid in self.roster:
+            label(sid)
+        for i, turn in enumerate(wturns):
+            turn.addressees = [labels[a] for a in self.addressed.get(base + i, []) if a in labels]
+        return Window("s", self.date, wturns, people)
+
+
+def predicted_addressees(window: Window, record, resolve_name) -> set[str]:
+    """Speaker ids (or 'everyone') the record addresses."""
+    out: set[str] = set()
+    for a in record.addressees:
+        if a.target == GROUP:
+            out.add(EVERYONE)
+        elif is_label(a.target):
+            person = window.person(a.target)
+            if person and person.participant_id:
+                out.add(person.participant_id)
+        else:
+            found = resolve_name(a.target)
+            if found:
+                out.add(found)
+    return out
+
+
+# --- Molweni ------------------------------------------------------------------------------------
+def molweni(extractor: OfflineExtractor, context: int) -> dict[str, Any]:
+    data = json.loads((DATA / "molweni" / "molweni_dev.json").read_text())["data"]["dialogues"]
+    n = ok = prev_lit = prev_other = 0
+    for dia in data:
+        edus = dia["edus"]
+        gold = {r["y"]: r["x"] for r in dia["relations"]}
+        sim = Sim(datetime(2020, 1, 1, tzinfo=UTC), context=context)
+        for i, edu in enumerate(edus):
+            sid = edu["speaker"]
+            sim.names[sid] = sid
+            window = sim.window(sid, edu["text"])
+            record = extractor.extract(window).record
+            sim.record(window, record)
+            if i not in gold or edus[gold[i]]["speaker"] == sid:
+                continue
+            target = edus[gold[i]]["speaker"]
+            pred = predicted_addressees(window, record, lambda name: name if name in sim.names else None)
+            n += 1
+            ok += pred == {target}
+            prev_lit += edus[i - 1]["speaker"] == target
+            other = next(
+                (edus[j]["speaker"] for j in range(i - 1, -1, -1) if edus[j]["speaker"] != sid), None
+            )
+            prev_other += other == target
+    return {
+        "n": n,
+        "offline": ok / n,
+        "previous_speaker": prev_lit / n,
+        "previous_other_speaker": prev_other / n,
+    }
+
+
+# --- generated sessions -------------------------------------------------------------------------
+def scenario_cases(quick: bool) -> list[Any]:
+    from voxmem.bench.scenarios import SCENARIOS, generate_case
+
+    seeds = [7] if quick else [7, 11, 23]
+    return [generate_case(s, seed, 4, 6, 24) for s in SCENARIOS for seed in seeds]
+
+
+def addressee_accuracy_cases(extractor: OfflineExtractor, cases: list[Any], context: int) -> dict[str, Any]:
+    n = ok = edges_on_unlabelled = unlabelled = 0
+    by_source: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for case in cases:
+        people = {name_key(p.name): p.name for p in case.participants}
+        for session in case.sessions:
+            sim = Sim(_date(session.date), context=context)
+            for turn in session.turns:
+                sim.names[turn.speaker] = turn.speaker
+                window = sim.window(turn.speaker, turn.text)
+                record = extractor.extract(window).record
+                sim.record(window, record)
+                pred = predicted_addressees(window, record, lambda name: people.get(name_key(name)))
+                gold = {EVERYONE if a.lower() == EVERYONE else a for a in turn.addressees}
+                if not gold:
+                    unlabelled += 1
+                    edges_on_unlabelled += bool(pred)
+                    continue
+                n += 1
+                hit = pred == gold
+                ok += hit
+                src = record.addressees[0].source if record.addressees else "none"
+                by_source[src][0] += hit
+                by_source[src][1] += 1
+    return {
+        "n": n,
+        "accuracy": ok / n if n else 0.0,
+        "by_source": {k: {"n": v[1], "accuracy": v[0] / v[1]} for k, v in by_source.items()},
+        "unlabelled_turns": unlabelled,
+        "unlabelled_with_edge": edges_on_unlabelled / unlabelled if unlabelled else 0.0,
+    }
+
+
+def _date(value: Any) -> datetime:
+    moment = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+# --- this module's own dialogues: naming cues and known addressees --------------------------------
+FIRST = ["Maya", "Tom", "Nora", "Ben", "Grace", "Leo", "Emma", "Jack", "Lucy", "Peter", "Alice", "Sam"]
+STATEMENTS = [
+    "I'm vegetarian, so no meat for me.",
+    "I grew up in Lisbon.",
+    "I love green tea in the morning.",
+    "My sister lives in Oslo.",
+    "I work as a nurse at the city hospital.",
+    "The printer on the second floor is broken again.",
+]
+REQUESTS = [
+    "could you pass me the menu?",
+    "can you check the schedule?",
+    "are you coming tonight?",
+    "did you book the table?",
+    "where did you put the keys?",
+]
+ANSWERS = [
+    "Sure, here you go.",
+    "Yes, I'll be there at eight.",
+    "Not yet, I'll do it now.",
+    "On the shelf by the door.",
+]
+
+
+def own_dialogues(seed: int, n_sessions: int) -> list[dict[str, Any]]:
+    """Sessions of 3-5 people: (speaker, text, gold addressees, how the speaker is named, if at all)."""
+    rng = random.Random(seed)
+    sessions = []
+    for _ in range(n_sessions):
+        people = rng.sample(FIRST, rng.randint(3, 5))
+        turns: list[tuple[str, str, list[str]]] = []
+        intro, called, thanked = people[0], people[1], people[2]
+        turns.append((intro, f"Hi everyone, I'm {intro}.", [EVERYONE]))
+        turns.append((people[1], f"Nice to meet you, {intro}.", [intro]))
+        other = rng.choice([p for p in people if p != called])
+        turns.append((other, f"{called}, {rng.choice(REQUESTS)}", [called]))
+        turns.append((called, rng.choice(ANSWERS), [other]))
+        turns.append((thanked, rng.choice(STATEMENTS), []))
+        turns.append((rng.choice([p for p in people if p != thanked]), f"Thanks, {thanked}.", [thanked]))
+        for _ in range(rng.randint(4, 8)):
+            kind = rng.random()
+            a, b = rng.sample(people, 2)
+            if kind < 0.35:
+                turns.append((a, f"{b}, {rng.choice(REQUESTS)}", [b]))
+                turns.append((b, rng.choice(ANSWERS), [a]))
+            elif kind < 0.55:
+                turns.append(
+                    (a, "Did you book the table for Friday?", [turns[-1][0]] if turns[-1][0] != a else [])
+                )
+                if turns[-1][2]:
+                    turns.append((turns[-1][2][0], "Yes, for seven.", [a]))
+            elif kind < 0.7:
+                turns.append((a, "Okay everyone, let's get started.", [EVERYONE]))
+            else:
+                turns.append((a, rng.choice(STATEMENTS), []))
+        named = {intro: "self", called: "called_and_answered", thanked: "thanked"}
+        sessions.append({"people": people, "turns": turns, "named": named})
+    return sessions
+
+
+def own_addressees(
+    extractor: OfflineExtractor, sessions: list[dict[str, Any]], context: int
+) -> dict[str, Any]:
+    n = ok = 0
+    for s in sessions:
+        sim = Sim(datetime(2026, 11, 2, tzinfo=UTC), context=context)
+        names = {name_key(p): p for p in s["people"]}
+        for speaker, text, gold in s["turns"]:
+            sim.names[speaker] = speaker
+            window = sim.window(speaker, text)
+            record = extractor.extract(window).record
+            sim.record(window, record)
+            if not gold:
+                continue
+            pred = predicted_addressees(window, record, lambda x: names.get(name_key(x)))
+            n += 1
+            ok += pred == set(gold)
+    return {"n": n, "accuracy": ok / n if n else 0.0}
+
+
+def resolve_names(
+    extractor: OfflineExtractor, sessions: list[tuple[list[tuple[str, str]], datetime]], context: int
+) -> dict[str, Any]:
+    """Hidden names: apply name evidence with the writer's rules; returns speaker -> name."""
+    state: dict[str, PersonState] = {}
+    placeholders: dict[str, str] = {}  # key -> name heard before its voice spoke
+    sims = []
+    for turns, date in sessions:
+        sim = Sim(date, context=context, hidden=True)
+        sims.append(sim)
+        for i, (speaker, text) in enumerate(turns):
+            st = state.setdefault(speaker, PersonState(speaker, None, has_voice=True))
+            for sid, person in state.items():
+                sim.names[sid] = person.name
+                sim.aliases[sid] = list(person.aliases)
+            window = sim.window(speaker, text)
+            record = extractor.extract(window).record
+            sim.record(window, record)
+            for ev in record.names:
+                target = window.person(ev.speaker)
+                if target is None or target.participant_id not in state:
+                    continue
+                tstate = state[target.participant_id]
+                key = name_key(ev.name)
+                holders = [
+                    s for s in state.values() if s.id != tstate.id and s.name and name_key(s.name) == key
+                ]
+                if key in placeholders and not holders:
+                    holders = [PersonState("placeholder:" + key, placeholders[key], has_voice=False)]
+                d = decide(ev.name, ev.kind, ev.alias, ev.confidence, tstate, holders)
+                if d.action == "none":
+                    continue
+                tstate.evidence.append(evidence_entry(ev.name, ev.confidence, ev.kind, f"t{i}"))
+                if d.action in ("name", "rename", "merge_placeholder"):
+                    if tstate.name:
+                        tstate.aliases.append(tstate.name)
+                    tstate.name = ev.name
+                    tstate.name_source = "extraction"
+                    placeholders.pop(key, None)
+                elif d.action == "alias":
+                    tstate.aliases.append(d.name)
+            for a in record.addressees:
+                if not is_label(a.target) and a.target != GROUP:
+                    st.evidence.append(evidence_entry(a.target, NOT_ME, "not_me", f"t{i}"))
+                    key = name_key(a.target)
+                    if not any(s.name and name_key(s.name) == key for s in state.values()):
+                        placeholders.setdefault(key, a.target)
+    return {sid: s.name for sid, s in state.items()}
+
+
+def name_resolution(
+    extractor: OfflineExtractor, own: list[dict[str, Any]], cases: list[Any], context: int
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    # own dialogues: each session is a separate group of people
+    resolvable = correct = wrong = total = extra = 0
+    for s in own:
+        names = resolve_names(
+            extractor, [([(p, t) for p, t, _ in s["turns"]], datetime(2026, 11, 2, tzinfo=UTC))], context
+        )
+        for person in s["people"]:
+            total += 1
+            got = names.get(person)
+            resolvable += person in s["named"]
+            correct += person in s["named"] and got is not None and name_key(got) == name_key(person)
+            extra += person not in s["named"] and got is not None and name_key(got) == name_key(person)
+            wrong += got is not None and name_key(got) != name_key(person)
+    out["own"] = {
+        "speakers": total,
+        "resolvable": resolvable,
+        "correct": correct,
+        "wrong": wrong,
+        "named_from_later_cues": extra,
+        "resolved_of_resolvable": correct / resolvable if resolvable else 0.0,
+    }
+    resolvable = correct = wrong = total = 0
+    for case in cases:
+        sessions = [([(t.speaker, t.text) for t in s.turns], _date(s.date)) for s in case.sessions]
+        names = resolve_names(extractor, sessions, context)
+        texts = [t.text for s in case.sessions for t in s.turns]
+        for p in case.participants:
+            total += 1
+            intro = any(f"I'm {p.name}" in t or f"my name is {p.name}" in t.lower() for t in texts)
+            got = names.get(p.name)
+            resolvable += intro
+            correct += got is not None and name_key(got) == name_key(p.name)
+            wrong += got is not None and name_key(got) != name_key(p.name)
+    out["scenarios"] = {"speakers": total, "self_introduced": resolvable, "correct": correct, "wrong": wrong}
+    return out
+
+
+# --- LoCoMo fact coverage -------------------------------------------------------------------------
+def locomo_coverage(extractor: OfflineExtractor, thresholds: list[float], quick: bool) -> dict[str, Any]:
+    from voxmem.config import Settings
+    from voxmem.embeddings import TextEmbedder
+
+    embedder = TextEmbedder(Settings())
+    data = json.loads((DATA / "locomo" / "locomo_dev.json").read_text())
+    if quick:
+        data = data[:2]
+    n_obs = 0
+    covered = defaultdict(int)
+    aligned = defaultdict(int)
+    turn_baseline = defaultdict(int)
+    n_facts = n_turns = 0
+    for sample in tqdm(data, desc="locomo"):
+        conv = sample["conversation"]
+        names = {conv["speaker_a"]: conv["speaker_a"], conv["speaker_b"]: conv["speaker_b"]}
+        k = 1
+        while f"session_{k}" in conv:
+            turns = conv[f"session_{k}"]
+            date = _locomo_date(conv.get(f"session_{k}_date_time"))
+            sim = Sim(date)
+            facts: list[tuple[str, str]] = []  # (dia_id, content)
+            for t in turns:
+                sim.names[t["speaker"]] = names.get(t["speaker"], t["speaker"])
+                text = t["text"] + (
+                    f" [shares a photo of {t['blip_caption']}]" if t.get("blip_caption") else ""
+                )
+                window = sim.window(t["speaker"], text)
+                record = extractor.extract(window).record
+                sim.record(window, record)
+                facts += [(t["dia_id"], f.content) for f in record.facts]
+                n_turns += 1
+            obs = [
+                (o[0], o[1])
+                for items in sample["observation"].get(f"session_{k}_observation", {}).values()
+                for o in items
+                if isinstance(o, list) and len(o) == 2
+            ]
+            k += 1
+            if not obs:
+                continue
+            n_obs += len(obs)
+            n_facts += len(facts)
+            ov = embedder.embed([o[0] for o in obs])
+            fv = embedder.embed([f[1] for f in facts]) if facts else None
+            tv = embedder.embed([t["speaker"] + ": " + t["text"] for t in turns])
+            for i, (_, dia) in enumerate(obs):
+                if fv is not None:
+                    sims = fv @ ov[i]
+                    best = int(sims.argmax())
+                    for th in thresholds:
+                        if sims[best] >= th:
+                            covered[th] += 1
+                            cited = {d.strip() for d in str(dia).replace(",", ";").split(";")}
+                            aligned[th] += facts[best][0] in cited
+                tsims = tv @ ov[i]
+                for th in thresholds:
+                    turn_baseline[th] += float(tsims.max()) >= th
+    return {
+        "observations": n_obs,
+        "facts": n_facts,
+        "turns": n_turns,
+        "coverage": {str(th): covered[th] / n_obs for th in thresholds},
+        "aligned_coverage": {str(th): aligned[th] / n_obs for th in thresholds},
+        "raw_turn_baseline": {str(th): turn_baseline[th] / n_obs for th in thresholds},
+    }
+
+
+def _locomo_date(value: str | None) -> datetime:
+    if value:
+        try:
+            return datetime.strptime(value, "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+        except ValueError:
+            pass
+    return datetime(2023, 1, 1, tzinfo=UTC)
+
+
+def throughput(extractor: OfflineExtractor, repeats: int) -> dict[str, Any]:
+    data = json.loads((DATA / "locomo" / "locomo_dev.json").read_text())
+    conv = data[0]["conversation"]
+    windows: list[Window] = []
+    k = 1
+    while f"session_{k}" in conv:
+        sim = Sim(_locomo_date(conv.get(f"session_{k}_date_time")))
+        for t in conv[f"session_{k}"]:
+            sim.names[t["speaker"]] = t["speaker"]
+            windows.append(sim.window(t["speaker"], t["text"]))
+        k += 1
+    rates = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        extractor.extract_many(windows)
+        rates.append(len(windows) / (time.perf_counter() - start))
+    return {
+        "turns": len(windows),
+        "repeats": repeats,
+        "median_turns_per_s": statistics.median(rates),
+        "min_turns_per_s": min(rates),
+        "cores": os.cpu_count(),
+    }
+
+
+# --- report ---------------------------------------------------------------------------------------
+def _plot(results: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    mol = results["molweni"]
+    labels = ["previous\nspeaker", "previous other\nspeaker", "offline\nextractor"]
+    axes[0].bar(
+        labels,
+        [mol["previous_speaker"], mol["previous_other_speaker"], mol["offline"]],
+        color=["#bbb", "#999", "#3a7"],
+    )
+    axes[0].set_ylim(0, 1)
+    axes[0].set_title(f"Molweni addressee accuracy (n={mol['n']})")
+    cov = results["locomo"]
+    ths = list(cov["coverage"])
+    x = range(len(ths))
+    axes[1].plot(x, [cov["coverage"][t] for t in ths], "o-", label="extracted facts")
+    axes[1].plot(x, [cov["aligned_coverage"][t] for t in ths], "s-", label="… from the cited turn")
+    axes[1].plot(x, [cov["raw_turn_baseline"][t] for t in ths], "^--", label="raw turns (reference)")
+    axes[1].set_xticks(list(x), ths)
+    axes[1].set_xlabel("cosine threshold")
+    axes[1].set_ylim(0, 1)
+    axes[1].set_title(f"LoCoMo observation coverage (n={cov['observations']})")
+    axes[1].legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", default="results/memory")
+    parser.add_argument("--context", type=int, default=3, help="previous turns in each window")
+    parser.add_argument("--quick", action="store_true", help="fewer cases and conversations (CI smoke)")
+    parser.add_argument("--no-locomo", action="store_true", help="skip the embedding-based fact coverage")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    extractor = OfflineExtractor()
+    results: dict[str, Any] = {"backend": "offline", "context_turns": args.context, "cores": os.cpu_count()}
+    results["molweni"] = molweni(extractor, args.context)
+    results["molweni_full_history"] = molweni(extractor, 1000)
+    cases = scenario_cases(args.quick)
+    results["scenarios_addressees"] = addressee_accuracy_cases(extractor, cases, args.context)
+    own = own_dialogues(seed=5, n_sessions=20 if args.quick else 80)
+    results["own_addressees"] = own_addressees(extractor, own, args.context)
+    results["names"] = name_resolution(extractor, own, cases, args.context)
+    if not args.no_locomo:
+        results["locomo"] = locomo_coverage(extractor, [0.5, 0.6, 0.7], args.quick)
+    results["throughput"] = throughput(extractor, 3 if args.quick else 7)
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "extraction_bench.json").write_text(json.dumps(results, indent=2))
+    if "locomo" in results:
+        _plot(results, out / "extraction_bench.png")
+    _print(results)
+    print(
+        f"\nwrote {out / 'extraction_bench.json'}"
+        + (f" and {out / 'extraction_bench.png'}" if "locomo" in results else "")
+    )
+    return 0
+
+
+def _print(r: dict[str, Any]) -> None:
+    rows: list[tuple[str, str, str]] = []
+    m, mf = r["molweni"], r["molweni_full_history"]
+    rows += [
+        (
+            "Molweni addressee (reply-to speaker), n=%d" % m["n"],
+            "offline, %d prev turns" % r["context_turns"],
+            f"{m['offline']:.3f}",
+        ),
+        ("", "offline, full history", f"{mf['offline']:.3f}"),
+        ("", "baseline: previous speaker", f"{m['previous_speaker']:.3f}"),
+        ("", "baseline: previous other speaker", f"{m['previous_other_speaker']:.3f}"),
+    ]
+    s = r["scenarios_addressees"]
+    rows.append((f"Generated scenarios addressee, n={s['n']}", "offline", f"{s['accuracy']:.3f}"))
+    rows.append(("", "unlabelled turns given an edge", f"{s['unlabelled_with_edge']:.3f}"))
+    o = r["own_addressees"]
+    rows.append((f"Generated dialogues (own) addressee, n={o['n']}", "offline", f"{o['accuracy']:.3f}"))
+    n = r["names"]["own"]
+    rows.append(
+        (
+            f"Names hidden (own), {n['speakers']} speakers",
+            "resolved / resolvable",
+            f"{n['correct']}/{n['resolvable']} = {n['resolved_of_resolvable']:.3f}",
+        )
+    )
+    rows.append(("", "others named from later cues", str(n["named_from_later_cues"])))
+    rows.append(("", "wrongly named", str(n["wrong"])))
+    sc = r["names"]["scenarios"]
+    rows.append(
+        (
+            f"Names hidden (scenarios), {sc['speakers']} speakers",
+            "correct / self-introduced",
+            f"{sc['correct']}/{sc['self_introduced']}",
+        )
+    )
+    rows.append(("", "wrongly named", str(sc["wrong"])))
+    if "locomo" in r:
+        c = r["locomo"]
+        for th in c["coverage"]:
+            rows.append(
+                (
+                    f"LoCoMo observation coverage (cos≥{th}), n={c['observations']}"
+                    if th == "0.5"
+                    else f"  cos≥{th}",
+                    "facts / cited-turn / raw turns",
+                    f"{c['coverage'][th]:.3f} / {c['aligned_coverage'][th]:.3f} / {c['raw_turn_baseline'][th]:.3f}",
+                )
+            )
+    t = r["throughput"]
+    rows.append(
+        (
+            f"Offline extraction throughput ({t['cores']} cores)",
+            f"median of {t['repeats']}, {t['turns']} turns",
+            f"{t['median_turns_per_s']:.0f} turns/s",
+        )
+    )
+    w1 = max(len(a) for a, _, _ in rows)
+    w2 = max(len(b) for _, b, _ in rows)
+    print(f"{'measure':<{w1}}  {'system':<{w2}}  value")
+    print("-" * (w1 + w2 + 20))
+    for a, b, c in rows:
+        print(f"{a:<{w1}}  {b:<{w2}}  {c}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
