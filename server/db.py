@@ -45,6 +45,8 @@ class Database:
             max_transaction_retry_time=min(5.0, settings.db_retry_max_wait_s * 2),
             connection_acquisition_timeout=10.0,
             connection_timeout=5.0,
+            # Queries that name labels other writers have not created yet are normal here.
+            notifications_min_severity="OFF",
         )
 
     def close(self) -> None:

@@ -50,7 +50,7 @@ class TextEmbedder:
                 from sentence_transformers import SentenceTransformer
 
                 model = SentenceTransformer(resolve_model_path(self.model_name), device="cpu")
-                dim = model.get_sentence_embedding_dimension()
+                dim = model.get_embedding_dimension()
                 if dim != self.expected_dim:
                     raise ValueError(
                         f"model {self.model_name} gives {dim}-d vectors, VOXMEM_TEXT_EMBEDDING_DIM is "

@@ -173,11 +173,19 @@ def _view(row: dict[str, Any]) -> dict[str, Any]:
 
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
 _LUCENE_WORDS = {"AND", "OR", "NOT", "TO"}
+# The full-text indexes use Lucene's standard analyser, which keeps stop words; an OR-query
+# on "the" or "who" would rank any message containing them, so questions drop them here.
+STOP_WORDS = frozenset(
+    "a an and are as at be but by do does did for from had has have he her his i if in into is it its me my "
+    "of on or our she so that the their them there they this to was we were what when where which who whom "
+    "why will with you your".split()
+)
 
 
 def lucene_query(text: str) -> str:
-    """Turn free text into a safe Lucene OR-query: special characters escaped, operators dropped."""
-    words = [w for w in _LUCENE_SPECIAL.sub(" ", text).split() if w not in _LUCENE_WORDS]
+    """Turn free text into a safe Lucene OR-query: specials and operators removed, stop words dropped."""
+    tokens = [w for w in _LUCENE_SPECIAL.sub(" ", text).split() if w not in _LUCENE_WORDS]
+    words = [w for w in tokens if w.lower() not in STOP_WORDS] or tokens
     if not words:
         raise InvalidInput("search text has no searchable words")
     return " OR ".join(words)

@@ -30,7 +30,9 @@ def test_ids() -> None:
 
 def test_lucene_query_escapes_operators_and_specials() -> None:
     assert lucene_query('pizza AND "friday" (dinner)?') == "pizza OR friday OR dinner"
-    assert lucene_query("a:b c*") == "a OR b OR c"
+    assert lucene_query("x:y z*") == "x OR y OR z"
+    assert lucene_query("who fixes the pipes") == "fixes OR pipes"
+    assert lucene_query("who is it") == "who OR is OR it"  # only stop words: keep them
     with pytest.raises(InvalidInput):
         lucene_query("+-!()")
 
