@@ -64,6 +64,7 @@ ensure_venv() {
 setup() {
   install_debs
   ensure_venv
+  voxmem neo4j fetch >&2
 }
 
 cmd_demo() {

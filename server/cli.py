@@ -32,6 +32,8 @@ def cmd_neo4j(args: argparse.Namespace) -> int:
     settings = get_settings()
     if args.action == "up":
         _print(neo4j_local.up(settings))
+    elif args.action == "fetch":
+        print(f"neo4j jars ready in {neo4j_local.fetch_jars(settings)}")
     elif args.action == "down":
         neo4j_local.down(settings)
         print("neo4j stopped")
@@ -74,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(func=cmd_serve)
 
     neo4j = sub.add_parser("neo4j", help="the local Neo4j server built from Maven Central jars")
-    neo4j.add_argument("action", choices=["up", "down", "status"])
+    neo4j.add_argument("action", choices=["up", "down", "status", "fetch"])
     neo4j.set_defaults(func=cmd_neo4j)
 
     schema = sub.add_parser("schema", help="schema migrations")
