@@ -83,5 +83,6 @@ def resolve_scope(db: Database, space: str, asker: str | None, identified_by: st
         policy=row["policy"],
         asker=asker_row.get("id"),
         asker_name=asker_row.get("name"),
-        identified_by=identified_by if asker is not None else "none",
+        # a voice that matched nobody is still reported as a voice attempt (asker null)
+        identified_by=identified_by if (asker is not None or identified_by == "voice") else "none",
     )

@@ -245,7 +245,7 @@ _QUERY_BODY = {
     "requestBody": {
         "required": True,
         "content": {
-            "application/json": {"schema": {"$ref": "#/components/schemas/QueryIn"}},
+            "application/json": {"schema": QueryIn.model_json_schema()},
             "multipart/form-data": {
                 "schema": {
                     "type": "object",
@@ -344,7 +344,7 @@ def retrieve(
 
 
 @router.get(
-    "/participants/{participant}/profile",
+    "/retrieve/profile/{participant}",
     response_model=ProfileOut,
     summary="A participant's profile (attributes with provenance) as the asker may see it",
 )

@@ -1,0 +1,1 @@
+"""Adapters that let other agent frameworks use voxmem in a few lines."""
