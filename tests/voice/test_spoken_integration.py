@@ -1,0 +1,116 @@
+"""End to end with generated espeak-ng speech, the real models and the real Neo4j, through the
+HTTP API: spoken turns, idempotent retry, bad audio, asker identification, a recording job."""
+
+from __future__ import annotations
+
+import io
+import shutil
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from voxmem.bench.sentences import BENCHMARK, QUESTIONS
+from voxmem.bench.voices import concatenate, synthesize
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng not installed"),
+]
+
+
+def wav(voice: str, text: str) -> bytes:
+    return synthesize(text, voice).read_bytes()
+
+
+def post_turn(client, space, headers, voice, text, turn_id):
+    return client.post(
+        f"/spaces/{space}/sessions/s1/audio-turns",
+        headers=headers,
+        files={"audio": (f"{turn_id}.wav", wav(voice, text), "audio/wav")},
+        data={"turn_id": turn_id},
+    )
+
+
+def test_spoken_turns_asker_and_bad_audio(app_client, space, space_headers) -> None:
+    plan = [("us_m1", 0), ("us_f3_s150", 1), ("us_m1", 2), ("us_f3_s150", 3), ("us_m1", 4)]
+    speakers = []
+    for n, (voice, i) in enumerate(plan):
+        r = post_turn(app_client, space, space_headers, voice, BENCHMARK[i], f"t{n}")
+        assert r.status_code == 201, r.text
+        body = r.json()
+        assert body["text"] and body["speaker"]["id"].startswith("p_")
+        speakers.append(body["routing"]["speaker_id"])
+    assert speakers[0] == speakers[2] == speakers[4] and speakers[1] == speakers[3] != speakers[0]
+    again = post_turn(app_client, space, space_headers, "us_m1", BENCHMARK[0], "t0")
+    assert again.status_code == 201 and again.json()["idempotent_replay"] is True
+
+    listing = app_client.get(f"/spaces/{space}/speakers", headers=space_headers).json()
+    assert sorted(s["n_obs"] for s in listing) == [2, 3]
+
+    asked = app_client.post(
+        f"/spaces/{space}/asker",
+        headers=space_headers,
+        files={"audio": ("q.wav", wav("us_f3_s150", QUESTIONS[0]), "audio/wav")},
+    ).json()
+    assert asked["known"] and asked["speaker_id"] == speakers[1]
+    stranger = app_client.post(
+        f"/spaces/{space}/asker",
+        headers=space_headers,
+        files={"audio": ("q.wav", wav("us_m5_deep", QUESTIONS[1]), "audio/wav")},
+    ).json()
+    assert stranger["known"] is False and stranger["participant_id"] is None
+    assert len(app_client.get(f"/spaces/{space}/speakers", headers=space_headers).json()) == 2  # read-only
+
+    buf = io.BytesIO()
+    sf.write(buf, np.zeros(16_000 * 2, np.float32), 16_000, format="WAV")
+    silent = app_client.post(
+        f"/spaces/{space}/sessions/s1/audio-turns",
+        headers=space_headers,
+        files={"audio": ("s.wav", buf.getvalue(), "audio/wav")},
+    )
+    corrupt = app_client.post(
+        f"/spaces/{space}/sessions/s1/audio-turns",
+        headers=space_headers,
+        files={"audio": ("c.mp3", b"definitely not audio" * 50, "audio/mpeg")},
+    )
+    assert silent.status_code == 422 and "silent" in silent.json()["detail"]
+    assert corrupt.status_code == 422 and "corrupt" in corrupt.json()["detail"]
+    msgs = app_client.get(f"/spaces/{space}/messages", headers=space_headers).json()
+    assert len(msgs) == 5  # nothing half-written by the rejected uploads
+
+
+def test_recording_job_diarizes_by_identification(app_client, space, space_headers) -> None:
+    order = [("us_m1", 5), ("us_f3_s150", 6), ("us_m1", 7), ("us_croak_hi", 8), ("us_f3_s150", 9)]
+    samples, _ = concatenate([synthesize(BENCHMARK[i], v) for v, i in order], gap_s=1.0)
+    buf = io.BytesIO()
+    sf.write(buf, samples, 16_000, format="FLAC")
+    r = app_client.post(
+        f"/spaces/{space}/sessions/rec/recordings",
+        headers=space_headers,
+        files={"audio": ("r.flac", buf.getvalue(), "audio/flac")},
+        data={"recording_id": "r1"},
+    )
+    assert r.status_code == 202, r.text
+    job_id = r.json()["id"]
+    import time
+
+    for _ in range(600):
+        job = app_client.get(f"/spaces/{space}/jobs/{job_id}", headers=space_headers).json()
+        if job["status"] in ("done", "failed"):
+            break
+        time.sleep(0.2)
+    assert job["status"] == "done", job
+    result = job["result"]
+    assert result["turns"] == 5 and len(result["speakers"]) == 3
+    msgs = app_client.get(f"/spaces/{space}/messages?session=rec", headers=space_headers).json()
+    assert len(msgs) == 5 and all(m["text"] for m in msgs)
+    assert msgs[0]["speaker"]["id"] == msgs[2]["speaker"]["id"] != msgs[1]["speaker"]["id"]
+    dup = app_client.post(
+        f"/spaces/{space}/sessions/rec/recordings",
+        headers=space_headers,
+        files={"audio": ("r.flac", buf.getvalue(), "audio/flac")},
+        data={"recording_id": "r1"},
+    )
+    assert dup.status_code == 409
