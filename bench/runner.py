@@ -157,6 +157,7 @@ class Run:
         k: int = 30,
         max_questions: int | None = None,
         progress: bool = True,
+        names: str = "hidden",
     ) -> None:
         if mode == "audio" and target.audio_route is None:
             raise TargetError(
@@ -172,10 +173,14 @@ class Run:
         self.k = k
         self.max_questions = max_questions
         self.progress = progress
+        if names == "visible" and mode != "text":
+            raise ValueError("--names visible only applies to --mode text")
+        self.names = names
         self.space = f"bench-{re.sub(r'[^A-Za-z0-9]+', '-', case.case_id)[:60]}-{uuid.uuid4().hex[:6]}"
         self.salt = uuid.uuid4().hex[:8]
         self.voices = assign_voices(case) if mode == "audio" else {}
         self.turn_log: list[dict[str, Any]] = []
+        self.participant_ids: dict[str, str] = {}  # text mode: gold name → the server's participant id
         self.question_log: list[dict[str, Any]] = []
 
     # --- ingestion ----------------------------------------------------------------------------
@@ -207,10 +212,12 @@ class Run:
                     record |= {"duration_s": duration, "condition": cond, "transcript": result.transcript}
                     record["text"] = turn.text
                 else:
-                    label = pseudonym(turn.speaker, self.salt)
+                    label = turn.speaker if self.names == "visible" else pseudonym(turn.speaker, self.salt)
                     result = self.target.text_turn(
                         self.space, session.session_id, label, turn.text, ts, turn.turn_id
                     )
+                    if result.speaker_entity:
+                        self.participant_ids[turn.speaker] = result.speaker_entity
                 record |= {
                     "message_id": result.message_id,
                     "entity": result.speaker_entity,
@@ -275,7 +282,8 @@ class Run:
                 if self.mode == "audio":
                     audio = synthesize(qa.question, self.voices[qa.asker], question_condition(self.condition))
                 else:
-                    asker_label = pseudonym(qa.asker, self.salt)
+                    # /query names the asker by participant id (the search fallback ignores it).
+                    asker_label = self.participant_ids.get(qa.asker)
             try:
                 result = self.target.ask(self.space, qa.question, asker=asker_label, audio=audio, k=self.k)
                 error = None
@@ -345,6 +353,7 @@ class Run:
                 "case_source": self.case.source,
                 "scenario": self.case.scenario,
                 "mode": self.mode,
+                "names": self.names,
                 "condition": self.condition,
                 "policy": self.policy,
                 "space": self.space,
@@ -451,6 +460,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--mode", choices=("audio", "text"), default="audio")
     parser.add_argument(
+        "--names",
+        choices=("hidden", "visible"),
+        default="hidden",
+        help="text mode only: 'visible' posts real speaker names (diagnostic: memory without name learning)",
+    )
+    parser.add_argument(
         "--condition",
         default="clean",
         help="clean | shifted (sessions rotate clean/reverb/tempo/telephone) | reverb | telephone | tempo",
@@ -520,6 +535,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 k=args.k,
                 max_questions=args.max_questions,
                 progress=not args.no_progress,
+                names=args.names,
             )
             results = run.run(keep_space=args.keep_space)
             folder = write_report(results, Path(args.out) / name)

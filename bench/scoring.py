@@ -49,7 +49,7 @@ _ABSTAIN = re.compile(
     r"not mentioned|no information|not (?:been )?(?:stated|said|discussed|recorded|known|found)|"
     r"(?:do not|don't|cannot|can't|could not|couldn't) (?:know|find|tell|say|recall)|no record|"
     r"never (?:mentioned|said|stated|agreed)|unknown|no evidence|nothing (?:about|in)|"
-    r"not in (?:the|my) memory|there is no mention|isn't mentioned|wasn't mentioned|no one|nobody"
+    r"not in (?:the |my )?memory|no answer|there is no mention|isn't mentioned|wasn't mentioned|no one|nobody"
 )
 
 

@@ -172,16 +172,17 @@ class Target:
         headers = self.keys[space]
         start = time.perf_counter()
         if self.has_query:
+            n = str(min(k, 50))
             if audio is not None:
                 with audio.open("rb") as handle:
                     response = self.http.post(
                         f"/spaces/{space}/query",
                         files={"audio": (audio.name, handle, "audio/wav")},
-                        data={"k": str(k)},
+                        data={"max_evidence": n},
                         headers=headers,
                     )
             else:
-                body: dict[str, Any] = {"question": question, "k": k}
+                body: dict[str, Any] = {"question": question, "max_evidence": int(n)}
                 if asker:
                     body["asker"] = asker
                 response = self.http.post(f"/spaces/{space}/query", json=body, headers=headers)
@@ -193,9 +194,11 @@ class Target:
                 _evidence_ids(out),
                 latency,
                 asker_entity=_asker_entity(out),
-                asker_checked=audio is not None and "asker" in out,
+                asker_checked=audio is not None and (out.get("voice") is not None or "asker" in out),
                 mode="query-audio" if audio is not None else "query-text",
-                raw=out,
+                raw={
+                    k: out.get(k) for k in ("answerer", "supported", "used", "scope", "reading", "transcript")
+                },
             )
         if not self.has_search:
             raise TargetError("the server has neither /query nor /search")
@@ -234,6 +237,13 @@ def _decision(out: dict[str, Any]) -> str | None:
 
 
 def _asker_entity(out: dict[str, Any]) -> str | None:
+    """The voice (Speaker id) the server matched the asker to, else the participant it named."""
+    voice = out.get("voice")
+    if isinstance(voice, dict) and (voice.get("speaker_id") or voice.get("participant_id")):
+        return voice.get("speaker_id") or voice.get("participant_id")
+    scope = out.get("scope")
+    if isinstance(scope, dict) and scope.get("asker"):
+        return scope["asker"]
     asker = out.get("asker")
     if isinstance(asker, dict):
         return asker.get("id") or asker.get("participant_id") or asker.get("speaker_id")
