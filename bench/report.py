@@ -120,7 +120,12 @@ def markdown(results: dict[str, Any], plots: list[Path], command: str | None = N
             "> Answers came from the search fallback (no /query route): the 'answer' is the text of the"
             " top three retrieved turns, so answer scores measure retrieval, not answering.",
         ]
-    if run["mode"] == "text":
+    if run["mode"] == "text" and run.get("names") == "visible":
+        lines += [
+            "",
+            "> Text mode with VISIBLE names (diagnostic): speaker names were given; identity not measured.",
+        ]
+    elif run["mode"] == "text":
         lines += [
             "",
             "> Text mode: turns were posted under pseudonyms (oracle identity); identity was not measured.",
