@@ -471,6 +471,58 @@ def throughput(extractor: OfflineExtractor, repeats: int) -> dict[str, Any]:
     }
 
 
+def write_throughput(n_turns: int) -> dict[str, Any]:
+    """End to end through Neo4j: append a LoCoMo turn, extract, write memory; per-turn latency."""
+    import uuid
+
+    from voxmem.config import Settings
+    from voxmem.messages import Turn
+    from voxmem.services import Services
+
+    data = json.loads((DATA / "locomo" / "locomo_dev.json").read_text())
+    conv = data[1]["conversation"]
+    turns = [(k, t) for k in range(1, 40) if f"session_{k}" in conv for t in conv[f"session_{k}"]][:n_turns]
+    svc = Services.build(Settings())
+    svc.start()
+    space = f"bench-{uuid.uuid4().hex[:8]}"
+    svc.spaces.create(space, "open")
+    append_ms: list[float] = []
+    memory_ms: list[float] = []
+    try:
+        start = datetime(2023, 5, 8, tzinfo=UTC)
+        for i, (k, t) in enumerate(tqdm(turns, desc="neo4j write")):
+            t0 = time.perf_counter()
+            msg = svc.messages.append(
+                space,
+                Turn(
+                    session=f"s{k}",
+                    speaker=t["speaker"],
+                    text=t["text"],
+                    ts=start + timedelta(minutes=i),
+                    turn_id=t["dia_id"].replace(":", "-"),
+                ),
+            )
+            t1 = time.perf_counter()
+            svc.memory.process_message(space, msg["id"])
+            memory_ms.append(1000 * (time.perf_counter() - t1))
+            append_ms.append(1000 * (t1 - t0))
+        check = svc.memory.check(space)
+    finally:
+        svc.spaces.delete(space)
+        svc.close()
+    total = [a + b for a, b in zip(append_ms, memory_ms, strict=True)]
+    q = statistics.quantiles(memory_ms, n=20)
+    return {
+        "turns": len(turns),
+        "append_median_ms": statistics.median(append_ms),
+        "memory_median_ms": statistics.median(memory_ms),
+        "memory_p95_ms": q[-1],
+        "turns_per_s": 1000 / statistics.median(total),
+        "orphan_check_clean": all(v == 0 for v in check.values()),
+        "cores": os.cpu_count(),
+    }
+
+
 # --- report ---------------------------------------------------------------------------------------
 def _plot(results: dict[str, Any], path: Path) -> None:
     import matplotlib
@@ -509,6 +561,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--context", type=int, default=3, help="previous turns in each window")
     parser.add_argument("--quick", action="store_true", help="fewer cases and conversations (CI smoke)")
     parser.add_argument("--no-locomo", action="store_true", help="skip the embedding-based fact coverage")
+    parser.add_argument(
+        "--neo4j",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also time N turns end to end through the dev Neo4j (append + extract + write)",
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     extractor = OfflineExtractor()
@@ -523,6 +582,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_locomo:
         results["locomo"] = locomo_coverage(extractor, [0.5, 0.6, 0.7], args.quick)
     results["throughput"] = throughput(extractor, 3 if args.quick else 7)
+    if args.neo4j:
+        results["neo4j_write"] = write_throughput(args.neo4j)
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -594,6 +655,18 @@ def _print(r: dict[str, Any]) -> None:
             f"{t['median_turns_per_s']:.0f} turns/s",
         )
     )
+    if "neo4j_write" in r:
+        w = r["neo4j_write"]
+        rows.append(
+            (
+                f"End to end via Neo4j ({w['cores']} cores), {w['turns']} turns",
+                "append / memory median ms",
+                f"{w['append_median_ms']:.0f} / {w['memory_median_ms']:.0f} (p95 {w['memory_p95_ms']:.0f})",
+            )
+        )
+        rows.append(
+            ("", "turns/s (median), orphan check", f"{w['turns_per_s']:.1f}, clean={w['orphan_check_clean']}")
+        )
     w1 = max(len(a) for a, _, _ in rows)
     w2 = max(len(b) for _, b, _ in rows)
     print(f"{'measure':<{w1}}  {'system':<{w2}}  value")
