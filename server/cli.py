@@ -59,6 +59,19 @@ def cmd_schema(_: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_audit(args: argparse.Namespace) -> int:
+    from voxmem.audit import format_findings, run_audit
+    from voxmem.db import Database
+
+    db = Database(get_settings())
+    try:
+        findings = run_audit(db, args.space)
+    finally:
+        db.close()
+    print(format_findings(args.space, findings))
+    return 1 if any(f.failed for f in findings) else 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from voxmem.demo import run_demo
 
@@ -82,6 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
     schema = sub.add_parser("schema", help="schema migrations")
     schema.add_argument("action", choices=["apply"])
     schema.set_defaults(func=cmd_schema)
+
+    audit = sub.add_parser("audit", help="check attribution invariants of a space (exit 1 on a violation)")
+    audit.add_argument("space")
+    audit.set_defaults(func=cmd_audit)
 
     demo = sub.add_parser("demo", help="start everything, ingest a conversation, answer questions")
     demo.add_argument("--keep-running", action="store_true", help="leave the API server up afterwards")

@@ -1,0 +1,7 @@
+// Audit: every Fact and Attribute must be DERIVED_FROM at least one message of its space.
+// Must be zero.
+// Params: $space
+MATCH (d {space: $space})
+WHERE (d:Fact OR d:Attribute)
+  AND NOT EXISTS { (d)-[:DERIVED_FROM]->(:Message {space: $space}) }
+RETURN count(d) AS violations, collect(d.id)[..5] AS sample;

@@ -1,0 +1,6 @@
+// Audit (informational): messages whose speaker is not yet a known participant,
+// e.g. a voice heard only once. Not an error, but worth a look in Browser.
+// Params: $space
+MATCH (m:Message {space: $space})
+WHERE NOT EXISTS { (:Participant)-[:SPEAKS]->(m) }
+RETURN count(m) AS violations, collect(m.id)[..5] AS sample;
