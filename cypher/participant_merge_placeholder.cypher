@@ -1,7 +1,8 @@
 // Fold a voiceless placeholder participant (known only by a name others used) into the
 // speaking participant who turned out to bear that name: its edges move over, its name
-// is taken, and the placeholder is deleted. The caller records an AuditItem (never silent).
-// Params: $space, $from (placeholder id), $into (participant id)
+// is taken (or, with $keep_name, kept as an alias: a nickname like 'Mel' of Melanie), and the
+// placeholder is deleted. The caller records an AuditItem (never silent).
+// Params: $space, $from (placeholder id), $into (participant id), $keep_name (bool)
 MATCH (src:Participant {space: $space, id: $from}), (dst:Participant {space: $space, id: $into})
 WHERE NOT EXISTS { (src)-[:SPEAKS]->() } AND NOT EXISTS { (:Speaker)-[:IDENTIFIED_AS]->(src) }
 CALL (src, dst) { MATCH (m:Message)-[r:ADDRESSES]->(src) MERGE (m)-[n:ADDRESSES]->(dst)
@@ -13,9 +14,14 @@ CALL (src, dst) { MATCH (src)-[:HAS_ATTRIBUTE]->(a) MERGE (dst)-[:HAS_ATTRIBUTE]
 CALL (src, dst) { MATCH (src)-[:PARTICIPATED_IN]->(s) MERGE (dst)-[:PARTICIPATED_IN]->(s) }
 WITH src, dst, src.name AS name, src.key AS key, coalesce(src.aliases, []) AS aliases
 DETACH DELETE src
-WITH dst, name, key, aliases
-SET dst.aliases = [a IN coalesce(dst.aliases, []) + aliases + CASE WHEN dst.name IS NULL THEN [] ELSE [dst.name] END
-                   WHERE toLower(a) <> key],
-    dst.name = name, dst.key = key, dst.name_source = 'extraction'
-SET dst.names_text = reduce(t = dst.name, a IN dst.aliases | t + ' ' + a)
+WITH dst, name, key, aliases, ($keep_name AND dst.name IS NOT NULL) AS keep
+WITH dst, keep,
+     CASE WHEN keep THEN [a IN coalesce(dst.aliases, []) + aliases WHERE toLower(a) <> key] + [name]
+          ELSE [a IN coalesce(dst.aliases, []) + aliases + CASE WHEN dst.name IS NULL THEN [] ELSE [dst.name] END
+                WHERE toLower(a) <> key] END AS new_aliases,
+     CASE WHEN keep THEN dst.name ELSE name END AS new_name,
+     CASE WHEN keep THEN dst.key ELSE key END AS new_key,
+     CASE WHEN keep THEN dst.name_source ELSE 'extraction' END AS new_source
+SET dst.aliases = new_aliases, dst.name = new_name, dst.key = new_key, dst.name_source = new_source,
+    dst.names_text = reduce(t = new_name, a IN new_aliases | t + ' ' + a)
 RETURN dst.id AS id;

@@ -191,6 +191,16 @@ class OfflineExtractor:
             for v in vocatives(prev.text, set(known)):
                 if v.kind == "group" or v.cue == "thanks":
                     continue
+                me = window.people[cur.speaker].name or ""
+                term = v.term.lower()
+                if len(term) >= 3 and me.lower().startswith(term) and me.lower() != term:
+                    # "Hey Mel!" answered by Melanie: a nickname (even if "Mel" became a placeholder)
+                    out.append(
+                        NameEvidence(
+                            speaker=cur.speaker, name=v.term, kind="addressed", alias=True, confidence=0.7
+                        )
+                    )
+                    continue
                 label, _ = self._resolve(v.term, known)
                 if label is None:
                     kind = {"kinship": "kinship", "role": "role"}.get(v.kind, "addressed")

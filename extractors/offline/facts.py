@@ -124,6 +124,18 @@ _PLEASANTRY = re.compile(
     r"awesome|good to see you|nice to meet you|sounds good|see you|take care|congrats|congratulations)\b[^.]*$",
     re.I,
 )
+_REACTION = re.compile(
+    r"^(?:that's|that is|it's|it is|this is|so|how|what a|you're|you are)\s+(?:\w+\s+){0,2}?"
+    r"(?:cool|great|awesome|nice|amazing|sweet|good|wonderful|lovely|fun|interesting|kind|true|right|"
+    r"beautiful|incredible|impressive|exciting|sad|tough|hard|crazy|funny)\b[^.]{0,25}[.!]*$",
+    re.I,
+)
+_IMPERATIVE = re.compile(
+    r"^(?:by the way,?\s+)?(?:please\s+)?(?:take|look|let|check|tell|give|come|go|see|keep|try|have|make|"
+    r"remember|don't|do|get|put|bring|call|send|wait|listen|imagine|guess)\b",
+    re.I,
+)
+_NAMED = re.compile(r"(?<=\s)[A-Z][a-z]{2,}\b")
 _STOP = set(
     [
         "i",
@@ -334,8 +346,10 @@ def rewrite(sentence: str, speaker: str, addressee: str | None) -> str:
 def informative(sentence: str) -> bool:
     """A declarative sentence with at least two content words, not a pleasantry or question."""
     s = sentence.strip()
-    if not s or s.endswith("?") or _PLEASANTRY.match(s):
+    if not s or s.endswith("?") or _PLEASANTRY.match(s) or _REACTION.match(s):
         return False
+    if _IMPERATIVE.match(s) and slot_of(s)[0] is None and not _NAMED.search(s):
+        return False  # a request or suggestion, not a statement of fact (unless it names someone)
     words = re.findall(r"[a-zA-Z0-9']+", s.lower())
     content = [w for w in words if w not in _STOP and len(w) > 2]
     if slot_of(s)[0] is not None:

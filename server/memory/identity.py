@@ -61,6 +61,7 @@ class Decision:
     key: str
     other: str | None = None
     detail: str = ""
+    keep_name: bool = False  # merge_placeholder of a nickname: the target keeps its name
 
 
 def votes(evidence: list[str]) -> dict[str, float]:
@@ -102,7 +103,18 @@ def decide(
     best_other = max((w for k, w in tally.items() if k != key), default=0.0)
     strong = confidence >= STRONG and kind in ("self_intro", "correction")
     accumulated = tally[key] >= NAME_THRESHOLD and tally[key] - best_other >= NAME_MARGIN
-    if alias and target.name and target.name.lower().startswith(name.lower()):
+    nickname = bool(target.name) and len(key) >= 3 and name_key(target.name or "").startswith(key)
+    voiceless = [h for h in others if not h.has_voice]
+    if nickname and voiceless:  # "Hey Mel!" before Melanie spoke made a placeholder "Mel"
+        return Decision(
+            "merge_placeholder",
+            name,
+            key,
+            other=voiceless[0].id,
+            keep_name=True,
+            detail=f"{name!r} (heard before they spoke) is a nickname of {target.name!r}",
+        )
+    if nickname and alias:
         return Decision("alias", name, key)  # "Mel" for Melanie
     if target.name and not strong:
         return Decision("none", name, key)  # weak hints never touch a named person

@@ -138,9 +138,16 @@ class MemoryWriter:
                 _rows(tx, "participant_add_alias", space=space, id=pid, alias=d.name)
                 person.aliases.append(d.name)
             elif d.action == "merge_placeholder":
-                _rows(tx, "participant_merge_placeholder", space=space, **{"from": d.other, "into": pid})
-                summary.named[pid] = ev.name
-                person.name = ev.name
+                _rows(
+                    tx,
+                    "participant_merge_placeholder",
+                    space=space,
+                    keep_name=d.keep_name,
+                    **{"from": d.other, "into": pid},
+                )
+                if not d.keep_name:
+                    summary.named[pid] = ev.name
+                    person.name = ev.name
                 resolver.forget(d.other, pid)
             if d.action in ("rename", "merge_placeholder", "conflict_two_names", "conflict_two_voices"):
                 _rows(

@@ -297,3 +297,27 @@ def test_image_caption_becomes_searchable_memory(app_client, space_headers, spac
         f"/spaces/{space}/messages/nope/images", json={"caption": "x"}, headers=space_headers
     )
     assert missing.status_code == 404
+
+
+def test_nickname_heard_before_the_person_spoke_becomes_their_alias(
+    app_client, space_headers, space, services
+):
+    say(app_client, space_headers, space, "s1", "Caroline", "Hey Mel! Good to see you! How have you been?", 0)
+    say(
+        app_client,
+        space_headers,
+        space,
+        "s1",
+        "Melanie",
+        "Hey Caroline! I'm swamped with the kids and work.",
+        1,
+    )
+    people = services.db.query(
+        "MATCH (p:Participant {space: $space}) RETURN p.name AS name, p.aliases AS aliases ORDER BY name",
+        space=space,
+    )
+    assert people == [{"name": "Caroline", "aliases": []}, {"name": "Melanie", "aliases": ["Mel"]}]
+    first = app_client.get(f"/spaces/{space}/messages", headers=space_headers).json()[0]
+    assert [a["name"] for a in first["addressees"]] == ["Melanie"]
+    audit = app_client.get(f"/spaces/{space}/audit", headers=space_headers).json()
+    assert [(a["kind"], a["resolved"]) for a in audit] == [("merge_placeholder", True)]
