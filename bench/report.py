@@ -25,6 +25,11 @@ def _f(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
+def _load(run: dict[str, Any]) -> str:
+    load = run.get("load_average_1m") or {}
+    return f"{_f(load.get('start'), 1)} / {_f(load.get('end'), 1)}" if load else "n/a"
+
+
 def _ms(value: float | None) -> str:
     return "n/a" if value is None else f"{value * 1000:.0f} ms"
 
@@ -105,6 +110,7 @@ def markdown(results: dict[str, Any], plots: list[Path], command: str | None = N
         f"# Benchmark run: {run['case_id']} ({run['mode']} mode, {run['condition']})",
         "",
         f"- finished {run['finished_at']}, git {run['git']}, {run['cores']} cores, target: {run['target']}",
+        f"- machine load (1-min average) at start / end: {_load(run)}",
         f"- case: {run['case_source']} / {run['scenario']}: {run['speakers']} speakers, "
         f"{run['sessions']} sessions, {run['turns']} turns, {run['questions']} questions; "
         f"access policy `{run['policy']}`",

@@ -325,6 +325,8 @@ class Run:
     # --- whole run ------------------------------------------------------------------------------
     def run(self, keep_space: bool = False) -> dict[str, Any]:
         started = time.perf_counter()
+        # Other work on the machine slows every timing; the report shows how busy it was.
+        self.load_start = os.getloadavg()[0]
         self.target.create_space(self.space, self.policy)
         try:
             ingestion = self.ingest()
@@ -371,6 +373,7 @@ class Run:
                 "turns": self.case.n_turns(),
                 "questions": len(questions),
                 "cores": os.cpu_count(),
+                "load_average_1m": {"start": self.load_start, "end": os.getloadavg()[0]},
                 "git": _git_commit(),
                 "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
             },
@@ -555,7 +558,8 @@ def _headline(results: dict[str, Any], folder: Path) -> str:
         + (f", RTF {_f(t.get('ingest_rtf'))}" if t.get("ingest_rtf") is not None else ""),
         f"query latency p50 {_ms(t['query_latency_p50_s'])} p95 {_ms(t['query_latency_p95_s'])}",
         f"wrong authorizations {results['authorization']['wrong_authorizations']}",
-        f"total {t['total_wall_s'] / 60:.1f} min on {results['run']['cores']} cores",
+        f"total {t['total_wall_s'] / 60:.1f} min on {results['run']['cores']} cores "
+        f"(1-min load average {results['run']['load_average_1m']['start']:.1f} at start)",
     ]
     if ident:
         parts.insert(2, f"routing accuracy {_f(ident['routing_accuracy'])}  B3 F1 {_f(ident['b3_f1'])}")
