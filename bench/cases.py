@@ -324,48 +324,51 @@ def load_locomo(path: str | Path = DEFAULT_LOCOMO) -> list[Case]:
 
 
 # --- LoCoMo-ID: questions about one speaker, asked by that speaker in first person -------
+_OBJECT_FOLLOWERS = (
+    r"to|and|or|about|in|on|with|for|from|at|by|up|out|off|back|again|that|when|if|so|as|because|"
+    r"feel|think|do|go|get|want|like|most|more|during|after|before"
+)
 _PRONOUNS = [
-    (r"\bhe\b|\bshe\b", "I"),
+    (r"\bhe\b|\bshe\b|\bHe\b|\bShe\b", "I"),
     (r"\bhim\b", "me"),
     (r"\bhimself\b|\bherself\b", "myself"),
+    # "her" as an object ("for her?", "to her and") is "me"; before a noun it is "my".
+    (rf"\bher\b(?=\s*(?:[?.!,;:]|$)|\s+(?:{_OBJECT_FOLLOWERS})\b)", "me"),
     (r"\bhis\b|\bher\b", "my"),
 ]
-_FIRST_PERSON_VERBS = {
-    "is": "am",
-    "was": "was",
-    "has": "have",
-    "does": "do",
-    "Is": "Am",
-    "Has": "Have",
-    "Does": "Do",
-}
+_FIRST_PERSON_VERBS = {"is": "am", "was": "was", "has": "have", "does": "do"}
+_AUX = r"did|do|does|is|was|has|had|have|would|will|can|could|should|might|may|must|are|were"
 
 
 def first_person(question: str, name: str) -> str | None:
     """Rewrite a third-person question about ``name`` into first person, or None if unsafe.
 
     Why so conservative: a wrong rewrite changes the question's meaning, and the gold
-    answer would no longer fit. Only questions naming exactly that person, and not the
-    other speaker, are rewritten; the rest stay out of the ID view.
+    answer would no longer fit. Only questions naming that person are rewritten (the
+    caller also drops questions naming both speakers). The name becomes "I" as a subject
+    (sentence start or after an auxiliary: "did Caroline go" → "did I go") and "me"
+    elsewhere ("What motivated Caroline to" → "What motivated me to").
     """
-    if not re.search(rf"\b{re.escape(name)}\b", question):
+    escaped = re.escape(name)
+    if not re.search(rf"\b{escaped}\b", question):
         return None
-    text = question
-    text = re.sub(rf"\b{re.escape(name)}'s\b", "my", text)
-    # "is Caroline" / "does Caroline" → "am I" / "do I"
-    text = re.sub(
-        rf"\b(is|was|has|does|Is|Has|Does)\s+{re.escape(name)}\b",
-        lambda m: f"{_FIRST_PERSON_VERBS[m.group(1)]} I",
-        text,
-    )
-    text = re.sub(rf"\b{re.escape(name)}\b", "I", text)
+    text = re.sub(rf"\b{escaped}'s\b", "my", question)
+
+    def verb(match: re.Match[str]) -> str:
+        word = match.group(1)
+        mapped = _FIRST_PERSON_VERBS[word.lower()]
+        return f"{mapped.capitalize() if word[0].isupper() else mapped} I"
+
+    text = re.sub(rf"\b(is|was|has|does|Is|Was|Has|Does)\s+{escaped}\b", verb, text)
+    text = re.sub(rf"(?i)\b({_AUX})\s+{escaped}\b", lambda m: f"{m.group(1)} I", text)
+    text = re.sub(rf"^{escaped}\b", "I", text)
+    text = re.sub(rf"\b{escaped}\b", "me", text)
     for pattern, repl in _PRONOUNS:
         text = re.sub(pattern, repl, text)
-    # "I has/does/is" after a plain subject substitution
+    # subject-verb agreement after a plain subject substitution
     text = re.sub(
         r"\bI (has|does|is)\b", lambda m: {"has": "I have", "does": "I do", "is": "I am"}[m.group(1)], text
     )
-    text = re.sub(r"\bmy\b", "my", text)
     if text.startswith("my"):
         text = "M" + text[1:]
     return text

@@ -151,6 +151,17 @@ def test_first_person_rewrites() -> None:
     assert first_person("What is Caroline's identity?", "Caroline") == "What is my identity?"
     assert first_person("What does Melanie do with her kids?", "Melanie") == "What do I do with my kids?"
     assert first_person("Where did Melanie go?", "Caroline") is None
+    assert first_person("What motivated Caroline to pursue counseling?", "Caroline") == (
+        "What motivated me to pursue counseling?"
+    )
+    assert first_person("What does Caroline's drawing symbolize for her?", "Caroline") == (
+        "What does my drawing symbolize for me?"
+    )
+    assert (
+        first_person("How long has Caroline had her friends?", "Caroline")
+        == "How long have I had my friends?"
+    )
+    assert first_person("Is Caroline going?", "Caroline") == "Am I going?"
 
 
 @pytest.mark.skipif(not DEFAULT_LOCOMO.exists(), reason="shared LoCoMo data not on this machine")
