@@ -134,7 +134,9 @@ def molweni(extractor: OfflineExtractor, context: int) -> dict[str, Any]:
             if i not in gold or edus[gold[i]]["speaker"] == sid:
                 continue
             target = edus[gold[i]]["speaker"]
-            pred = predicted_addressees(window, record, lambda name: name if name in sim.names else None)
+            pred = predicted_addressees(
+                window, record, lambda name, sim=sim: name if name in sim.names else None
+            )
             n += 1
             ok += pred == {target}
             prev_lit += edus[i - 1]["speaker"] == target
@@ -170,7 +172,9 @@ def addressee_accuracy_cases(extractor: OfflineExtractor, cases: list[Any], cont
                 window = sim.window(turn.speaker, turn.text)
                 record = extractor.extract(window).record
                 sim.record(window, record)
-                pred = predicted_addressees(window, record, lambda name: people.get(name_key(name)))
+                pred = predicted_addressees(
+                    window, record, lambda name, people=people: people.get(name_key(name))
+                )
                 gold = {EVERYONE if a.lower() == EVERYONE else a for a in turn.addressees}
                 if not gold:
                     unlabelled += 1
@@ -271,7 +275,7 @@ def own_addressees(
             sim.record(window, record)
             if not gold:
                 continue
-            pred = predicted_addressees(window, record, lambda x: names.get(name_key(x)))
+            pred = predicted_addressees(window, record, lambda x, names=names: names.get(name_key(x)))
             n += 1
             ok += pred == set(gold)
     return {"n": n, "accuracy": ok / n if n else 0.0}
@@ -603,8 +607,8 @@ def _print(r: dict[str, Any]) -> None:
     m, mf = r["molweni"], r["molweni_full_history"]
     rows += [
         (
-            "Molweni addressee (reply-to speaker), n=%d" % m["n"],
-            "offline, %d prev turns" % r["context_turns"],
+            f"Molweni addressee (reply-to speaker), n={m['n']}",
+            f"offline, {r['context_turns']} prev turns",
             f"{m['offline']:.3f}",
         ),
         ("", "offline, full history", f"{mf['offline']:.3f}"),
@@ -644,7 +648,8 @@ def _print(r: dict[str, Any]) -> None:
                     if th == "0.5"
                     else f"  cos≥{th}",
                     "facts / cited-turn / raw turns",
-                    f"{c['coverage'][th]:.3f} / {c['aligned_coverage'][th]:.3f} / {c['raw_turn_baseline'][th]:.3f}",
+                    f"{c['coverage'][th]:.3f} / {c['aligned_coverage'][th]:.3f}"
+                    f" / {c['raw_turn_baseline'][th]:.3f}",
                 )
             )
     t = r["throughput"]

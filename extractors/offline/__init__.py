@@ -347,7 +347,8 @@ class OfflineExtractor:
                     AttributeRecord(
                         holder=cur.speaker,
                         kind="relationship",
-                        text=f"{window.people[ev.speaker].display} is {speaker.display}'s {KINSHIP[ev.name.lower()]}.",
+                        text=f"{window.people[ev.speaker].display} is {speaker.display}'s "
+                        f"{KINSHIP[ev.name.lower()]}.",
                         confidence=ev.confidence,
                     )
                 )

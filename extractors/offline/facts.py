@@ -121,7 +121,8 @@ _CONTRACTIONS = [
 ]
 _PLEASANTRY = re.compile(
     r"^(?:hi|hey|hello|thanks|thank you|bye|goodbye|lol|haha|wow|yeah|yes|no|ok|okay|sure|cool|great|nice|"
-    r"awesome|good to see you|nice to meet you|sounds good|see you|take care|congrats|congratulations)\b[^.]*$",
+    r"awesome|good to see you|nice to meet you|sounds good|see you|take care|congrats|"
+    r"congratulations)\b[^.]*$",
     re.I,
 )
 _REACTION = re.compile(
@@ -215,7 +216,10 @@ _STOP = set(
 )
 
 _TIME = r"(\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)?|noon|midnight)"
-_DRINKS = "coffee|tea|green tea|water|sparkling water|juice|orange juice|soda|latte|espresso|cappuccino|milk|wine|beer|hot chocolate"
+_DRINKS = (
+    "coffee|tea|green tea|water|sparkling water|juice|orange juice|soda|latte|espresso|cappuccino|milk|wine|"
+    "beer|hot chocolate"
+)
 _MUSIC = "jazz|rock|pop|classical|country|hip hop|rap|podcasts?|the news|audiobooks?|metal|blues|folk"
 _SLOTS: list[tuple[str, re.Pattern[str]]] = [
     ("checkout_time", re.compile(r"\bcheck[- ]?out\b[^.]*?\b(?:at|by|is|until|to)\s+" + _TIME, re.I)),
@@ -265,7 +269,8 @@ _PREFERENCE = re.compile(
 )
 _BACKGROUND = re.compile(
     r"\b(?:am an? \w+|work(?:ing|ed)? (?:as|at|for|in)|grew up|am from|live in|lived in|born in|studied|"
-    r"graduated|retired|years old|my job|my career|moved (?:here|to)|am studying|am a student|have (?:\w+ )?(?:kids|children|a son|a daughter))\b",
+    r"graduated|retired|years old|my job|my career|moved (?:here|to)|am studying|am a student|"
+    r"have (?:\w+ )?(?:kids|children|a son|a daughter))\b",
     re.I,
 )
 _RELATION = re.compile(

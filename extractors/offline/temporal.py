@@ -49,13 +49,17 @@ _NUM = r"(\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple o
 _PAST_HINT = re.compile(
     r"\b(was|were|went|did|had|got|made|saw|met|took|came|ran|ago|last|yesterday|\w+ed)\b", re.IGNORECASE
 )
-_MONTH_RE = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_MONTH_RE = (
+    r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "rel_day",
         re.compile(
-            r"\b(the day before yesterday|the day after tomorrow|yesterday|today|tonight|tomorrow|this (?:morning|afternoon|evening))\b",
+            r"\b(the day before yesterday|the day after tomorrow|yesterday|today|tonight|tomorrow|"
+            r"this (?:morning|afternoon|evening))\b",
             re.I,
         ),
     ),

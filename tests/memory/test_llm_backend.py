@@ -11,6 +11,7 @@ import pytest
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field
 
 from voxmem.config import Settings
 from voxmem.extractors import build_extractor
@@ -23,7 +24,7 @@ class ScriptedChat(BaseChatModel):
     """Returns the scripted answers in order and records every prompt it was sent."""
 
     answers: list[str]
-    prompts: list[list[BaseMessage]] = []
+    prompts: list[list[BaseMessage]] = Field(default_factory=list)
     lock: Any = None
 
     def model_post_init(self, _: Any) -> None:

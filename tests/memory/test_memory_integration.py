@@ -21,13 +21,16 @@ _VOICE_TURN = """
 MATCH (:Space {id: $space})
 MERGE (s:Session {space: $space, id: $session}) ON CREATE SET s.started_at = datetime($ts), s.n_messages = 0
 MERGE (sk:Speaker {space: $space, id: $speaker}) ON CREATE SET sk.n_obs = 1, sk.created_at = datetime()
-CREATE (m:Message {space: $space, id: $id, session: $session, idx: s.n_messages, text: $text, ts: datetime($ts),
+CREATE (m:Message {space: $space, id: $id, session: $session, idx: s.n_messages, text: $text,
+                   ts: datetime($ts),
                    source: 'audio', created_at: datetime()})
 CREATE (s)-[:HAS_MESSAGE]->(m)
 CREATE (m)-[:SPOKEN_AS]->(sk)
 CREATE (v:Voiceprint {space: $space, id: 'vp_' + $id, encoder: 'test', message_id: $id})-[:OF]->(sk)
 WITH s, m
-CALL (s, m) { MATCH (prev:Message {space: $space, session: $session, idx: m.idx - 1}) CREATE (prev)-[:NEXT]->(m) }
+CALL (s, m) {
+  MATCH (prev:Message {space: $space, session: $session, idx: m.idx - 1}) CREATE (prev)-[:NEXT]->(m)
+}
 SET s.n_messages = m.idx + 1
 RETURN m.id AS id
 """
@@ -71,12 +74,14 @@ def snapshot(services: Services, space: str) -> dict:
         space=space,
     )
     edges = services.db.query(
-        "MATCH (m:Message {space: $space})-[r:ADDRESSES]->(p) RETURN m.idx AS idx, p.name AS to, r.source AS source "
+        "MATCH (m:Message {space: $space})-[r:ADDRESSES]->(p) "
+        "RETURN m.idx AS idx, p.name AS to, r.source AS source "
         "ORDER BY idx, to",
         space=space,
     )
     counts = services.db.query(
-        "RETURN COUNT { (:Message {space: $space}) } AS messages, COUNT { (:Voiceprint {space: $space}) } AS prints, "
+        "RETURN COUNT { (:Message {space: $space}) } AS messages, "
+        "COUNT { (:Voiceprint {space: $space}) } AS prints, "
         "COUNT { (:Participant {space: $space}) } AS people",
         space=space,
     )[0]
@@ -195,7 +200,8 @@ def test_voice_identity_naming_backfill_and_conflicts(services, space):
 def test_name_heard_before_the_voice_speaks_is_folded_in_with_audit(services, space):
     voice(services, space, "v1", "spk_a", "Tom, could you carry the bags upstairs?", 0, f"{space}:a0")
     placeholder = services.db.query(
-        "MATCH (m:Message {space: $space})-[r:ADDRESSES]->(p:Participant) RETURN p.name AS name, r.source AS source",
+        "MATCH (m:Message {space: $space})-[r:ADDRESSES]->(p:Participant) "
+        "RETURN p.name AS name, r.source AS source",
         space=space,
     )
     assert placeholder == [{"name": "Tom", "source": "vocative"}]
@@ -252,7 +258,8 @@ def test_delete_participant_cascades_and_proves_nothing_left(app_client, space_h
         f["about"] == [] for f in left if "412" in f["content"]
     )  # ABOUT edge to the deleted person gone
     chain = services.db.query(
-        "MATCH (m:Message {space: $space}) RETURN count(m) AS n, COUNT { (:Message {space: $space})-[:NEXT]->() } AS links",
+        "MATCH (m:Message {space: $space}) "
+        "RETURN count(m) AS n, COUNT { (:Message {space: $space})-[:NEXT]->() } AS links",
         space=space,
     )[0]
     assert chain == {"n": 2, "links": 1}  # NEXT re-linked over the deleted turns

@@ -63,7 +63,7 @@ def test_question_by_name_names_the_one_who_answers_next():
 
 def test_kinship_vocative_is_an_alias_and_a_relationship():
     record = run([("a", "We're almost home."), ("b", "Thanks, Dad.")])
-    dad = [n for n in record.names if n.name.lower() == "dad"][0]
+    dad = next(n for n in record.names if n.name.lower() == "dad")
     assert (dad.speaker, dad.kind, dad.alias) == ("S1", "kinship", True)
     assert any(a.kind == "relationship" and "dad" in a.text for a in record.attributes)
 
@@ -134,7 +134,7 @@ def test_fact_from_turn_has_subject_slot_and_normalised_time():
     assert "Yesterday Maya went to the dentist." in contents
     dentist = record.facts[contents.index("Yesterday Maya went to the dentist.")]
     assert dentist.subject == "S2" and dentist.time is not None and dentist.time.value == "2026-11-01"
-    checkout = [f for f in record.facts if f.slot == "checkout_time"][0]
+    checkout = next(f for f in record.facts if f.slot == "checkout_time")
     assert checkout.value == "11 am" and checkout.content == "Maya's checkout is at 11 am."
 
 
@@ -158,9 +158,9 @@ def test_attributes_background_preference_relationship():
     )
     kinds = {a.kind for a in record.attributes}
     assert kinds == {"background", "preference", "relationship"}
-    drink = [a for a in record.attributes if a.slot == "drink"][0]
+    drink = next(a for a in record.attributes if a.slot == "drink")
     assert drink.text == "Maya loves green tea."
-    anna = [f for f in record.facts if "Anna" in f.about][0]
+    anna = next(f for f in record.facts if "Anna" in f.about)
     assert anna.content == "Maya's sister Anna lives in Oslo."
 
 
