@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
 def build_extractor(settings: Settings, backend: str | None = None) -> Extractor:
     """The configured backend: 'offline' (default), 'llm' (needs VOXMEM_LLM_*), or 'graphiti'."""
-    choice = backend or getattr(settings, "extractor", None) or ("llm" if settings.llm_enabled else "offline")
+    configured = getattr(settings, "extractor", "auto")
+    choice = backend or (configured if configured != "auto" else ("llm" if settings.llm_enabled else "offline"))
     if choice == "offline":
         from voxmem.extractors.offline import OfflineExtractor
 
