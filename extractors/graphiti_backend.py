@@ -112,7 +112,7 @@ class GraphitiExtractor:
         )
 
     def extract(self, window: Window) -> ExtractionResult:
-        result = self.episode(window, self.group_id or window.session)
+        result = self.episode(window, self.group_id or window.space or window.session)
         return ExtractionResult(
             message_id=window.current.message_id,
             extractor="graphiti",

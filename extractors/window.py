@@ -56,6 +56,7 @@ class Window:
     session_date: datetime
     turns: list[WindowTurn]
     people: dict[str, WindowPerson]
+    space: str | None = None  # the tenant, when loaded from Neo4j (graphiti uses it as group_id)
 
     @property
     def current(self) -> WindowTurn:
@@ -145,4 +146,6 @@ def load_window(db: Any, space: str, message_id: str, context_turns: int) -> Win
     if not rows:
         raise NotFound(f"unknown message {message_id!r}")
     row = rows[0]
-    return window_from_rows(row["turns"], row["roster"], row["session"], _as_datetime(row["started_at"]))
+    window = window_from_rows(row["turns"], row["roster"], row["session"], _as_datetime(row["started_at"]))
+    window.space = space
+    return window
