@@ -48,19 +48,25 @@ class TurnSpec:
     condition: str
 
 
-def make_scenario(seed: int, shifted: bool, n_sessions: int = 6) -> list[TurnSpec]:
+def make_scenario(
+    seed: int,
+    shifted: bool,
+    n_sessions: int = 6,
+    sentences: tuple[str, ...] = BENCHMARK,
+    shifts: tuple[str, ...] = SHIFTS,
+) -> list[TurnSpec]:
     rng = random.Random(seed)
     n_speakers = 3 + seed % 4  # 3..6
     voices = rng.sample(list(CHOSEN_6), n_speakers)
-    texts = {v: rng.sample(list(BENCHMARK), len(BENCHMARK)) for v in voices}
+    texts = {v: rng.sample(list(sentences), len(sentences)) for v in voices}
     used = {v: 0 for v in voices}
     turns: list[TurnSpec] = []
     for s in range(n_sessions):
         present = rng.sample(voices, rng.randint(2, n_speakers)) if s else list(voices[:2])
-        condition = "clean" if not shifted or s == 0 else rng.choice(SHIFTS)
+        condition = "clean" if not shifted or s == 0 else rng.choice(shifts)
         last = None
         for _ in range(rng.randint(8, 12)):
-            choices = [v for v in present if v != last and used[v] < len(BENCHMARK)]
+            choices = [v for v in present if v != last and used[v] < len(sentences)]
             if not choices:
                 break
             v = rng.choice(choices)
@@ -70,16 +76,20 @@ def make_scenario(seed: int, shifted: bool, n_sessions: int = 6) -> list[TurnSpe
     return turns
 
 
-def run_policy(policy, thresholds, embeddings, turns, ema_weight):
+def run_policy(policy, thresholds, embeddings, turns, ema_weight, reconcile: bool):
+    """Route the turns in order; with ``reconcile``, merge fragments after each session.
+    Returns the router, final entity per turn (after merges), actions, routing ms per turn."""
     router = MemoryRouter(policy, thresholds, ema_weight)
     pred, actions = [], []
     t0 = time.perf_counter()
-    for e in embeddings:
+    for i, e in enumerate(embeddings):
         d = router.route(e)
         pred.append(d.speaker_id)
         actions.append(d.action)
+        if reconcile and (i + 1 == len(turns) or turns[i + 1].session != turns[i].session):
+            router.reconcile()
     per_turn_ms = 1000 * (time.perf_counter() - t0) / max(1, len(turns))
-    return router, pred, actions, per_turn_ms
+    return router, [router.resolve(p) for p in pred], actions, per_turn_ms
 
 
 def asker_eval(router, gold, pred, cache, voices_in, condition_of) -> tuple[int, int, int, int]:
@@ -108,15 +118,23 @@ def asker_eval(router, gold, pred, cache, voices_in, condition_of) -> tuple[int,
 
 def synthetic(cache, thresholds, n_scenarios, ema_weight) -> dict:
     out: dict = {}
-    for label, shifted in (("clean", False), ("shifted", True)):
-        rows = {p: [] for p in POLICIES}
+    sets = {
+        "clean": (False, SHIFTS),
+        "shifted": (True, SHIFTS),
+        "shifted_reverb": (True, ("reverb",)),
+        "shifted_tempo": (True, ("tempo",)),
+        "shifted_telephone": (True, ("telephone",)),
+    }
+    for label, (shifted, shifts) in sets.items():
+        variants = [(p, False) for p in POLICIES] + [(p, True) for p in POLICIES]
+        rows: dict[str, list] = {p + ("+rec" if r else ""): [] for p, r in variants}
         for seed in range(n_scenarios):
-            turns = make_scenario(seed, shifted)
+            turns = make_scenario(seed, shifted, shifts=shifts)
             emb = [cache.get(t.voice, t.text, t.condition) for t in turns]
             gold = [t.voice for t in turns]
             last_cond = {t.voice: t.condition for t in turns}
-            for policy in POLICIES:
-                router, pred, actions, ms = run_policy(policy, thresholds, emb, turns, ema_weight)
+            for policy, rec in variants:
+                router, pred, actions, ms = run_policy(policy, thresholds, emb, turns, ema_weight, rec)
                 s = identity_scores(gold, pred, actions).as_dict()
                 ok, total, unk_ok, unk_total = asker_eval(
                     router, gold, pred, cache, sorted(set(gold)), lambda v, lc=last_cond: lc[v]
@@ -129,7 +147,7 @@ def synthetic(cache, thresholds, n_scenarios, ema_weight) -> dict:
                     route_ms_per_turn=ms,
                     seed=seed,
                 )
-                rows[policy].append(s)
+                rows[policy + ("+rec" if rec else "")].append(s)
         cache.save()
         out[label] = {p: summarise(r) for p, r in rows.items()}
         out[label + "_per_scenario"] = rows
@@ -209,6 +227,8 @@ def real(voice_service, thresholds, ema_weight) -> dict:
                         pred.append(d.speaker_id)
                         actions.append(d.action)
                 ders[uri] = der(ref[uri], hyp, collar=0.25)
+                router.reconcile()  # after each clip (a session), as the server does
+            pred = [router.resolve(p) for p in pred]
             scores = identity_scores(gold, pred, actions).as_dict() if gold else {}
             out[policy]["+".join(pair)] = {
                 "identity": scores,
@@ -298,15 +318,15 @@ def print_tables(result: dict) -> None:
         "asker_accuracy",
         "unknown_rejection",
     )
-    for label in ("clean", "shifted"):
+    for label in [k for k in result["synthetic"] if not k.endswith("_per_scenario")]:
         print(
             f"\n== synthetic {label}: {result['synthetic'][label]['gated']['scenarios']} scenarios, "
             f"{result['synthetic'][label]['gated']['turns']} turns =="
         )
-        print(f"{'policy':8}" + "".join(f"{c[:14]:>15}" for c in cols))
+        print(f"{'policy':10}" + "".join(f"{c[:14]:>15}" for c in cols))
         for policy, row in result["synthetic"][label].items():
             print(
-                f"{policy:8}"
+                f"{policy:10}"
                 + "".join(f"{row[c]:>15.3f}" if isinstance(row[c], float) else f"{row[c]:>15}" for c in cols)
             )
     if "real" in result:
@@ -342,11 +362,12 @@ def plot(result: dict, out: Path) -> None:
 
     fig, axes = plt.subplots(1, 3, figsize=(14, 4))
     for ax, metric in zip(axes, ("b3_f1", "false_new_user_rate", "wrong_links"), strict=True):
-        x = np.arange(len(POLICIES))
+        names = list(result["synthetic"]["clean"])
+        x = np.arange(len(names))
         for k, label in enumerate(("clean", "shifted")):
-            vals = [result["synthetic"][label][p][metric] for p in POLICIES]
+            vals = [result["synthetic"][label][p][metric] for p in names]
             ax.bar(x + 0.38 * k, vals, 0.38, label=label)
-        ax.set_xticks(x + 0.19, POLICIES)
+        ax.set_xticks(x + 0.19, names, rotation=45)
         ax.set_title(metric)
         ax.legend()
     fig.suptitle("voxmem voice identity: online routing policies on synthetic multi-session speech")

@@ -8,4 +8,5 @@ CALL (s) {
   WITH v ORDER BY v.created_at DESC LIMIT $max_exemplars
   RETURN collect(v.embedding) AS exemplars
 }
-RETURN s.id AS id, s.centroid AS centroid, s.n_obs AS n_obs, exemplars;
+OPTIONAL MATCH (s)-[:IDENTIFIED_AS]->(p:Participant)
+RETURN s.id AS id, s.centroid AS centroid, s.n_obs AS n_obs, exemplars, p.id AS participant_id;

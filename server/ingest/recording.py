@@ -7,6 +7,8 @@ of one speaker (gap ≤ ``join_gap_s``) joined into one turn → one faster-whis
 the whole recording with word timings (Whisper pads every call to 30 s, so per-piece calls
 would cost 3-4× more), words assigned to turns by their midpoint → Messages.
 
+After the last turn, the conservative reconciliation (voxmem.voice.identity) merges
+fragments of one voice heard in this recording; the result lists the merges.
 Each *turn* is written in one transaction (voice lock, routing of each of its pieces,
 session lock, message), so a crash mid-recording leaves whole turns only. Pieces too short
 or too quiet to embed reliably are not routed: they join the neighbouring turn if close
@@ -82,6 +84,7 @@ class RecordingIngestor:
         max_piece_s: float = 6.0,
         min_piece_s: float = 0.7,
         join_gap_s: float = 1.5,
+        identity=None,
     ) -> None:
         self.db = db
         self.embedder = embedder
@@ -89,6 +92,7 @@ class RecordingIngestor:
         self.max_piece_s = max_piece_s
         self.min_piece_s = min_piece_s
         self.join_gap_s = join_gap_s
+        self.identity = identity  # IdentityManager: post-recording reconciliation when given
 
     def prepare(self, raw: bytes | Audio) -> Audio:
         """Decode and validate up front, so a bad file is a 4xx before any job starts."""
@@ -153,6 +157,19 @@ class RecordingIngestor:
                 space, session, recording_id, routed, i, words, pieces, started_at, router, audio_uri, turns
             )
             report("routing", 0.7 + 0.3 * i / len(routed))
+        merges: dict[str, str] = {}
+        if self.identity is not None and turns:
+            report("reconciliation", 0.99)
+            for m in self.identity.reconcile(space, session)["merged"]:
+                merges[m["source"]] = m["target"]
+
+        def final(speaker_id: str | None) -> str | None:
+            while speaker_id in merges:
+                speaker_id = merges[speaker_id]
+            return speaker_id
+
+        for p in pieces:
+            p.speaker_id = final(p.speaker_id)
         skipped = [
             {"start": round(p.start, 3), "end": round(p.end, 3), "reason": p.skipped}
             for p in pieces
@@ -166,7 +183,8 @@ class RecordingIngestor:
             "speech_regions": len(regions),
             "pieces": len(pieces),
             "turns": len(turns),
-            "speakers": sorted({t.pieces[0].speaker_id for t in turns}),
+            "speakers": sorted({final(t.pieces[0].speaker_id) for t in turns}),
+            "reconciled": [{"source": a, "target": b} for a, b in merges.items()],
             "segments": [
                 {
                     "start": round(p.start, 3),

@@ -24,7 +24,7 @@ from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.errors import Conflict, InvalidInput, NotFound
 from voxmem.ids import name_key, new_id
-from voxmem.voice.policy import normalise
+from voxmem.voice.policy import normalise, reconcile_pairs
 from voxmem.voice.thresholds import Thresholds
 
 
@@ -248,27 +248,21 @@ class IdentityManager:
         if len(every) < 2:
             return {"merged": [], "conflicts": [], "considered": len(rows)}
         ids = [r["id"] for r in every]
-        cent = np.stack([normalise(np.asarray(r["centroid"])) for r in every])
-        sims = cent @ cent.T
-        np.fill_diagonal(sims, -1.0)
-        nearest = sims.argmax(axis=1)
-        focus = {r["id"] for r in rows}
-        merged, conflicts, done = [], [], set()
-        for i, j in enumerate(nearest):
-            a, b = every[i], every[j]
-            if a["id"] not in focus and b["id"] not in focus:
-                continue
-            if nearest[j] != i or sims[i, j] < self.thresholds.merge or {a["id"], b["id"]} & done:
-                continue
-            if a["participant_key"] and b["participant_key"] and a["participant_key"] != b["participant_key"]:
-                conflicts.append({"speakers": [a["id"], b["id"]], "score": float(sims[i, j])})
-                continue
-            small, big = (a, b) if (a["n_obs"], a["id"]) < (b["n_obs"], b["id"]) else (b, a)
-            done |= {a["id"], b["id"]}
-            entry = {"source": small["id"], "target": big["id"], "score": round(float(sims[i, j]), 4)}
+        merges, pairs_in_conflict = reconcile_pairs(
+            ids,
+            np.stack([np.asarray(r["centroid"]) for r in every]),
+            [int(r["n_obs"]) for r in every],
+            self.thresholds.merge,
+            keys=[r["participant_key"] for r in every],
+            focus={r["id"] for r in rows},
+        )
+        merged = []
+        for source, target, score in merges:
+            entry = {"source": source, "target": target, "score": round(score, 4)}
             if not dry_run:
-                self.merge(space, small["id"], big["id"], reason="reconciliation", score=entry["score"])
+                self.merge(space, source, target, reason="reconciliation", score=entry["score"])
             merged.append(entry)
+        conflicts = [{"speakers": [a, b], "score": round(sc, 4)} for a, b, sc in pairs_in_conflict]
         return {
             "merged": merged,
             "conflicts": conflicts,

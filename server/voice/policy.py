@@ -35,6 +35,7 @@ class SpeakerState:
     centroid: np.ndarray
     n_obs: int
     exemplars: np.ndarray | None = None  # (n, dim), only needed by knn
+    person: str | None = None  # the participant it is identified as (asker margins)
 
 
 @dataclass
@@ -103,6 +104,43 @@ def decide(
     return Decision("LINK", best.id, best_score, margin, policy, centroid, True, scores)
 
 
+def reconcile_pairs(
+    ids: list[str],
+    centroids: np.ndarray,
+    n_obs: list[int],
+    merge_threshold: float,
+    keys: list[str | None] | None = None,
+    focus: set[str] | None = None,
+) -> tuple[list[tuple[str, str, float]], list[tuple[str, str, float]]]:
+    """Post-session reconciliation: which speakers to merge, as (source, target, cosine).
+
+    A pair merges only if its centroid cosine is at least ``merge_threshold``, the two are each
+    other's nearest speaker, and they are not two different named participants (``keys``;
+    those pairs are returned as conflicts). The smaller speaker merges into the larger one.
+    ``focus`` limits it to pairs touching those ids (the speakers of one session).
+    """
+    if len(ids) < 2:
+        return [], []
+    c = np.stack([normalise(v) for v in centroids])
+    sims = c @ c.T
+    np.fill_diagonal(sims, -1.0)
+    nearest = sims.argmax(axis=1)
+    keys = keys or [None] * len(ids)
+    merges, conflicts, done = [], [], set()
+    for i, j in enumerate(nearest):
+        if focus is not None and ids[i] not in focus and ids[j] not in focus:
+            continue
+        if nearest[j] != i or sims[i, j] < merge_threshold or {i, j} & done:
+            continue
+        if keys[i] and keys[j] and keys[i] != keys[j]:
+            conflicts.append((ids[i], ids[j], float(sims[i, j])))
+            continue
+        small, big = (i, j) if (n_obs[i], ids[i]) < (n_obs[j], ids[j]) else (j, i)
+        done |= {i, j}
+        merges.append((ids[small], ids[big], float(sims[i, j])))
+    return merges, conflicts
+
+
 class MemoryRouter:
     """The same decisions kept in memory: for benchmarks that compare policies quickly and
     for unit tests. The Neo4j router (voxmem.voice.router) applies :func:`decide` identically."""
@@ -113,6 +151,7 @@ class MemoryRouter:
         self.ema_weight = ema_weight
         self.speakers: dict[str, SpeakerState] = {}
         self.decisions: list[Decision] = []
+        self.merged: dict[str, str] = {}
 
     def route(self, embedding: np.ndarray) -> Decision:
         decision = decide(
@@ -120,7 +159,7 @@ class MemoryRouter:
         )
         e = normalise(embedding)
         if decision.action == "CREATE":
-            decision.speaker_id = f"spk{len(self.speakers) + 1}"
+            decision.speaker_id = f"spk{len(self.decisions) + 1}"
             self.speakers[decision.speaker_id] = SpeakerState(decision.speaker_id, e, 1, e[None, :])
         else:
             state = self.speakers[decision.speaker_id]
@@ -131,9 +170,50 @@ class MemoryRouter:
         self.decisions.append(decision)
         return decision
 
+    def reconcile(self) -> list[tuple[str, str, float]]:
+        """Merge fragments (same criteria as the Neo4j IdentityManager); returns the merges."""
+        ids = list(self.speakers)
+        merges, _ = reconcile_pairs(
+            ids,
+            np.stack([self.speakers[i].centroid for i in ids]) if ids else np.zeros((0, 1)),
+            [self.speakers[i].n_obs for i in ids],
+            self.thresholds.merge,
+        )
+        for source, target, _ in merges:
+            a, b = self.speakers.pop(source), self.speakers[target]
+            b.centroid = normalise(a.n_obs * a.centroid + b.n_obs * b.centroid)
+            b.n_obs += a.n_obs
+            b.exemplars = np.vstack([b.exemplars, a.exemplars])
+            self.merged[source] = target
+        return merges
+
+    def resolve(self, speaker_id: str) -> str:
+        """The surviving speaker an id was (possibly repeatedly) merged into."""
+        while speaker_id in self.merged:
+            speaker_id = self.merged[speaker_id]
+        return speaker_id
+
     def identify(self, embedding: np.ndarray) -> tuple[str | None, float, float]:
         """Read-only: best speaker (or None), score, margin — the asker path."""
         d = decide(embedding, list(self.speakers.values()), self.policy, self.thresholds, self.ema_weight)
-        ok = d.action == "LINK" and d.margin >= self.thresholds.asker_margin
-        best = max(d.scores, key=d.scores.get) if d.scores else None
-        return (best if ok else None), d.score, d.margin
+        best, score, margin, known = asker_match(d.scores, {k: k for k in d.scores}, self.thresholds)
+        return (best if known else None), score, margin
+
+
+def asker_match(
+    scores: dict[str, float], person_of: dict[str, str | None], thresholds: Thresholds
+) -> tuple[str | None, float, float, bool]:
+    """Read-only asker decision: (best speaker, score, margin, known).
+
+    Several speakers (fragments) of one person do not compete with each other: the margin is
+    taken over the best speaker identified as a *different* person, or the asker threshold.
+    """
+    if not scores:
+        return None, 0.0, -thresholds.asker_threshold, False
+    best = max(scores, key=scores.get)
+    me = person_of.get(best)
+    others = [s for k, s in scores.items() if k != best and (me is None or person_of.get(k) != me)]
+    runner_up = max(others, default=-1.0)
+    margin = scores[best] - max(runner_up, thresholds.asker_threshold)
+    known = scores[best] >= thresholds.asker_threshold and margin >= thresholds.asker_margin
+    return best, scores[best], margin, known

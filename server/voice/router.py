@@ -20,7 +20,7 @@ from neo4j import ManagedTransaction
 from voxmem.cypher import query
 from voxmem.errors import NotFound
 from voxmem.ids import new_id
-from voxmem.voice.policy import Decision, SpeakerState, check_policy, decide
+from voxmem.voice.policy import Decision, SpeakerState, asker_match, check_policy, decide
 from voxmem.voice.thresholds import Thresholds
 
 
@@ -142,15 +142,16 @@ class SpeakerRouter:
         e = np.asarray(embedding, dtype=np.float32)
         states = self.candidates(tx, space, e.tolist())
         d = decide(e, states, self.policy, self.thresholds, self.ema_weight)
-        best = max(d.scores, key=d.scores.get) if d.scores else None
-        known = d.action == "LINK" and d.margin >= self.thresholds.asker_margin
+        best, score, margin, known = asker_match(
+            d.scores, {st.id: st.person for st in states}, self.thresholds
+        )
         out = {
             "known": known,
             "speaker_id": best if known else None,
             "participant_id": None,
             "participant_name": None,
-            "score": round(d.score, 6),
-            "margin": round(d.margin, 6),
+            "score": round(score, 6),
+            "margin": round(margin, 6),
             "best_candidate": best,
         }
         if known:

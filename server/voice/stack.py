@@ -33,11 +33,12 @@ def voice_stack(services) -> VoiceStack:
         stack = getattr(services, "_voice_stack", None)
         if stack is None:
             voice = VoiceService(services.settings)
+            identity = IdentityManager(services.db, voice.thresholds, services.settings.voice_encoder)
             stack = VoiceStack(
                 voice=voice,
                 turns=AudioTurnWriter(services.db, services.embedder, voice, services.messages),
-                recordings=RecordingIngestor(services.db, services.embedder, voice),
-                identity=IdentityManager(services.db, voice.thresholds, services.settings.voice_encoder),
+                recordings=RecordingIngestor(services.db, services.embedder, voice, identity=identity),
+                identity=identity,
                 jobs=JobRegistry(workers=1),
             )
             services._voice_stack = stack

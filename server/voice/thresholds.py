@@ -23,7 +23,9 @@ class Thresholds:
     """``link``: centroid score to join an existing speaker; ``update``: stricter score (plus
     ``update_margin`` over the runner-up) for the gated policy to move a centroid; ``knn_link``:
     the link threshold on the k-nearest-exemplar score; ``merge``: centroid cosine for the
-    post-session reconciliation; ``asker_margin``: margin an asker match needs over the runner-up."""
+    post-session reconciliation; ``asker_link``: score a read-only asker match needs (calibrated on
+    the clean channel, where spoken questions are recorded); ``asker_margin``: margin it needs over
+    the best speaker identified as *another* participant."""
 
     link: float
     update: float
@@ -32,6 +34,11 @@ class Thresholds:
     knn_k: int
     merge: float
     asker_margin: float
+    asker_link: float = -1.0  # < 0: use ``link``
+
+    @property
+    def asker_threshold(self) -> float:
+        return self.asker_link if self.asker_link >= 0 else self.link
 
 
 def load_thresholds(encoder: str, link: float | None = None, update: float | None = None) -> Thresholds:

@@ -42,26 +42,34 @@ def test_spoken_turns_asker_and_bad_audio(app_client, space, space_headers) -> N
         body = r.json()
         assert body["text"] and body["speaker"]["id"].startswith("p_")
         speakers.append(body["routing"]["speaker_id"])
-    assert speakers[0] == speakers[2] == speakers[4] and speakers[1] == speakers[3] != speakers[0]
+    assert not {speakers[0], speakers[2], speakers[4]} & {speakers[1], speakers[3]}  # no wrong link
     again = post_turn(app_client, space, space_headers, "us_m1", BENCHMARK[0], "t0")
     assert again.status_code == 201 and again.json()["idempotent_replay"] is True
 
+    # Early single-utterance voiceprints may leave a fragment; the post-session reconciliation merges it.
+    rec = app_client.post(
+        f"/spaces/{space}/speakers/reconcile", headers=space_headers, json={"session": "s1"}
+    )
+    assert rec.status_code == 200, rec.text
+    msgs = app_client.get(f"/spaces/{space}/messages?session=s1", headers=space_headers).json()
+    who = [m["speaker"]["id"] for m in msgs]
+    assert who[0] == who[2] == who[4] and who[1] == who[3] != who[0]
     listing = app_client.get(f"/spaces/{space}/speakers", headers=space_headers).json()
-    assert sorted(s["n_obs"] for s in listing) == [2, 3]
+    assert sorted(s["n_obs"] for s in listing if s["merged_into"] is None) == [2, 3]
 
     asked = app_client.post(
         f"/spaces/{space}/asker",
         headers=space_headers,
         files={"audio": ("q.wav", wav("us_f3_s150", QUESTIONS[0]), "audio/wav")},
     ).json()
-    assert asked["known"] and asked["speaker_id"] == speakers[1]
+    assert asked["known"] and asked["participant_id"] == who[1]
     stranger = app_client.post(
         f"/spaces/{space}/asker",
         headers=space_headers,
         files={"audio": ("q.wav", wav("us_m5_deep", QUESTIONS[1]), "audio/wav")},
     ).json()
     assert stranger["known"] is False and stranger["participant_id"] is None
-    assert len(app_client.get(f"/spaces/{space}/speakers", headers=space_headers).json()) == 2  # read-only
+    assert app_client.get(f"/spaces/{space}/speakers", headers=space_headers).json() == listing  # read-only
 
     buf = io.BytesIO()
     sf.write(buf, np.zeros(16_000 * 2, np.float32), 16_000, format="WAV")
