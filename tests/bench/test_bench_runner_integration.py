@@ -1,0 +1,53 @@
+"""The runner end to end on the real app and Neo4j: a trimmed generated case in text mode.
+
+Text mode keeps this fast (no speech models); the audio path is exercised by the runner
+command itself (docs/benchmark.md). The benchmark space is deleted afterwards.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from voxmem.bench.cases import Case
+from voxmem.bench.report import write_report
+from voxmem.bench.runner import Run
+from voxmem.bench.scenarios import generate_case
+from voxmem.bench.target import Target
+from voxmem.config import Settings
+
+pytestmark = pytest.mark.integration
+
+
+def _small_case() -> Case:
+    """The first session of a generated case and the questions it can answer."""
+    case = generate_case("household", 3, 3, 6, 12)
+    sessions = case.sessions[:1]
+    kept = {t.turn_id for s in sessions for t in s.turns}
+    qa = [q for q in case.qa if set(q.evidence_ids) <= kept][:4]
+    return Case.model_validate(case.model_dump() | {"sessions": sessions, "qa": qa})
+
+
+def test_text_run_scores_every_question_and_cleans_up(
+    app_client: TestClient, settings: Settings, tmp_path: Path
+) -> None:
+    case = _small_case()
+    assert case.qa, "the trimmed case must keep some questions"
+    target = Target(app_client, settings.admin_key.get_secret_value(), "pytest app")
+    run = Run(target, case, mode="text", condition="clean", policy="participant", progress=False)
+    results = run.run()
+    assert results["run"]["turns"] == case.n_turns()
+    assert len(results["questions"]) == len(case.qa)
+    assert all(q["error"] is None for q in results["questions"])
+    # every stored message came back under the case's turn ids, so recall is computable
+    assert {r["message_id"] for r in results["turn_log"]} == {
+        f"{run.space}:{t.turn_id}" for _, t in case.turns()
+    }
+    assert all(q["recall@30"] is not None for q in results["questions"])
+    assert results["authorization"]["wrong_authorizations"] == 0
+    folder = write_report(results, tmp_path / "run")
+    assert (folder / "report.md").exists()
+    # the space is gone: its key no longer works
+    assert app_client.get(f"/spaces/{run.space}", headers=target.admin).status_code == 404
