@@ -180,6 +180,17 @@ class Case(BaseModel):
         return sum(len(s.turns) for s in self.sessions)
 
 
+def trim_case(case: Case, n_sessions: int) -> Case:
+    """The first ``n_sessions`` sessions and the questions answerable from them alone.
+
+    Questions without evidence ids are dropped too: nothing shows they are answerable.
+    """
+    sessions = case.sessions[:n_sessions]
+    kept = {t.turn_id for s in sessions for t in s.turns}
+    qa = [q for q in case.qa if q.evidence_ids and set(q.evidence_ids) <= kept]
+    return Case.model_validate(case.model_dump() | {"sessions": sessions, "qa": qa})
+
+
 def parse_case(data: dict[str, Any], where: str = "<case>") -> Case:
     """Validate one case dict; raises ``CaseError`` naming the file and the broken field."""
     version = data.get("schema_version") if isinstance(data, dict) else None

@@ -37,7 +37,15 @@ from typing import Any
 from tqdm import tqdm
 
 from voxmem.bench import scoring
-from voxmem.bench.cases import QUESTION_TYPES, Case, Session, load_case, load_locomo, locomo_id_case
+from voxmem.bench.cases import (
+    QUESTION_TYPES,
+    Case,
+    Session,
+    load_case,
+    load_locomo,
+    locomo_id_case,
+    trim_case,
+)
 from voxmem.bench.target import AskResult, Target, TargetError
 from voxmem.config import Settings, get_settings
 
@@ -218,6 +226,8 @@ class Run:
                     )
                     if result.speaker_entity:
                         self.participant_ids[turn.speaker] = result.speaker_entity
+                for image in turn.images:
+                    self.target.attach_image(self.space, result.message_id, image.caption)
                 record |= {
                     "message_id": result.message_id,
                     "entity": result.speaker_entity,
@@ -432,13 +442,17 @@ def _load_cases(args: argparse.Namespace) -> list[Case]:
     if args.generate:
         from voxmem.bench.scenarios import generate_case
 
-        return [generate_case(args.generate, args.seed, args.speakers, args.sessions, args.turns)]
-    if args.locomo:
+        cases = [generate_case(args.generate, args.seed, args.speakers, args.sessions, args.turns)]
+    elif args.locomo:
         cases = load_locomo(args.locomo)[: args.locomo_conversations]
-        return [locomo_id_case(c) for c in cases] if args.locomo_id else cases
-    if not args.case:
+        cases = [locomo_id_case(c) for c in cases] if args.locomo_id else cases
+    elif args.case:
+        cases = [load_case(path) for path in args.case]
+    else:
         raise SystemExit("give --case FILE, --generate SCENARIO or --locomo FILE")
-    return [load_case(path) for path in args.case]
+    if args.max_sessions:
+        cases = [trim_case(c, args.max_sessions) for c in cases]
+    return cases
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -476,6 +490,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--policy", choices=("auto", "open", "participant", "private"), default="auto")
     parser.add_argument("--k", type=int, default=30, help="evidence items requested per question")
     parser.add_argument("--max-questions", type=int, default=None)
+    parser.add_argument(
+        "--max-sessions",
+        type=int,
+        default=None,
+        help="only the first N sessions and the questions they answer",
+    )
     parser.add_argument(
         "--url", help="running voxmem server; default: the app in-process on the configured Neo4j"
     )

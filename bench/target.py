@@ -27,6 +27,7 @@ AUDIO_ROUTE_HINTS = (
     "/spaces/{space}/sessions/{session}/audio",
 )
 ASKER_ROUTE = "/spaces/{space}/asker"
+IMAGE_ROUTE = "/spaces/{space}/messages/{message_id}/images"
 QUERY_ROUTE = "/spaces/{space}/query"
 SEARCH_ROUTE = "/spaces/{space}/search"
 
@@ -162,6 +163,19 @@ class Target:
             decision=_decision(out),
             transcript=out.get("text"),
             raw=out,
+        )
+
+    def attach_image(self, space: str, message_id: str, caption: str) -> None:
+        """A shared photo as its caption (the images themselves are not released for LoCoMo)."""
+        if IMAGE_ROUTE not in self.paths:
+            raise TargetError("the server has no image route")
+        _check(
+            self.http.post(
+                f"/spaces/{space}/messages/{message_id}/images",
+                json={"caption": caption},
+                headers=self.keys[space],
+            ),
+            "image",
         )
 
     # --- questions --------------------------------------------------------------------------

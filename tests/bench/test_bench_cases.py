@@ -18,6 +18,7 @@ from voxmem.bench.cases import (
     locomo_evidence,
     locomo_id_case,
     parse_case,
+    trim_case,
 )
 
 CASES = Path(__file__).resolve().parents[2] / "bench" / "cases"
@@ -172,3 +173,10 @@ def test_real_locomo_loads_and_id_view_has_askers() -> None:
     id_case = locomo_id_case(case)
     assert id_case.qa and all(q.asker in {p.name for p in case.participants} for q in id_case.qa)
     assert all(q.asker not in q.question for q in id_case.qa)
+
+
+def test_trim_case_keeps_only_answerable_questions() -> None:
+    case = parse_case(_minimal())
+    trimmed = trim_case(case, 1)
+    assert [q.question for q in trimmed.qa] == ["What does Bo drink?"]  # the one without evidence goes
+    assert trim_case(case, 0).qa == []

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from voxmem.bench.cases import Case
+from voxmem.bench.cases import Case, trim_case
 from voxmem.bench.report import write_report
 from voxmem.bench.runner import Run
 from voxmem.bench.scenarios import generate_case
@@ -22,12 +22,9 @@ pytestmark = pytest.mark.integration
 
 
 def _small_case() -> Case:
-    """The first session of a generated case and the questions it can answer."""
-    case = generate_case("household", 3, 3, 6, 12)
-    sessions = case.sessions[:1]
-    kept = {t.turn_id for s in sessions for t in s.turns}
-    qa = [q for q in case.qa if set(q.evidence_ids) <= kept][:4]
-    return Case.model_validate(case.model_dump() | {"sessions": sessions, "qa": qa})
+    """The first session of a generated case and (at most four of) the questions it answers."""
+    case = trim_case(generate_case("household", 3, 3, 6, 12), 1)
+    return case.model_copy(update={"qa": case.qa[:4]})
 
 
 def test_text_run_scores_every_question_and_cleans_up(
