@@ -17,7 +17,9 @@ if TYPE_CHECKING:
 def build_extractor(settings: Settings, backend: str | None = None) -> Extractor:
     """The configured backend: 'offline' (default), 'llm' (needs VOXMEM_LLM_*), or 'graphiti'."""
     configured = getattr(settings, "extractor", "auto")
-    choice = backend or (configured if configured != "auto" else ("llm" if settings.llm_enabled else "offline"))
+    choice = backend or (
+        configured if configured != "auto" else ("llm" if settings.llm_enabled else "offline")
+    )
     if choice == "offline":
         from voxmem.extractors.offline import OfflineExtractor
 

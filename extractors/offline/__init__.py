@@ -249,6 +249,8 @@ class OfflineExtractor:
         cur = window.current
         candidates: dict[str, float] = {}
         recency = 1.0
+        names = [n for n in window.people[cur.speaker].all_names() if len(n) >= 2]
+        my_names = re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b") if names else None
         seen_self_after: set[str] = set()
         for pos in range(len(window.previous) - 1, -1, -1):
             turn = window.previous[pos]
@@ -263,6 +265,8 @@ class OfflineExtractor:
             )
             if called:
                 score += 2.0
+            elif my_names and my_names.search(turn.text):
+                score += 1.0  # they talked about me: I answer them ("Maya loves curry." "I don't!")
             if "self" not in seen_self_after and turn.text.rstrip().endswith("?"):
                 score += 0.5
             candidates[turn.speaker] = score
