@@ -174,7 +174,9 @@ def markdown(results: dict[str, Any], plots: list[Path], command: str | None = N
         "",
         f"- ingestion: {t['ingest_turns']} turns, {t['ingest_wall_s']:.1f} s wall, server time "
         f"{t['ingest_server_s']:.1f} s, synthesis {t['ingest_synthesis_s']:.1f} s; turn latency p50 "
-        f"{_ms(t['ingest_turn_latency_p50_s'])}, p95 {_ms(t['ingest_turn_latency_p95_s'])}",
+        f"{_ms(t['ingest_turn_latency_p50_s'])}, p95 {_ms(t['ingest_turn_latency_p95_s'])}; "
+        f"CPU time of the runner process (app in-process, Neo4j excluded) "
+        f"{_f(t.get('ingest_process_cpu_s'), 1)} s",
     ]
     if t.get("ingest_audio_s"):
         lines.append(f"- audio {t['ingest_audio_s']:.1f} s; real-time factor {_f(t.get('ingest_rtf'))}")

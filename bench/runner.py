@@ -198,6 +198,7 @@ class Run:
         total = self.case.n_turns()
         bar = tqdm(total=total, desc="ingest", unit="turn", disable=not self.progress)
         started = time.perf_counter()
+        cpu_start = _cpu_seconds()
         synth_s = 0.0
         audio_s = 0.0
         for index, session in enumerate(self.case.sessions):
@@ -242,6 +243,7 @@ class Run:
         out: dict[str, Any] = {
             "turns": total,
             "wall_s": wall,
+            "process_cpu_s": _cpu_seconds() - cpu_start,
             "server_s": sum(latencies),
             "synthesis_s": synth_s,
             "turn_latency_p50_s": scoring.percentile(latencies, 50),
@@ -428,6 +430,17 @@ def _aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     for k in RECALL_KS:
         out[f"recall@{k}"] = scoring.mean(r[f"recall@{k}"] for r in rows)
     return out
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and its children (with the in-process app: models and API, not Neo4j).
+
+    Why: other work on a shared 2-core machine stretches wall times; CPU seconds do not stretch.
+    """
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _wav_seconds(path: Path) -> float:
