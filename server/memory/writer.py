@@ -174,7 +174,7 @@ class MemoryWriter:
                     if label != cur.speaker and p.participant_id
                 ]
             else:
-                pid = resolver.pid(a.target, create=True)
+                pid = resolver.pid(a.target, create=True, present=True)
                 pids = [pid] if pid else []
             for pid in pids:
                 if pid == speaker_id:
@@ -351,7 +351,7 @@ class _Resolver:
             if person.participant_id == old:
                 person.participant_id = new
 
-    def pid(self, ref: str, create: bool = False) -> str | None:
+    def pid(self, ref: str, create: bool = False, present: bool = False) -> str | None:
         if is_label(ref):
             person = self.window.person(ref)
             return person.participant_id if person else None
@@ -374,6 +374,7 @@ class _Resolver:
                 key=key,
                 name=" ".join(ref.split()),
                 pid=new_id("p"),
+                present=present,
             )
             found = rows[0]["id"] if rows else None
         self.cache[key] = found

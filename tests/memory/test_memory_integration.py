@@ -328,3 +328,28 @@ def test_nickname_heard_before_the_person_spoke_becomes_their_alias(
     assert [a["name"] for a in first["addressees"]] == ["Melanie"]
     audit = app_client.get(f"/spaces/{space}/audit", headers=space_headers).json()
     assert [(a["kind"], a["resolved"]) for a in audit] == [("merge_placeholder", True)]
+
+
+def test_mentioned_people_get_no_session_access_but_addressed_ones_do(
+    app_client, space_headers, space, services
+):
+    say(
+        app_client,
+        space_headers,
+        space,
+        "s1",
+        "Maya",
+        "Yesterday I went to the museum with my sister Anna.",
+        0,
+    )
+    say(app_client, space_headers, space, "s1", "Maya", "Tom, could you book a table for tonight?", 1)
+    rows = services.db.query(
+        "MATCH (p:Participant {space: $space}) RETURN p.name AS name, "
+        "EXISTS { (p)-[:PARTICIPATED_IN]->(:Session) } AS present ORDER BY name",
+        space=space,
+    )
+    assert rows == [
+        {"name": "Anna", "present": False},
+        {"name": "Maya", "present": True},
+        {"name": "Tom", "present": True},
+    ]
