@@ -75,7 +75,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from voxmem.demo import run_demo
 
-    return run_demo(get_settings(), keep_running=args.keep_running)
+    return run_demo(get_settings(), keep_running=args.keep_running, spoken=not args.text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -102,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="start everything, ingest a conversation, answer questions")
     demo.add_argument("--keep-running", action="store_true", help="leave the API server up afterwards")
+    demo.add_argument("--text", action="store_true", help="send text turns with names instead of audio")
     demo.set_defaults(func=cmd_demo)
     return parser
 

@@ -97,6 +97,10 @@ class VoxmemClient:
             data={k: v for k, v in form.items() if v is not None},
         )
 
+    def reconcile_speakers(self, space: str, session: str) -> dict:
+        """Merge fragments of one voice after a session (conservative, reversible)."""
+        return self._call("POST", f"/spaces/{space}/speakers/reconcile", json={"session": session})
+
     def list_messages(self, space: str, **filters: Any) -> list[dict]:
         return self._call("GET", f"/spaces/{space}/messages", params={k: v for k, v in filters.items() if v})
 

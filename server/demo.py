@@ -1,14 +1,18 @@
-"""The main job, end to end: API server up, a conversation in, questions answered.
+"""The main job, end to end and spoken: API up, a conversation in by voice, questions answered.
 
-Run by ``bash scripts/voxmem.sh demo`` after Neo4j is up. It starts the FastAPI server
-as a child process (a real HTTP server, as agents use it), creates a fresh demo space
-with its own key, ingests the shipped household conversation turn by turn, prints who
-said what to whom from the graph, and asks questions. Everything it writes stays in
-Neo4j for exploring in Browser afterwards.
+Run by ``bash scripts/voxmem.sh demo`` after Neo4j is up. It starts the FastAPI server as
+a child process (a real HTTP server, as agents use it), creates a fresh demo space with its
+own key, and plays the shipped household conversation as audio: each turn is spoken by a
+synthetic voice (espeak-ng + sox) and sent WITHOUT the speaker's name. voxmem recognises
+the voices, transcribes them, learns the names from how people address each other,
+extracts facts, and answers questions, some asked aloud ("what did I ask for?"), for the
+asker only. ``--text`` skips audio and sends names with the text (seconds instead of a
+minute). Everything stays in Neo4j for exploring in Browser afterwards.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -20,6 +24,7 @@ from typing import Any
 
 import httpx
 
+from voxmem.client import VoxmemClient, VoxmemHTTPError
 from voxmem.config import Settings
 
 DEMO_SPACE = "demo-household"
@@ -54,12 +59,83 @@ def _wait_ready(base: str, proc: subprocess.Popen[bytes], timeout_s: float = 180
 
 
 def _section(title: str) -> None:
-    print(f"\n=== {title} ===")
+    print(f"\n=== {title} ===", flush=True)
 
 
-def run_demo(settings: Settings, keep_running: bool = False) -> int:
+def _ingest(client: VoxmemClient, conversation: dict[str, Any], spoken: bool) -> dict[str, str]:
+    """Send every turn; returns message id -> true speaker (the demo knows the script)."""
+    truth: dict[str, str] = {}
+    if spoken:
+        from voxmem.bench.voices import synthesize
+    for session in conversation["sessions"]:
+        start = datetime.fromisoformat(session["started_at"].replace("Z", "+00:00"))
+        print(f"  session {session['id']} ({start:%a %d %b %H:%M})")
+        for i, turn in enumerate(session["turns"]):
+            ts = start + timedelta(minutes=i)
+            turn_id = f"{session['id']}-{i}"
+            if spoken:
+                wav = synthesize(turn["text"], conversation["voices"][turn["speaker"]])
+                m = client.append_audio_turn(
+                    DEMO_SPACE, session["id"], wav, turn_id=turn_id, ts=ts.isoformat()
+                )
+                routing = m.get("routing") or {}
+                print(
+                    f"    voice {routing.get('speaker_id', '?')[-6:]} {routing.get('decision', '?'):<6} "
+                    f"score {routing.get('score') or 0:.2f}  heard: {m['text']}"
+                )
+            else:
+                m = client.append_turn(
+                    DEMO_SPACE,
+                    session["id"],
+                    turn["speaker"],
+                    turn["text"],
+                    turn.get("addressees"),
+                    ts,
+                    turn_id,
+                )
+            truth[m["id"]] = turn["speaker"]
+        if spoken:
+            client.reconcile_speakers(DEMO_SPACE, session["id"])
+    return truth
+
+
+def _show_attribution(client: VoxmemClient, truth: dict[str, str]) -> None:
+    messages = client.list_messages(DEMO_SPACE, limit=500)
+    # A voice's participant is named once someone names them; map participant ids to names.
+    right = 0
+    for m in messages:
+        who = (m.get("speaker") or {}).get("name") or "(unnamed voice)"
+        to = ", ".join(a.get("name") or "?" for a in m["addressees"]) or "?"
+        ok = who == truth.get(m["id"])
+        right += ok
+        note = "" if ok else f"   (really {truth.get(m['id'])})"
+        print(f"  [{m['session']} #{m['idx']}] {who} -> {to}: {m['text']}{note}")
+    print(f"  speaker names right on {right}/{len(messages)} turns")
+
+
+def _ask(client: VoxmemClient, conversation: dict[str, Any], spoken: bool, ids: dict[str, str]) -> None:
+    from voxmem.bench.voices import synthesize
+
+    for q in conversation["questions"]:
+        asker = q.get("asker")
+        if spoken and q.get("spoken"):
+            wav = synthesize(q["ask"], conversation["voices"][asker])
+            result = client.query_audio(DEMO_SPACE, wav)
+            how = f"asked aloud by {asker}"
+        else:
+            result = client.query(DEMO_SPACE, q["ask"], asker=ids.get(asker))
+            how = f"asked by {asker} (text)"
+        scope = result["scope"]
+        print(f"  Q ({how}): {result.get('question') or q['ask']}")
+        print(f"     recognised asker: {scope.get('asker_name') or 'unknown'} via {scope['identified_by']}")
+        print(f"     A [{result['answerer']}]: {result['answer']}")
+        for ev in result["evidence"][:2]:
+            speaker = (ev.get("speaker") or {}).get("name") or "?"
+            print(f"       evidence {ev['session']} #{ev['idx']} {speaker}: {ev['text']}")
+
+
+def run_demo(settings: Settings, keep_running: bool = False, spoken: bool = True) -> int:
     base = f"http://{settings.host}:{settings.port}"
-    admin = {"Authorization": f"Bearer {settings.admin_key.get_secret_value()}"}
     conversation = _load_conversation()
     t0 = time.monotonic()
     proc = _start_server(settings)
@@ -71,54 +147,35 @@ def run_demo(settings: Settings, keep_running: bool = False) -> int:
         print(f"Neo4j {neo4j.get('version')} {neo4j.get('edition')}, schema v{health['schema_version']}")
         print(f"offline components: {health['offline']}")
 
-        with httpx.Client(base_url=base, timeout=60) as http:
-            if http.get(f"/spaces/{DEMO_SPACE}", headers=admin).status_code == 200:
-                http.delete(f"/admin/spaces/{DEMO_SPACE}", headers=admin).raise_for_status()
-            http.post(
-                "/admin/spaces", json={"id": DEMO_SPACE, "policy": "open"}, headers=admin
-            ).raise_for_status()
-            key = http.post(f"/admin/spaces/{DEMO_SPACE}/keys", json={"label": "demo"}, headers=admin).json()[
-                "key"
-            ]
-            auth = {"Authorization": f"Bearer {key}"}
+        admin = VoxmemClient(base, settings.admin_key.get_secret_value())
+        with contextlib.suppress(VoxmemHTTPError):  # absent on a first run
+            admin.delete_space(DEMO_SPACE)
+        admin.create_space(DEMO_SPACE, policy="participant")
+        client = VoxmemClient(base, admin.issue_key(DEMO_SPACE, "demo")["key"], timeout=300)
 
-            _section(f"ingesting: {conversation['title']}")
-            for session in conversation["sessions"]:
-                start = datetime.fromisoformat(session["started_at"].replace("Z", "+00:00"))
-                for i, turn in enumerate(session["turns"]):
-                    body = {
-                        "speaker": turn["speaker"],
-                        "text": turn["text"],
-                        "addressees": turn.get("addressees", []),
-                        "ts": (start + timedelta(minutes=i)).isoformat(),
-                        "turn_id": f"{session['id']}-{i}",
-                    }
-                    r = http.post(
-                        f"/spaces/{DEMO_SPACE}/sessions/{session['id']}/turns", json=body, headers=auth
-                    )
-                    r.raise_for_status()
-                print(f"  session {session['id']}: {len(session['turns'])} turns")
+        _section(f"ingesting {'spoken' if spoken else 'text'}: {conversation['title']}")
+        t1 = time.monotonic()
+        truth = _ingest(client, conversation, spoken)
+        print(f"  {len(truth)} turns in {time.monotonic() - t1:.1f} s")
 
-            _section("who said what to whom (read back from Neo4j)")
-            for m in http.get(f"/spaces/{DEMO_SPACE}/messages", params={"limit": 200}, headers=auth).json():
-                to = ", ".join(a["name"] for a in m["addressees"]) or "?"
-                print(f"  [{m['session']} #{m['idx']}] {m['speaker']['name']} -> {to}: {m['text']}")
+        _section("who said what to whom (read back from Neo4j)")
+        _show_attribution(client, truth)
 
-            _section("questions")
-            for q in conversation["questions"]:
-                hits = http.get(
-                    f"/spaces/{DEMO_SPACE}/search", params={"q": q["ask"], "k": 2}, headers=auth
-                ).json()
-                print(f"  Q: {q['ask']}")
-                for h in hits:
-                    where = f"{h['session']} #{h['idx']}, {'+'.join(h['matched_by'])}"
-                    print(f"     {h['speaker']['name']} ({where}): {h['text']}")
+        ids = {
+            m["speaker"]["name"]: m["speaker"]["id"]
+            for m in client.list_messages(DEMO_SPACE, limit=500)
+            if m["speaker"]
+        }
+        _section("questions")
+        _ask(client, conversation, spoken, ids)
 
         _section("explore it")
-        browser = f"http://localhost:{settings.neo4j_http_port}/browser/"
-        print(f"  Neo4j Browser: {browser}  (user {settings.neo4j_user})")
+        print(
+            f"  Neo4j Browser: http://localhost:{settings.neo4j_http_port}/browser/  (user {settings.neo4j_user})"
+        )
         print(f"  MATCH (p:Participant {{space:'{DEMO_SPACE}'}})-[:SPEAKS]->(m:Message)")
         print("        OPTIONAL MATCH (m)-[:ADDRESSES]->(a) RETURN p, m, a")
+        print(f"  voxmem audit {DEMO_SPACE}   # attribution invariants")
         return 0
     finally:
         if keep_running:

@@ -167,7 +167,7 @@ def _filter_key(value: str | None) -> str | None:
 def _view(row: dict[str, Any]) -> dict[str, Any]:
     message = dict(row["message"])
     message["speaker"] = row.get("speaker")
-    message["addressees"] = sorted(row.get("addressees") or [], key=lambda a: a["name"])
+    message["addressees"] = sorted(row.get("addressees") or [], key=lambda a: (a["name"] or "", a["id"]))
     return message
 
 

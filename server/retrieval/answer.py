@@ -167,7 +167,7 @@ class ExtractiveAnswerer:
             words_here = set(content_words(sentence))
             # the speaker's name counts as present in their own turn
             if entry.evidence.speaker:
-                words_here |= set(content_words(entry.evidence.speaker.get("name", "")))
+                words_here |= set(content_words(entry.evidence.speaker.get("name") or ""))
             support = sum(weight[w] for w in wanted if w in words_here) / total
             if reading.temporal and _DATE.search(sentence):
                 support += 0.1

@@ -51,7 +51,17 @@ async def append_audio_turn(
     )
     from starlette.concurrency import run_in_threadpool
 
-    return await run_in_threadpool(stack.turns.append, access.space, turn)
+    def work() -> dict:
+        stored = stack.turns.append(access.space, turn)
+        if svc.memory is None:
+            return stored
+        # Extraction runs for every stored turn (names, addressees, facts), as on the text path;
+        # idempotent, so a replayed turn_id re-derives the same memory.
+        svc.memory.process_message(access.space, stored["id"])
+        fresh = svc.messages.get(access.space, stored["id"])
+        return {**stored, "speaker": fresh["speaker"], "addressees": fresh["addressees"]}
+
+    return await run_in_threadpool(work)
 
 
 @router.post(
