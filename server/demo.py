@@ -170,9 +170,8 @@ def run_demo(settings: Settings, keep_running: bool = False, spoken: bool = True
         _ask(client, conversation, spoken, ids)
 
         _section("explore it")
-        print(
-            f"  Neo4j Browser: http://localhost:{settings.neo4j_http_port}/browser/  (user {settings.neo4j_user})"
-        )
+        browser = f"http://localhost:{settings.neo4j_http_port}/browser/"
+        print(f"  Neo4j Browser: {browser}  (user {settings.neo4j_user})")
         print(f"  MATCH (p:Participant {{space:'{DEMO_SPACE}'}})-[:SPEAKS]->(m:Message)")
         print("        OPTIONAL MATCH (m)-[:ADDRESSES]->(a) RETURN p, m, a")
         print(f"  voxmem audit {DEMO_SPACE}   # attribution invariants")

@@ -175,11 +175,10 @@ _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
 _LUCENE_WORDS = {"AND", "OR", "NOT", "TO"}
 # The full-text indexes use Lucene's standard analyser, which keeps stop words; an OR-query
 # on "the" or "who" would rank any message containing them, so questions drop them here.
-STOP_WORDS = frozenset(
-    "a an and are as at be but by do does did for from had has have he her his i if in into is it its me my "
-    "of on or our she so that the their them there they this to was we were what when where which who whom "
-    "why will with you your".split()
-)
+_STOP_WORDS_TEXT = """a an and are as at be but by do does did for from had has have he her his i if in
+into is it its me my of on or our she so that the their them there they this to was we were what when where
+which who whom why will with you your"""
+STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
 
 
 def lucene_query(text: str) -> str:
