@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
@@ -22,7 +23,7 @@ from voxmem.retrieval.fusion import FusedEvidence, fuse, merge_into, ranked
 from voxmem.retrieval.question import Reading, read_question
 from voxmem.retrieval.scope import Scope
 from voxmem.retrieval.text import content_words
-from voxmem.retrieval.tools import Filters, Hit, Retriever
+from voxmem.retrieval.tools import EmbeddingCache, Filters, Hit, Retriever
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +68,7 @@ class RoundTrace:
     retained: int
     ms: float
     stop: str | None = None
+    skipped: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -202,7 +204,7 @@ class HeuristicPlanner:
                 Action(
                     "interaction",
                     "message_vector",
-                    q,
+                    state.query,
                     Filters(speaker=_ref(r.speaker)),
                     why="the speaker's turns on the topic",
                 )
@@ -237,7 +239,7 @@ class HeuristicPlanner:
                 actions.append(
                     Action(
                         "interaction",
-                        "message_vector",
+                        "message_fulltext",
                         q,
                         Filters(speaker=_ref(person)),
                         why=f"turns by {person.get('name')}",
@@ -323,6 +325,9 @@ class Agent:
         rrf_k: int = 60,
         per_tool_k: int | None = None,
         max_actions: int = 12,
+        executor: Executor | None = None,
+        embed: EmbeddingCache | None = None,
+        layers: Callable[[str], set[str]] | None = None,
     ) -> None:
         if max_rounds < 1 or max_rounds > len(budgets):
             raise InvalidInput("max_rounds must be between 1 and the number of budgets")
@@ -333,6 +338,9 @@ class Agent:
         self.rrf_k = rrf_k
         self.per_tool_k = per_tool_k
         self.max_actions = max_actions
+        self.executor = executor
+        self.embed = embed
+        self.layers = layers
 
     def run(self, question: str, scope: Scope, policy: Policy) -> AgentResult:
         question = question.strip()
@@ -348,21 +356,25 @@ class Agent:
             budgets=self.budgets,
             max_rounds=self.max_rounds,
         )
+        present = self.layers(scope.space) if (self.layers and not scope.sees_nothing) else None
         while state.round <= self.max_rounds:
             started = time.perf_counter()
             budget = self.budgets[state.round - 1]
-            actions = [a for a in policy.plan(state) if a.tool in self.tools][: self.max_actions]
-            if not actions:
+            planned = [a for a in policy.plan(state) if a.tool in self.tools][: self.max_actions]
+            actions = [a for a in planned if present is None or a.layer in present]
+            skipped = [f"{a.tool}: {a.layer} layer empty" for a in planned if a not in actions]
+            if not planned:
                 if state.rounds:
                     state.rounds[-1].stop = state.rounds[-1].stop or "policy chose to stop"
                 break
+            results = self._run_actions(actions, scope, budget)
             rankings, counts = [], []
-            for action in actions:
-                hits = self._call(action, scope, budget)
+            for action, hits in zip(actions, results, strict=True):
                 state.last_hits[f"{state.round}:{action.tool}:{len(state.history)}"] = hits
                 state.history.append(action)
                 rankings.append(hits)
                 counts.append(len(hits))
+            state.history += [a for a in planned if a not in actions]
             gained = merge_into(state.retained, fuse(rankings, k=self.rrf_k), budget, state.round)
             trace = RoundTrace(
                 round=state.round,
@@ -372,6 +384,7 @@ class Agent:
                 gained=[g.id for g in gained],
                 retained=len(state.retained),
                 ms=round((time.perf_counter() - started) * 1000, 1),
+                skipped=skipped,
             )
             state.rounds.append(trace)
             reason = sufficient(state)
@@ -389,6 +402,14 @@ class Agent:
             trace=state.rounds,
             hits=state.last_hits,
         )
+
+    def _run_actions(self, actions: list[Action], scope: Scope, budget: int) -> list[list[Hit]]:
+        """Run a round's tool calls, in parallel when an executor is given (queries embedded first)."""
+        if self.embed is not None:
+            self.embed.prime([a.query for a in actions if self.tools[a.tool].needs in ("query", "pair")])
+        if self.executor is None or len(actions) < 2:
+            return [self._call(a, scope, budget) for a in actions]
+        return list(self.executor.map(lambda a: self._call(a, scope, budget), actions))
 
     def _call(self, action: Action, scope: Scope, budget: int) -> list[Hit]:
         tool = self.tools[action.tool]

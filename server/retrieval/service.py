@@ -8,6 +8,7 @@ per-round budgets and the LLM (when configured).
 from __future__ import annotations
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from voxmem.config import Settings
@@ -19,7 +20,7 @@ from voxmem.retrieval.answer import Answer, LLMAnswerer, compose
 from voxmem.retrieval.fusion import fuse
 from voxmem.retrieval.llm import LLMPlanner, build_chat_model
 from voxmem.retrieval.scope import Scope, resolve_scope
-from voxmem.retrieval.tools import Filters, ParticipantDirectory, build_tools
+from voxmem.retrieval.tools import Filters, ParticipantDirectory, build_tools, layers_present
 
 DEFAULT_BUDGETS = (30, 8, 5)
 
@@ -44,6 +45,9 @@ class RetrievalService:
         self.settings = settings
         self.db = db
         self.tools = build_tools(db, embedder)
+        self.embed = self.tools["message_vector"].embed
+        # tool calls of one round run concurrently: Neo4j does the work, Python waits on sockets
+        self.executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="voxmem-retrieval")
         self.directory = ParticipantDirectory(db)
         self.chat_model = chat_model if chat_model is not None else build_chat_model(settings)
         self.budgets = parse_budgets(getattr(settings, "retrieval_budgets", None))
@@ -79,6 +83,9 @@ class RetrievalService:
             budgets=budgets,
             max_rounds=min(max_rounds or self.max_rounds, len(budgets)),
             rrf_k=self.settings.rrf_k,
+            executor=self.executor,
+            embed=self.embed,
+            layers=lambda space: layers_present(self.db, space),
         )
 
     def scope(self, space: str, asker: str | None, identified_by: str = "id") -> Scope:
@@ -119,11 +126,14 @@ class RetrievalService:
             raise InvalidInput(f"unknown layer(s) {unknown}; choose from interaction, fact, profile")
         if not text.strip():
             raise InvalidInput("search text is empty")
-        rankings = [
-            self.tools[name].search(scope, text, filters or Filters(), k=k)
-            for layer in layers
-            for name in names[layer]
-        ]
+        present = layers_present(self.db, scope.space)
+        calls = [name for layer in layers if layer in present for name in names[layer]]
+        self.embed.prime([text])
+        rankings = list(
+            self.executor.map(
+                lambda name: self.tools[name].search(scope, text, filters or Filters(), k=k), calls
+            )
+        )
         return [e.as_dict() for e in fuse(rankings, k=self.settings.rrf_k)[:k]]
 
     def profile(self, scope: Scope, participant: str, current_only: bool = False) -> dict[str, Any]:

@@ -14,7 +14,8 @@ _STOPWORD_TEXT = (
     "should so some such than that the their theirs them themselves then there these they this those "
     "through to too under until up very was we were what when where which while who whom whose why will "
     "with would you your yours yourself yourselves ever also did does said say says tell told ask asked "
-    "anything something thing things gon na n't 's 're 'm 've 'll 'd"
+    "anything something thing things gon na n't 's 're 'm 've 'll 'd talking speaking talk speak talked "
+    "spoke mentioned mention mentions saying"
 )
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 

@@ -117,6 +117,19 @@ class EmbeddingCache:
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
         self._lock = threading.Lock()
 
+    def prime(self, texts: list[str]) -> None:
+        """Embed the texts not cached yet in one batch (faster than one by one; no model calls in threads)."""
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t.strip() and t not in self._cache))
+        if not missing:
+            return
+        vectors = self.embedder.embed(missing)
+        with self._lock:
+            for text, vector in zip(missing, vectors, strict=True):
+                self._cache[text] = vector.tolist()
+            while len(self._cache) > self.size:
+                self._cache.popitem(last=False)
+
     def __call__(self, text: str) -> list[float]:
         with self._lock:
             if text in self._cache:
@@ -405,6 +418,12 @@ class ProfileRetriever(Retriever):
             meta = {"kind": attr.get("kind"), "current": attr.get("current"), "owner": found["participant"]}
             hits.append(Hit("profile", self.name, attr["id"], attr["text"], 1.0, sources, meta))
         return hits
+
+
+def layers_present(db: Database, space: str) -> set[str]:
+    """The memory layers that hold anything in the space ('interaction' always counts)."""
+    row = db.query(query("retrieve_layers"), space=space)[0]
+    return {"interaction", *(layer for layer in ("fact", "profile") if row[layer])}
 
 
 class ParticipantDirectory:

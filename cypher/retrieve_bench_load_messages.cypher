@@ -1,0 +1,32 @@
+// Benchmark loader (bench/retrieval_data.py): write a batch of turns of one space in one
+// transaction, following MODEL.md: Participant (by key), Session, Message with its embedding,
+// HAS_MESSAGE, SPEAKS, ADDRESSES {source}, PARTICIPATED_IN. NEXT edges come after, per session
+// (retrieve_bench_link_next). Used to load datasets and synthetic corpora fast with precomputed
+// embeddings; the API's turn append (message_append) stays the path for live turns.
+// Params: $space, $rows [{id, session, idx, text, ts (ISO-8601), source,
+//         speaker {key, id, name}, addressees [{key, id, name}], embedding}], $addressed_by (ADDRESSES.source)
+UNWIND $rows AS row
+MERGE (p:Participant {space: $space, key: row.speaker.key})
+  ON CREATE SET p.id = row.speaker.id, p.name = row.speaker.name, p.names_text = row.speaker.name,
+                p.aliases = [], p.created_at = datetime()
+MERGE (s:Session {space: $space, id: row.session})
+  ON CREATE SET s.started_at = datetime(row.ts), s.n_messages = 0
+CREATE (m:Message {space: $space, id: row.id, session: row.session, idx: row.idx, text: row.text,
+                   ts: datetime(row.ts), source: row.source, created_at: datetime()})
+CREATE (s)-[:HAS_MESSAGE]->(m)
+CREATE (p)-[:SPEAKS]->(m)
+MERGE (p)-[:PARTICIPATED_IN]->(s)
+SET s.n_messages = CASE WHEN s.n_messages > row.idx THEN s.n_messages ELSE row.idx + 1 END,
+    s.last_ts = datetime(row.ts)
+WITH m, s, row
+CALL db.create.setNodeVectorProperty(m, 'embedding', row.embedding)
+WITH m, s, row
+CALL (m, s, row) {
+  UNWIND row.addressees AS a
+  MERGE (ap:Participant {space: $space, key: a.key})
+    ON CREATE SET ap.id = a.id, ap.name = a.name, ap.names_text = a.name, ap.aliases = [],
+                  ap.created_at = datetime()
+  MERGE (m)-[:ADDRESSES {source: $addressed_by}]->(ap)
+  MERGE (ap)-[:PARTICIPATED_IN]->(s)
+}
+RETURN count(m) AS written;

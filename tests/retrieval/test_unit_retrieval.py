@@ -1,0 +1,280 @@
+"""Pure logic of retrieval (no database): question reading, fusion, planner, stop rule, answerers,
+LLM planner/answerer parsing with a scripted fake chat model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from voxmem.errors import InvalidInput
+from voxmem.retrieval.agent import Action, AgentResult, AgentState, FixedPolicy, HeuristicPlanner, sufficient
+from voxmem.retrieval.answer import NOT_IN_MEMORY, ExtractiveAnswerer, LLMAnswerer, compose, parse_json_object
+from voxmem.retrieval.fusion import fuse, merge_into, ranked, turn_ranking
+from voxmem.retrieval.llm import LLMPlanner
+from voxmem.retrieval.question import find_people, read_question
+from voxmem.retrieval.scope import Scope
+from voxmem.retrieval.service import parse_budgets
+from voxmem.retrieval.text import content_words, keyword_lucene, phrase_lucene
+from voxmem.retrieval.tools import Evidence, Filters, Hit
+
+from .fake_llm import ScriptedChat
+
+PEOPLE = [
+    {"id": "p_maya", "name": "Maya", "aliases": []},
+    {"id": "p_tom", "name": "Tom Becker", "aliases": ["Dad"]},
+    {"id": "p_ross", "name": "Ross Geller", "aliases": []},
+]
+
+
+def ev(i: str, text: str, speaker: str | None = "Tom", to: list[str] | None = None, idx: int = 0) -> Evidence:
+    return Evidence(
+        id=i,
+        session="s1",
+        idx=idx,
+        text=text,
+        ts="2026-11-02T18:00:00Z",
+        speaker={"id": f"p_{speaker.lower()}", "name": speaker} if speaker else None,
+        addressees=[{"id": f"p_{a.lower()}", "name": a} for a in (to or [])],
+    )
+
+
+def msg(i: str, text: str, tool: str = "message_vector", score: float = 1.0, **kw) -> Hit:
+    return Hit("interaction", tool, i, text, score, [ev(i, text, **kw)])
+
+
+# --- question reading ------------------------------------------------------------------------
+def test_reading_who_said_with_addressee_and_quote():
+    r = read_question("Who told Ross to count faster?", PEOPLE)
+    assert r.kind == "who_said" and r.addressee["id"] == "p_ross" and r.quote == "count faster"
+    quoted = read_question('Who said "no peanuts for you"?', PEOPLE)
+    assert quoted.kind == "who_said" and quoted.quote == "no peanuts for you"
+
+
+def test_reading_whom_said_to_first_person_and_time():
+    whom = read_question("Who was Maya talking to when she asked for pizza?", PEOPLE)
+    assert whom.kind == "addressee" and whom.speaker["id"] == "p_maya"
+    said = read_question("What did Maya say to Dad?", PEOPLE)
+    assert said.kind == "said_to" and said.speaker["id"] == "p_maya" and said.addressee["id"] == "p_tom"
+    mine = read_question(
+        "When did I book my dentist appointment?", PEOPLE, asker={"id": "p_maya", "name": "Maya"}
+    )
+    assert mine.first_person and mine.temporal and mine.kind == "general"
+    assert "dentist" in mine.keywords and "i" not in mine.keywords
+
+
+def test_find_people_full_names_first_names_aliases_possessives():
+    found = [p["id"] for _, p in find_people("Did Tom's son talk to Ross Geller or to Dad?", PEOPLE)]
+    assert found == ["p_tom", "p_ross"]
+
+
+def test_text_helpers():
+    assert content_words("What did I say about the pizza's crust?") == ["pizza", "crust"]
+    assert keyword_lucene("the a of") is None
+    assert keyword_lucene("garage door: code?") == "garage OR door OR code"
+    assert phrase_lucene("count faster") == '"count faster"^4 OR count OR faster'
+
+
+# --- fusion ----------------------------------------------------------------------------------
+def test_fusion_rrf_dedups_by_source_turn_and_carries_support():
+    fact = Hit(
+        "fact",
+        "fact_vector",
+        "fact_1",
+        "Tom knows the code.",
+        0.9,
+        [ev("m2", "code is 4417")],
+        {"current": True},
+    )
+    vector = [msg("m1", "hello"), msg("m2", "code is 4417")]
+    fulltext = [msg("m2", "code is 4417", tool="message_fulltext")]
+    fused = fuse([vector, fulltext, [fact]], k=60)
+    assert [f.id for f in fused] == ["m2", "m1"]
+    top = fused[0]
+    assert top.score == pytest.approx(1 / 62 + 1 / 61 + 1 / 61)
+    assert set(top.tools) == {"message_vector", "message_fulltext", "fact_vector"}
+    assert top.support == [{"layer": "fact", "id": "fact_1", "text": "Tom knows the code.", "current": True}]
+    assert turn_ranking([fact, msg("m2", "x"), msg("m3", "y")]) == ["m2", "m3"]
+
+
+def test_context_selection_respects_budget_and_accumulates():
+    retained: dict = {}
+    gained = merge_into(retained, fuse([[msg(f"m{i}", "t") for i in range(10)]]), budget=3, round_no=1)
+    assert [g.id for g in gained] == ["m0", "m1", "m2"] and len(retained) == 3
+    again = merge_into(retained, fuse([[msg("m2", "t"), msg("m7", "t")]]), budget=1, round_no=2)
+    assert [g.id for g in again] == ["m7"] and retained["m7"].round == 2
+    assert ranked(retained)[0].id == "m2"  # found twice: scores add up
+
+
+# --- planner and stop rule --------------------------------------------------------------------
+def _state(question: str, asker: str | None = None, policy: str = "open") -> AgentState:
+    scope = Scope("sp", policy, asker, "Maya" if asker else None)
+    me = {"id": asker, "name": "Maya"} if asker else None
+    return AgentState(question, scope, read_question(question, PEOPLE, me), PEOPLE, [30, 8, 5], 3)
+
+
+def test_fixed_policy_runs_every_search_tool_once():
+    state = _state("what about pizza")
+    first = FixedPolicy().plan(state)
+    assert {a.tool for a in first} == {
+        "message_vector",
+        "message_fulltext",
+        "fact_vector",
+        "fact_fulltext",
+        "attribute_vector",
+        "attribute_fulltext",
+    }
+    state.rounds.append(object())  # type: ignore[arg-type]
+    assert FixedPolicy().plan(state) == []
+
+
+def test_heuristic_planner_reads_the_question():
+    who = HeuristicPlanner().plan(_state("Who told Ross to count faster?"))
+    assert who[0].tool == "who_said" and who[0].query == "count faster"
+    assert who[1].filters.addressee == "p_ross"
+    mine = HeuristicPlanner().plan(_state("What did I ask for?", asker="p_maya"))
+    assert any(a.filters.speaker == "p_maya" for a in mine)
+    assert any(a.layer == "profile" and a.filters.participant == "p_maya" for a in mine)
+    said = HeuristicPlanner().plan(_state("What did Maya say to Tom?"))
+    assert (
+        said[0].tool == "said_to"
+        and said[0].filters.speaker == "p_maya"
+        and said[0].filters.addressee == "p_tom"
+    )
+    when = HeuristicPlanner().plan(_state("When is the dentist appointment?"))
+    assert any(a.tool == "timeline" for a in when)
+
+
+def test_heuristic_round_two_follows_graph_and_missing_words():
+    state = _state("Who was Maya talking to about the pizza and homework?")
+    merge_into(state.retained, fuse([[msg("m1", "pizza please", speaker="Maya", to=["Tom"])]]), 30, 1)
+    state.rounds.append(object())  # type: ignore[arg-type]
+    actions = HeuristicPlanner().plan(state)
+    tools = [a.tool for a in actions]
+    assert "addressees" in tools and "context" in tools
+    assert any(a.tool == "message_fulltext" and a.query == "homework" for a in actions)
+
+
+def test_stop_rule_quote_found_and_coverage():
+    state = _state("Who told Ross to count faster?")
+    assert sufficient(state) is None
+    merge_into(state.retained, fuse([[msg("m1", "Count faster.", speaker="Carol")]]), 30, 1)
+    assert sufficient(state) == "quote found with its speaker"
+
+
+# --- answerers --------------------------------------------------------------------------------
+def _result(question: str, evidence_hits: list[Hit], scope: Scope | None = None) -> AgentResult:
+    state = _state(question)
+    return AgentResult(
+        question, scope or state.scope, state.reading, "heuristic", fuse([evidence_hits]), [], {}
+    )
+
+
+def test_graph_answers_who_said_and_to_whom_from_edges():
+    res = _result(
+        "Who told Ross to count faster?", [msg("m1", "Count faster.", speaker="Carol", to=["Ross"])]
+    )
+    out = compose(res)
+    assert (out.answer, out.answerer, out.used) == ("Carol", "graph", ["m1"])
+    whom = _result(
+        "Who was Maya talking to about pizza?",
+        [msg("m1", "Can we get pizza?", speaker="Maya", to=["Tom", "Ana"])],
+    )
+    assert compose(whom).answer == "Tom and Ana"
+
+
+def test_attribution_without_edge_support_is_not_in_memory():
+    res = _result(
+        "Who was Maya talking to about pizza?", [msg("m1", "Can we get pizza?", speaker="Maya", to=[])]
+    )
+    out = compose(res)
+    assert out.answer == NOT_IN_MEMORY and not out.supported and out.notes
+
+
+def test_extractive_answer_and_unsupported_question():
+    hits = [
+        msg("m1", "The garage door code is 4417. Don't tell the kids.", speaker="Tom", to=["Ana"]),
+        msg("m2", "Let's get pizza.", speaker="Maya"),
+    ]
+    out = compose(_result("What is the garage door code?", hits))
+    assert out.answerer == "extractive" and "4417" in out.answer and out.used == ["m1"]
+    assert out.evidence[0]["speaker"]["name"] == "Tom" and out.evidence[0]["session"] == "s1"
+    none = compose(_result("What colour is the boat?", hits))
+    assert none.answer == NOT_IN_MEMORY and none.answerer == "none"
+    assert ExtractiveAnswerer().answer(_result("What colour is the boat?", [])) is None
+
+
+def test_llm_answerer_parses_and_rejects_uncited_answers():
+    hits = [msg("m1", "The garage door code is 4417.")]
+    ok = ScriptedChat(
+        planner=lambda p: "{}", answerer=lambda p: 'Sure! ```json\n{"answer": "4417", "evidence": ["m1"]}```'
+    )
+    out = compose(_result("What is the garage door code?", hits), llm=LLMAnswerer(ok))
+    assert (out.answer, out.answerer, out.used) == ("4417", "llm", ["m1"])
+    liar = ScriptedChat(planner=lambda p: "{}", answerer=lambda p: '{"answer": "1234", "evidence": ["m999"]}')
+    out = compose(_result("What is the garage door code?", hits), llm=LLMAnswerer(liar))
+    assert out.answerer == "extractive"  # uncited LLM answers are discarded
+    refuses = ScriptedChat(planner=lambda p: "{}", answerer=lambda p: '{"answer": null, "evidence": []}')
+    assert (
+        compose(_result("What colour is the boat?", hits), llm=LLMAnswerer(refuses)).answer == NOT_IN_MEMORY
+    )
+
+
+def test_parse_json_object_tolerates_chatter():
+    assert parse_json_object('noise {"a": {"b": 1}} trailing {"c": 2}') == {"a": {"b": 1}}
+    assert parse_json_object("no json here") is None
+    assert parse_json_object("[1, 2]") is None
+
+
+# --- LLM planner parsing ----------------------------------------------------------------------
+def test_llm_planner_parses_actions_maps_names_and_stops():
+    reply = json.dumps(
+        {
+            "stop": False,
+            "actions": [
+                {
+                    "layer": "interaction",
+                    "tool": "message_vector",
+                    "query": "pizza",
+                    "speaker": "Maya",
+                    "addressee": "me",
+                },
+                {"tool": "not_a_tool", "query": "x"},
+                {"layer": "profile", "tool": "attribute_vector", "query": "food", "about": "Tom Becker"},
+            ],
+        }
+    )
+    chat = ScriptedChat(planner=lambda p: reply, answerer=lambda p: "{}")
+    planner = LLMPlanner(chat)
+    state = _state("What did I ask Maya?", asker="p_me")
+    actions = planner.plan(state)
+    assert [a.tool for a in actions] == ["message_vector", "attribute_vector"]
+    assert actions[0].filters == Filters(speaker="p_maya", addressee="p_me")
+    assert actions[1].filters.participant == "p_tom" and actions[1].layer == "profile"
+    assert "plan memory retrieval" in chat.calls[0] and "What did I ask Maya?" in chat.calls[0]
+    stop = LLMPlanner(ScriptedChat(planner=lambda p: '{"stop": true, "actions": []}', answerer=lambda p: ""))
+    assert stop.plan(state) == []
+
+
+def test_llm_planner_falls_back_to_heuristic_on_garbage_or_errors():
+    garbage = LLMPlanner(ScriptedChat(planner=lambda p: "I think you should search.", answerer=lambda p: ""))
+    actions = garbage.plan(_state("Who told Ross to count faster?"))
+    assert actions[0].tool == "who_said" and actions[0].why.startswith("heuristic fallback")
+    assert garbage.fallbacks == 1
+
+    def boom(_p: str) -> str:
+        raise ConnectionError("endpoint down")
+
+    broken = LLMPlanner(ScriptedChat(planner=boom, answerer=boom))
+    assert broken.plan(_state("What is the code?")) and broken.fallbacks == 1
+
+
+def test_budgets_and_action_keys():
+    assert parse_budgets("30,8,5") == (30, 8, 5) and parse_budgets(None) == (30, 8, 5)
+    with pytest.raises(InvalidInput):
+        parse_budgets("30,x")
+    with pytest.raises(InvalidInput):
+        parse_budgets("0,8")
+    a = Action("interaction", "message_vector", "q", Filters(speaker="p_1"))
+    assert a.key() == Action("interaction", "message_vector", "q", Filters(speaker="p_1")).key()
+    assert a.key() != Action("interaction", "message_vector", "q").key()
