@@ -4,8 +4,8 @@
 MATCH (s:Speaker {space: $space, id: $id})
 CREATE (n:Speaker {space: $space, id: $new_id, encoder: $encoder, n_obs: 0, created_at: datetime(),
                    updated_at: datetime(), split_from: $id})
-CREATE (p:Participant {space: $space, id: $pid, name: $label, names_text: '', aliases: [],
-                       name_source: 'voice', created_at: datetime()})
+CREATE (p:Participant {space: $space, id: $pid, label: $label, names_text: '', aliases: [],
+                       name_evidence: [], created_at: datetime()})
 CREATE (n)-[:IDENTIFIED_AS {confidence: 1.0, source: 'split'}]->(p)
 WITH s, n
 CALL db.create.setNodeVectorProperty(n, 'centroid', $centroid)

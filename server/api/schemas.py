@@ -65,7 +65,7 @@ class TurnIn(BaseModel):
 
 class PersonRef(BaseModel):
     id: str
-    name: str
+    name: str | None = Field(None, description="Null for a voice nobody has named yet.")
 
 
 class MessageOut(BaseModel):
