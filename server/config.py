@@ -109,6 +109,11 @@ class Settings(BaseSettings):
         "auto", description="Extraction backend: offline | llm | graphiti | auto (llm when one is configured)."
     )
     rrf_k: int = Field(60, description="Reciprocal rank fusion constant.")
+    retrieval_budgets: str = Field("30,8,5", description="Evidence kept per agent round (comma-separated).")
+    retrieval_max_rounds: int = Field(3, description="Agent rounds at most (≤ number of budgets).")
+    retrieval_policy: str | None = Field(
+        None, description="Default retrieval policy: fixed | heuristic | llm; default: llm if configured."
+    )
 
     @property
     def llm_enabled(self) -> bool:
