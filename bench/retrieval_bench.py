@@ -242,6 +242,7 @@ def latency(
             entry: dict[str, Any] = {
                 "load_s": round(load_s, 1),
                 "load_msgs_per_s": round(len(rows) / load_s, 1),
+                "loadavg_before": [round(x, 2) for x in os.getloadavg()],
             }
             modes: dict[str, Callable[[str], Any]] = {}
             for policy_name, asker_id in (("open", None), ("participant", asker), ("private", asker)):
@@ -343,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-questions", type=int, default=None, help="Per corpus, at most this many.")
     parser.add_argument("--policies", default="fixed,heuristic")
     parser.add_argument("--latency", default="10000,100000", help="Synthetic sizes ('0' = skip).")
-    parser.add_argument("--latency-queries", type=int, default=200)
+    parser.add_argument("--latency-queries", type=int, default=100)
     parser.add_argument("--out", type=Path, default=Path("results/retrieval"))
     parser.add_argument("--keep", action="store_true", help="Keep the benchmark spaces.")
     args = parser.parse_args(argv)
@@ -363,6 +364,8 @@ def main(argv: list[str] | None = None) -> int:
         "policies": policies,
         "budgets": list(retrieval.budgets),
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "loadavg_start": [round(x, 2) for x in os.getloadavg()],
+        "note": "the dev machine is shared with other engineers' jobs: see loadavg for contention",
     }
     random.seed(0)
     try:
@@ -416,7 +419,10 @@ def main(argv: list[str] | None = None) -> int:
                 "query embedding included)"
             )
             for size, entry in report["latency"].items():
-                print(f"  {size} messages (load {entry['load_msgs_per_s']} msg/s)")
+                print(
+                    f"  {size} messages (load {entry['load_msgs_per_s']} msg/s, "
+                    f"loadavg {entry['loadavg_before']})"
+                )
                 for name, vals in entry.items():
                     if isinstance(vals, dict):
                         print(

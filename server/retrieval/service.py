@@ -50,9 +50,9 @@ class RetrievalService:
         self.executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="voxmem-retrieval")
         self.directory = ParticipantDirectory(db)
         self.chat_model = chat_model if chat_model is not None else build_chat_model(settings)
-        self.budgets = parse_budgets(getattr(settings, "retrieval_budgets", None))
-        self.max_rounds = int(getattr(settings, "retrieval_max_rounds", len(self.budgets)))
-        self.default_policy = getattr(settings, "retrieval_policy", None) or (
+        self.budgets = parse_budgets(settings.retrieval_budgets)
+        self.max_rounds = min(settings.retrieval_max_rounds, len(self.budgets))
+        self.default_policy = settings.retrieval_policy or (
             "llm" if self.chat_model is not None else "heuristic"
         )
 
