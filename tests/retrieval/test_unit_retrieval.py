@@ -278,3 +278,26 @@ def test_budgets_and_action_keys():
     a = Action("interaction", "message_vector", "q", Filters(speaker="p_1"))
     assert a.key() == Action("interaction", "message_vector", "q", Filters(speaker="p_1")).key()
     assert a.key() != Action("interaction", "message_vector", "q").key()
+
+
+def test_service_reads_budgets_rounds_and_policy_from_settings():
+    from voxmem.config import Settings
+    from voxmem.db import Database
+    from voxmem.embeddings import TextEmbedder
+    from voxmem.retrieval.service import RetrievalService
+
+    settings = Settings(retrieval_budgets="10,4", retrieval_max_rounds=3, retrieval_policy="fixed")
+    db = Database(settings)  # the driver connects lazily: nothing here touches Neo4j
+    try:
+        service = RetrievalService(settings, db, TextEmbedder(settings), chat_model=None)
+        agent = service.agent()
+        assert agent.budgets == [10, 4] and agent.max_rounds == 2
+        assert service.policy(None).name == "fixed" and service.policy("heuristic").name == "heuristic"
+        assert "llm" not in service.policies
+        with pytest.raises(InvalidInput):
+            service.policy("llm")
+        chat = ScriptedChat(planner=lambda p: "{}", answerer=lambda p: "{}")
+        with_llm = RetrievalService(Settings(), db, TextEmbedder(settings), chat_model=chat)
+        assert with_llm.default_policy == "llm" and with_llm.policy(None).name == "llm"
+    finally:
+        db.close()
