@@ -119,7 +119,7 @@ class Evaluator:
         agent = self.retrieval.agent()
         vector = self.retrieval.tools["message_vector"]
         rows = []
-        for qa in corpus.qas[:limit]:
+        for qa in subsample(corpus.qas, limit):
             gold = {f"{space}:{e}" for e in qa.evidence}
             row: dict[str, Any] = {"qid": qa.qid, "category": qa.category, "n_gold": len(gold)}
             ranked: dict[str, list[dict[str, Any]]] = {
@@ -144,6 +144,14 @@ class Evaluator:
             rows.append(row)
             bar.update(1)
         return rows
+
+
+def subsample(items: list[Any], limit: int | None) -> list[Any]:
+    """At most ``limit`` items, evenly spaced (keeps the category mix of the whole list)."""
+    if limit is None or limit >= len(items):
+        return list(items)
+    step = len(items) / limit
+    return [items[int(i * step)] for i in range(limit)]
 
 
 def summarise(rows: list[dict[str, Any]], methods: list[str]) -> dict[str, Any]:
@@ -328,11 +336,51 @@ def plot(report: dict[str, Any], path: Path) -> None:
             )
         ax.axhline(150, color="r", linestyle="--", linewidth=1, label="150 ms target")
         ax.set_xticks(np.arange(len(names)) + 0.4 - width / 2, names, rotation=35, ha="right", fontsize=7)
-        ax.set_ylabel("ms")
+        ax.set_ylabel("ms (log scale)")
+        ax.set_yscale("log")
         ax.set_title(f"retrieval latency (no LLM, {os.cpu_count()} cores)")
         ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
+
+
+def print_report(report: dict[str, Any]) -> None:
+    for key, title in (
+        ("locomo", "LoCoMo evidence recall (open space, unknown asker)"),
+        ("friendsqa", "FriendsQA evidence recall (all scenes in one space)"),
+    ):
+        if report.get(key):
+            print_table(title, report[key]["table"], report[key]["methods"])
+            print(json.dumps(report[key]["rounds"], indent=1))
+    if report.get("latency"):
+        print(
+            f"\nRetrieval latency, ms (no LLM, warm, {report.get('cores')} cores, in-process, "
+            "query embedding included)"
+        )
+        for size, entry in report["latency"].items():
+            print(
+                f"  {size} messages (load {entry['load_msgs_per_s']} msg/s, "
+                f"loadavg {entry.get('loadavg_before')})"
+            )
+            for name, vals in entry.items():
+                if isinstance(vals, dict):
+                    print(f"    {name:<40} p50 {vals['p50']:>7.1f}  p95 {vals['p95']:>7.1f}  (n={vals['n']})")
+
+
+def merge(folders: list[Path], out: Path) -> int:
+    """Combine runs made in separate processes (e.g. datasets and latency) into one report and plot."""
+    report: dict[str, Any] = {"merged_from": [str(f) for f in folders]}
+    for folder in folders:
+        part = json.loads((folder / "retrieval_bench.json").read_text())
+        for key, value in part.items():
+            if (key in ("locomo", "friendsqa", "latency") and value) or key not in report:
+                report[key] = value
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "retrieval_bench.json").write_text(json.dumps(report, indent=1))
+    plot(report, out / "retrieval_bench.png")
+    print_report(report)
+    print(f"\nwrote {out / 'retrieval_bench.json'} and {out / 'retrieval_bench.png'}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -341,13 +389,26 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--locomo", type=int, default=7, help="LoCoMo conversations to use (0 = skip).")
     parser.add_argument("--friendsqa", type=int, default=136, help="FriendsQA scenes to use (0 = skip).")
-    parser.add_argument("--max-questions", type=int, default=None, help="Per corpus, at most this many.")
+    parser.add_argument(
+        "--max-questions",
+        type=int,
+        default=None,
+        help="Per corpus (LoCoMo: per conversation), evenly spaced.",
+    )
     parser.add_argument("--policies", default="fixed,heuristic")
     parser.add_argument("--latency", default="10000,100000", help="Synthetic sizes ('0' = skip).")
     parser.add_argument("--latency-queries", type=int, default=100)
     parser.add_argument("--out", type=Path, default=Path("results/retrieval"))
     parser.add_argument("--keep", action="store_true", help="Keep the benchmark spaces.")
+    parser.add_argument(
+        "--merge",
+        type=Path,
+        nargs="+",
+        help="Merge earlier runs' output folders into --out (no new measurement).",
+    )
     args = parser.parse_args(argv)
+    if args.merge:
+        return merge(args.merge, args.out)
     logging.getLogger("neo4j").setLevel(logging.ERROR)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -371,7 +432,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.locomo:
             corpora = locomo(args.locomo)
-            total = sum(len(c.qas[: args.max_questions]) for c in corpora)
+            total = sum(len(subsample(c.qas, args.max_questions)) for c in corpora)
             rows: list[dict[str, Any]] = []
             with tqdm(total=total, desc="LoCoMo questions") as bar:
                 for corpus in corpora:
@@ -395,7 +456,9 @@ def main(argv: list[str] | None = None) -> int:
             corpus = friendsqa(args.friendsqa)
             space = evaluator.load(corpus, addressed_by="given")
             try:
-                with tqdm(total=len(corpus.qas[: args.max_questions]), desc="FriendsQA questions") as bar:
+                with tqdm(
+                    total=len(subsample(corpus.qas, args.max_questions)), desc="FriendsQA questions"
+                ) as bar:
                     rows = evaluator.run(corpus, space, args.max_questions, bar)
             finally:
                 if not args.keep:
