@@ -217,3 +217,42 @@ def write_report(results: dict[str, Any], folder: Path, command: str | None = No
     ]
     (folder / "report.md").write_text(markdown(results, plots, command), encoding="utf-8")
     return folder
+
+
+def summary_table(paths: list[Path]) -> str:
+    """One markdown row per run: the headline numbers, for the README."""
+    header = (
+        "| run | mode / condition | turns | score | F1 | judge | R@30 | routing acc. | B3 F1 | asker id | "
+        "wrong auth. | RTF | query p50 / p95 | total min | load |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    )
+    rows = [header]
+    for path in paths:
+        r = json.loads(path.read_text(encoding="utf-8"))
+        run, t, o = r["run"], r["timings"], r["scores"]["overall"]
+        ident, auth = r["identity"] or {}, r["authorization"]
+        names = " (names visible)" if run.get("names") == "visible" else ""
+        rows.append(
+            f"| {path.parent.name} | {run['mode']}{names} / {run['condition']} | {run['turns']} | "
+            f"{_f(o['correct'])} | {_f(o['f1'])} | {_f(o['judge'])} | {_f(o['recall@30'])} | "
+            f"{_f(ident.get('routing_accuracy'))} | {_f(ident.get('b3_f1'))} | "
+            f"{_f(auth.get('asker_identification_accuracy'))} | {auth['wrong_authorizations']} | "
+            f"{_f(t.get('ingest_rtf'))} | {_ms(t['query_latency_p50_s'])} / "
+            f"{_ms(t['query_latency_p95_s'])} | {t['total_wall_s'] / 60:.1f} | {_load(run)} |"
+        )
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m voxmem.bench.report results/bench/*/results.json`` → a markdown summary table."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("results", nargs="+", type=Path)
+    args = parser.parse_args(argv)
+    print(summary_table(args.results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from voxmem.bench.report import write_report
+from voxmem.bench.report import summary_table, write_report
 
 
 def _results() -> dict:
@@ -75,3 +75,9 @@ def test_report_folder_has_json_markdown_and_plots(tmp_path: Path) -> None:
     assert "search fallback" in report and "What does Tom drink?" in report
     for name in ("scores_by_type.png", "identity.png", "latency.png"):
         assert (folder / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_summary_table_has_one_row_per_run(tmp_path: Path) -> None:
+    folder = write_report(_results(), tmp_path / "run1", command="x")
+    table = summary_table([folder / "results.json"]).splitlines()
+    assert len(table) == 3 and table[2].startswith("| run1 | text / clean | 3 | 0.500 |")
