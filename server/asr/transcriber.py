@@ -90,6 +90,38 @@ class FasterWhisperTranscriber:
         text = " ".join(s.text.strip() for s in segments).strip()
         return Transcript(text=text, words=words, language=info.language)
 
+    def transcribe_regions(
+        self, samples: np.ndarray, regions: list[tuple[float, float]], batch_size: int = 4
+    ) -> Transcript:
+        """Words of a long recording with recording-relative timings, decoded in batches.
+
+        faster-whisper's BatchedInferencePipeline concatenates the speech (its own bundled
+        silero VAD) into ≤ 30 s chunks and decodes them as one batch, so silence costs nothing
+        and Whisper's 30 s padding is shared by several turns; timings are mapped back to the
+        recording. Measured on 2 cores: RTF 0.12 vs 0.16 for one sequential pass. (Passing our
+        own regions as ``clip_timestamps`` was tried and loses words: a chunk with pauses inside
+        is decoded as a single segment that stops at the first long pause.) ``regions`` only
+        decides whether there is anything to transcribe.
+        """
+        if not regions:
+            return Transcript(text="")
+        model = self._load()
+        from faster_whisper import BatchedInferencePipeline
+
+        with self._lock:
+            pipeline = BatchedInferencePipeline(model)
+            segments, _ = pipeline.transcribe(
+                np.asarray(samples, dtype=np.float32),
+                language="en",
+                beam_size=self.beam_size,
+                word_timestamps=True,
+                batch_size=batch_size,
+                vad_filter=True,
+            )
+            segments = list(segments)
+        words = [Word(w.start, w.end, w.word.strip()) for s in segments for w in (s.words or [])]
+        return Transcript(text=" ".join(s.text.strip() for s in segments).strip(), words=words)
+
 
 class WhisperXTranscriber:
     name = "whisperx"

@@ -3,9 +3,10 @@
 Pipeline: decode + validate → silero VAD speech regions (long regions cut into ≤ 6 s
 pieces so a speaker change without a pause can still be seen) → one speaker embedding per
 piece → online routing, in time order, against the space's known voices → adjacent pieces
-of one speaker (gap ≤ ``join_gap_s``) joined into one turn → one faster-whisper pass over
-the whole recording with word timings (Whisper pads every call to 30 s, so per-piece calls
-would cost 3-4× more), words assigned to turns by their midpoint → Messages.
+of one speaker (gap ≤ ``join_gap_s``) joined into one turn → faster-whisper over the speech
+only, packed into ≤ 30 s chunks decoded as one batch with word timings (Whisper pads
+every call to 30 s, so per-piece calls would cost 3-4× more), words assigned to turns by their
+midpoint → Messages.
 
 After the last turn, the conservative reconciliation (voxmem.voice.identity) merges
 fragments of one voice heard in this recording; the result lists the merges.
@@ -19,6 +20,7 @@ from the turn's first piece closes the turn (the rest become the next turn).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -123,7 +125,18 @@ class RecordingIngestor:
         progress: Progress | None = None,
         audio_uri: str | None = None,
     ) -> dict[str, Any]:
-        report = progress or (lambda stage, fraction: None)
+        progress_cb = progress or (lambda stage, fraction: None)
+        stages: dict[str, float] = {}
+        clock = {"stage": None, "t": time.perf_counter()}
+
+        def report(stage: str, fraction: float) -> None:
+            """Progress for the poller, and wall time per stage for the result."""
+            now = time.perf_counter()
+            if clock["stage"] is not None:
+                stages[clock["stage"]] = stages.get(clock["stage"], 0.0) + now - clock["t"]
+            clock["stage"], clock["t"] = stage, now
+            progress_cb(stage, fraction)
+
         t0 = datetime.now(UTC)
         started_at = started_at or t0
         if started_at.tzinfo is None:
@@ -146,7 +159,12 @@ class RecordingIngestor:
                     p.skipped = f"embedding_failed: {exc}"
             report("embedding", 0.1 + 0.3 * (n + 1) / max(1, len(pieces)))
         report("asr", 0.4)
-        words = self.voice.asr.transcribe(audio.samples, word_timestamps=True).words if pieces else []
+        asr = self.voice.asr
+        speech = [(p.start, p.end) for p in pieces]
+        if hasattr(asr, "transcribe_regions"):
+            words = asr.transcribe_regions(audio.samples, speech).words
+        else:
+            words = asr.transcribe(audio.samples, word_timestamps=True).words if pieces else []
         report("routing", 0.7)
         router = self.voice.router(policy)
         turns: list[Turn] = []
@@ -175,6 +193,7 @@ class RecordingIngestor:
             for p in pieces
             if p.embedding is None and not any(p in t.pieces for t in turns)
         ]
+        report("done", 1.0)
         elapsed = (datetime.now(UTC) - t0).total_seconds()
         return {
             "recording_id": recording_id,
@@ -198,6 +217,7 @@ class RecordingIngestor:
             ],
             "skipped": skipped,
             "processing_s": round(elapsed, 3),
+            "stage_seconds": {k: round(v, 3) for k, v in stages.items()},
             "real_time_factor": round(elapsed / audio.duration, 4) if audio.duration else None,
         }
 
