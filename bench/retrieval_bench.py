@@ -136,6 +136,11 @@ class Evaluator:
                     answer = compose(result)
                     row[f"{name}_attribution"] = normalise(answer.answer) == normalise(qa.answer)
                     row[f"{name}_attribution_answered"] = answer.answerer == "graph"
+                    row[f"{name}_attribution_read"] = result.reading.kind in (
+                        "who_said",
+                        "addressee",
+                        "said_to",
+                    )
             for method, items in ranked.items():
                 ids = [e["id"] for e in items]
                 for k in KS:
@@ -189,6 +194,12 @@ def rounds_summary(rows: list[dict[str, Any]], policies: list[str]) -> dict[str,
             out[p]["attribution_answered"] = round(
                 statistics.fmean(float(r[f"{p}_attribution_answered"]) for r in attributed), 4
             )
+            read = [r for r in attributed if r.get(f"{p}_attribution_read")]
+            out[p]["attribution_read_as_who_said"] = len(read)
+            if read:
+                out[p]["attribution_exact_when_read"] = round(
+                    statistics.fmean(float(r[f"{p}_attribution"]) for r in read), 4
+                )
     return out
 
 
