@@ -13,9 +13,9 @@ from fastapi.responses import JSONResponse
 from voxmem import __version__
 from voxmem.api.limits import BodySizeLimit
 from voxmem.api.routes import admin, health, messages
-from voxmem.api.routes import memory as memory_routes
 from voxmem.api.routes import audio as audio_routes
 from voxmem.api.routes import identity as identity_routes
+from voxmem.api.routes import memory as memory_routes
 from voxmem.api.routes import query as query_routes
 from voxmem.config import Settings, get_settings
 from voxmem.errors import VoxmemError
