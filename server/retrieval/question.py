@@ -13,12 +13,19 @@ from typing import Any
 from voxmem.ids import name_key
 from voxmem.retrieval.text import content_words, words
 
-_QUOTE = re.compile(r"[\"“”]([^\"“”]{2,200})[\"“”]|(?<![A-Za-z])'([^']{3,200})'(?![A-Za-z])")
+_QUOTE = re.compile(
+    r"[\"“”]([^\"“”]{2,200})[\"“”]|(?<![A-Za-z])'([^']{3,200})'(?![A-Za-z])|``\s*(.{2,200}?)\s*''"
+)
 _FIRST_PERSON = {"i", "me", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll"}
 _SAY_VERBS = (
-    r"(?:said|say|says|told|tell|asked|ask|mentioned|suggested|promised|wanted|requested|shouted|yelled)"
+    r"(?:said|say|says|told|tell|asked|ask|mentioned|suggested|promised|wanted|requested|shouted|yelled"
+    r"|spoke|talked)"
 )
-_WHO_SAID = re.compile(rf"^\s*who\s+{_SAY_VERBS}\b(?P<rest>.*)$", re.I)
+_WHO_SAID = re.compile(
+    rf"^\s*(?:who|which\s+(?:character|person|one|participant)(?:\s+of\s+\w+)?)\s+{_SAY_VERBS}\b(?P<rest>.*)$"
+    rf"|^\s*by\s+whom\s+(?:was|were|is|did)\s+(?P<by_rest>.*)$",
+    re.I,
+)
 _WHOM = re.compile(
     r"\bwhom\b|\bwho\s+(?:was|were|is|did)\s+(?P<name>[\w .'-]+?)\s+"
     r"(?:talking|speaking|asking|telling|saying|addressing|referring|replying|answering|responding)\b"
@@ -161,7 +168,7 @@ def read_question(
     toks = set(words(text))
     people = [p for _, p in find_people(text, participants)]
     quote_match = _QUOTE.search(text)
-    quote = (quote_match.group(1) or quote_match.group(2)).strip() if quote_match else None
+    quote = next(g for g in quote_match.groups() if g).strip() if quote_match else None
     first_person = bool(toks & _FIRST_PERSON)
     reading = Reading(
         text=text,
@@ -176,8 +183,8 @@ def read_question(
     me = asker if (first_person and asker) else None
 
     said_to = _SAID_TO.search(text)
-    whom = _WHOM.search(text)
     who_said = _WHO_SAID.search(text)
+    whom = None if who_said else _WHOM.search(text)
     if said_to:
         a = _person_in(said_to.group("a"), participants) or (
             me if said_to.group("a").lower() == "i" else None
@@ -197,6 +204,8 @@ def read_question(
         return reading
     if who_said:
         rest = who_said.group("rest")
+        if rest is None:  # "By whom was Ross told to count faster?" → "Ross told to count faster"
+            rest = re.sub(rf"^\s*([\w'-]+)\s+{_SAY_VERBS}\b", r"\1", who_said.group("by_rest"), flags=re.I)
         reading.kind = "who_said"
         # "Who told Ross to count faster?" → Ross is the addressee, "count faster" the quote
         lead = find_people(rest, participants)
@@ -206,7 +215,8 @@ def read_question(
             rest_words = [w for w in re.findall(r"[\w'-]+", rest)]
             if reading.addressee is not None and rest_words:
                 rest_words = rest_words[1:]
-            while rest_words and rest_words[0].lower() in {"to", "that", "about", "me", "us", "him", "her"}:
+            drop = {"to", "that", "about", "me", "us", "him", "her", "the", "phrase", "words", "word"}
+            while rest_words and rest_words[0].lower() in drop:
                 rest_words = rest_words[1:]
             reading.quote = " ".join(rest_words) or None
     elif quote is not None:

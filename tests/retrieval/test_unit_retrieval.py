@@ -301,3 +301,13 @@ def test_service_reads_budgets_rounds_and_policy_from_settings():
         assert with_llm.default_policy == "llm" and with_llm.policy(None).name == "llm"
     finally:
         db.close()
+
+
+def test_reading_passive_which_character_and_ptb_quotes():
+    by_whom = read_question("By whom was Ross told to count faster ?", PEOPLE)
+    assert (
+        by_whom.kind == "who_said" and by_whom.quote == "count faster" and by_whom.addressee["id"] == "p_ross"
+    )
+    which = read_question("Which character said the phrase `` Oh God `` ?", PEOPLE)
+    assert which.kind == "who_said" and which.quote == "Oh God"
+    assert read_question("Who did Ross ask about the ring?", PEOPLE).kind == "addressee"
