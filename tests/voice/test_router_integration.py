@@ -167,3 +167,26 @@ def test_reconcile_merges_only_close_mutual_fragments(services, space) -> None:
     out = ident.reconcile(space)
     assert len(out["merged"]) == 1 and {out["merged"][0]["source"], out["merged"][0]["target"]} == {sa, frag}
     assert ident.reconcile(space)["merged"] == []  # idempotent: nothing left to merge
+
+
+@pytest.mark.parametrize("policy", ["gated", "knn"])
+def test_neo4j_router_decides_like_the_memory_router(services, space, policy) -> None:
+    """The benchmark compares policies with MemoryRouter; the server must make the same decisions."""
+    from voxmem.voice.metrics import b_cubed
+    from voxmem.voice.policy import MemoryRouter
+
+    rng = np.random.default_rng(5)
+    people = [voice(100 + i) for i in range(4)]
+    gold = [int(g) for g in rng.integers(0, 4, size=30)]
+    turns = [near(people[g], float(rng.uniform(0.82, 0.97)), 1000 + i) for i, g in enumerate(gold)]
+    router = SpeakerRouter("test-encoder", policy, T)
+    memory = MemoryRouter(policy, T)
+    db_pred, mem_pred = [], []
+    for e in turns:
+        r = route(services, space, router, e)
+        d = memory.route(e)
+        assert r.decision.action == d.action
+        assert r.decision.score == pytest.approx(d.score, abs=1e-4)
+        db_pred.append(r.speaker_id)
+        mem_pred.append(d.speaker_id)
+    assert b_cubed(db_pred, mem_pred)[2] == pytest.approx(1.0)  # identical partitions
