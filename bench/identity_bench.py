@@ -10,7 +10,10 @@ Synthetic sets (deterministic): each scenario has 3-6 of the six distinct voices
 after gaps), interleaved turns of the held-out BENCHMARK sentences. ``clean`` keeps every
 session clean; ``shifted`` gives each session after the first one channel from reverb+noise,
 telephone band or tempo (+10 %), so a returning voice often comes back in another channel.
-Routing is causal with no roster; each policy is run on the same turn sequence.
+``shifted_reverb`` / ``_tempo`` / ``_telephone`` use one shift only. Routing is causal with no
+roster; each policy is run on the same turn sequence, without and with (``+rec``) the
+post-session reconciliation. The in-memory router used here applies the same decision and
+reconciliation functions as the Neo4j router (a test checks they decide identically).
 
 Real clips: AMI pairs (trn07→trn08 share 4 speakers, dev00→dev01 share 2): VAD pieces of the
 first clip are routed, then those of the second, and each piece's gold speaker is the
