@@ -1,8 +1,9 @@
 // Remove what extraction derived from some messages, so re-running it is idempotent:
 // facts and attributes supported only by these messages are deleted (facts they had
-// superseded become current again), others just lose these DERIVED_FROM edges; inferred
-// ADDRESSES edges (every source except 'given') and extraction audit items are removed,
-// and name evidence recorded from these messages is dropped. Messages are untouched.
+// superseded become current again, conflict flags they caused are settled), others just
+// lose these DERIVED_FROM edges; inferred ADDRESSES edges (every source except 'given'),
+// extraction audit items and name evidence from these messages are removed. Messages are
+// untouched. Only nodes linked to these messages are visited (cost independent of space size).
 // Params: $space, $ids (message ids)
 MATCH (m:Message {space: $space}) WHERE m.id IN $ids
 WITH collect(m) AS msgs
@@ -15,25 +16,25 @@ CALL (msgs) {
   UNWIND msgs AS m
   MATCH (d)-[r:DERIVED_FROM]->(m) WHERE d:Fact OR d:Attribute
   DELETE r
+  RETURN collect(DISTINCT d) AS touched
 }
-OPTIONAL CALL (msgs) {
-  MATCH (d:Fact {space: $space}) WHERE NOT EXISTS { (d)-[:DERIVED_FROM]->() }
-  RETURN d
-UNION
-  MATCH (d:Attribute {space: $space}) WHERE NOT EXISTS { (d)-[:DERIVED_FROM]->() }
-  RETURN d
-}
-CALL (d) {
-  WITH d WHERE d IS NOT NULL
-  OPTIONAL MATCH (d)-[:SUPERSEDES]->(old)
-  WHERE NOT EXISTS { MATCH (other)-[:SUPERSEDES]->(old) WHERE other <> d }
+WITH msgs, [d IN touched WHERE NOT EXISTS { (d)-[:DERIVED_FROM]->() }] AS gone
+CALL (gone) {
+  UNWIND gone AS d
+  MATCH (d)-[:SUPERSEDES]->(old)
+  WHERE NOT EXISTS { MATCH (other)-[:SUPERSEDES]->(old) WHERE NOT other IN gone }
   SET old.current = true, old.valid_to = null
 }
-WITH msgs, collect(d) AS gone
+CALL (gone) {
+  UNWIND gone AS d
+  MATCH (d)-[:CONFLICTS_WITH]-(o:Fact) WHERE NOT o IN gone
+  RETURN collect(DISTINCT o) AS partners
+}
 FOREACH (d IN gone | DETACH DELETE d)
-WITH msgs
-CALL (msgs) {
-  MATCH (f:Fact {space: $space, conflict: true}) WHERE NOT EXISTS { (f)-[:CONFLICTS_WITH]-() }
+WITH msgs, partners
+CALL (partners) {
+  UNWIND partners AS f
+  WITH f WHERE NOT EXISTS { (f)-[:CONFLICTS_WITH]-() }
   SET f.conflict = false
 }
 CALL (msgs) {
