@@ -566,6 +566,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer cases and conversations (CI smoke)")
     parser.add_argument("--no-locomo", action="store_true", help="skip the embedding-based fact coverage")
     parser.add_argument(
+        "--torch-threads",
+        type=int,
+        default=0,
+        help="torch.set_num_threads for the text embedder (0: default)",
+    )
+    parser.add_argument(
         "--neo4j",
         type=int,
         default=0,
@@ -574,8 +580,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if args.torch_threads:
+        import torch
+
+        torch.set_num_threads(args.torch_threads)
     extractor = OfflineExtractor()
-    results: dict[str, Any] = {"backend": "offline", "context_turns": args.context, "cores": os.cpu_count()}
+    results: dict[str, Any] = {
+        "backend": "offline",
+        "context_turns": args.context,
+        "cores": os.cpu_count(),
+        "torch_threads": args.torch_threads or "default",
+        "load_average_at_start": os.getloadavg()[0],
+    }
     results["molweni"] = molweni(extractor, args.context)
     results["molweni_full_history"] = molweni(extractor, 1000)
     cases = scenario_cases(args.quick)
