@@ -81,8 +81,9 @@ cmd_test() {
   export VOXMEM_NEO4J_HTTP_PORT="${VOXMEM_TEST_HTTP_PORT:-17474}"
   export VOXMEM_NEO4J_URI="bolt://127.0.0.1:$VOXMEM_NEO4J_BOLT_PORT"
   export VOXMEM_NEO4J_PASSWORD="${VOXMEM_TEST_NEO4J_PASSWORD:-voxmem-test-password}"
-  local started=0
-  if ! voxmem neo4j status | grep -q '"running": true'; then started=1; fi
+  local started=0 state
+  state="$(voxmem neo4j status)"
+  if ! grep -q '"running": true' <<<"$state"; then started=1; fi
   voxmem neo4j up
   local rc=0
   (cd "$ROOT" && ruff check . && ruff format --check . && pytest -q "$@") || rc=$?

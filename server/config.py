@@ -106,7 +106,8 @@ class Settings(BaseSettings):
     # --- extraction / retrieval ---
     context_turns: int = Field(3, description="Preceding turns given to the extractor with each turn.")
     extractor: str = Field(
-        "auto", description="Extraction backend: offline | llm | graphiti | auto (llm when one is configured)."
+        "auto",
+        description="Extraction backend: offline | llm | graphiti | auto (llm when one is configured).",
     )
     rrf_k: int = Field(60, description="Reciprocal rank fusion constant.")
     retrieval_budgets: str = Field("30,8,5", description="Evidence kept per agent round (comma-separated).")
