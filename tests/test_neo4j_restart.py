@@ -1,16 +1,19 @@
 """A Neo4j restart in the middle of ingestion loses nothing and duplicates nothing.
 
 The test stops and restarts the real test server while a client keeps appending turns.
-Requests during the outage get 503 after bounded retries; the client retries them with
-the same ``turn_id`` (idempotent), and afterwards every turn is stored exactly once with
-an unbroken ``NEXT`` chain.
+Requests during the outage either ride it out on the bounded retries or get 503; the
+client retries those with the same ``turn_id`` (idempotent). Afterwards every turn is
+stored exactly once with an unbroken ``NEXT`` chain. It only runs against a server of its
+own (``VOXMEM_NEO4J_HOME`` set, as the test command does), never a shared dev server.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
+import pytest
 from fastapi.testclient import TestClient
 
 from voxmem import neo4j_local
@@ -18,13 +21,18 @@ from voxmem.audit import run_audit
 from voxmem.config import Settings
 from voxmem.services import Services
 
+pytestmark = pytest.mark.skipif(
+    not os.environ.get("VOXMEM_NEO4J_HOME"),
+    reason="restarts the server: only on the test command's own Neo4j",
+)
+
 
 def test_ingest_survives_a_neo4j_restart(
     app_client: TestClient, services: Services, settings: Settings, space: str, space_headers: dict
 ) -> None:
     restarted = threading.Event()
     stored: list[str] = []
-    statuses: list[int] = []
+    requests: list[tuple[float, float, int]] = []  # (start, end, status)
 
     def ingest() -> None:
         i, after_restart = 0, 0
@@ -35,8 +43,9 @@ def test_ingest_survives_a_neo4j_restart(
                 "turn_id": f"r{i}",
             }
             for _ in range(120):
+                t0 = time.monotonic()
                 r = app_client.post(f"/spaces/{space}/sessions/long/turns", json=body, headers=space_headers)
-                statuses.append(r.status_code)
+                requests.append((t0, time.monotonic(), r.status_code))
                 if r.status_code == 201:
                     stored.append(r.json()["id"])
                     break
@@ -49,13 +58,16 @@ def test_ingest_survives_a_neo4j_restart(
     worker = threading.Thread(target=ingest)
     worker.start()
     time.sleep(1.0)
+    down_at = time.monotonic()
     neo4j_local.down(settings)
     neo4j_local.up(settings)
+    up_at = time.monotonic()
     restarted.set()
     worker.join(timeout=600)
     assert not worker.is_alive()
 
-    assert 503 in statuses, "no request hit the outage: the test did not test anything"
+    during = [status for start, end, status in requests if start < up_at and end > down_at]
+    assert during, "no request overlapped the outage: the test did not test anything"
     assert len(stored) == len(set(stored))
     rows = services.db.query(
         "MATCH (m:Message {space: $space, session: 'long'}) RETURN m.idx AS idx ORDER BY idx", space=space
