@@ -88,9 +88,22 @@ _ANSWER = re.compile(
 )
 
 
+# Weight of "someone asked a question, and the next voice answered it saying 'Leo'": the
+# asker is Leo ("Can we have pizza?" → "Only if it is vegetarian, Leo.").
+ANSWERED_BY_NAME = 0.7
+# A statement addressed by name followed by a reaction ("Priya, I moved the call." → "Great, …").
+_REACTION = re.compile(
+    r"^(?:great|thanks|thank you|ok|okay|sure|fine|alright|all right|perfect|good|cool|got it|will do|"
+    r"no problem|of course|oh|really|wow|nice)\b",
+    re.I,
+)
+
+
 def _answers(call: str, reply: str) -> bool:
-    """A question followed by an answer-shaped reply."""
-    return call.rstrip().endswith("?") and bool(_ANSWER.match(reply.strip()))
+    """A question followed by an answer-shaped reply, or a call followed by a reaction."""
+    if call.rstrip().endswith("?"):
+        return bool(_ANSWER.match(reply.strip()))
+    return bool(_REACTION.match(reply.strip()))
 
 
 Similarity = Callable[[str, list[str]], list[float]]
@@ -170,13 +183,20 @@ class OfflineExtractor:
                 )
             )
         prev = self._previous_other(window)
+        spoke = {t.speaker for t in window.turns}
         for v in voc:
             if v.kind == "group":
                 continue
             label, by_prefix = self._resolve(v.term, known)
             kind = {"kinship": "kinship", "role": "role"}.get(v.kind, "addressed")
             alias = v.kind in ("kinship", "role")
-            if label is not None:
+            thanked_placeholder = (
+                label is not None
+                and v.cue == "thanks"
+                and prev is not None
+                and self._voiceless(window, label, spoke, prev.speaker)
+            )
+            if label is not None and not thanked_placeholder:
                 if by_prefix and label != cur.speaker:  # "Mel" for Melanie: a nickname, kept as alias
                     out.append(
                         NameEvidence(speaker=label, name=v.term, kind="addressed", alias=True, confidence=0.7)
@@ -202,7 +222,7 @@ class OfflineExtractor:
                     )
                     continue
                 label, _ = self._resolve(v.term, known)
-                if label is None:
+                if label is None or self._voiceless(window, label, spoke, cur.speaker):
                     kind = {"kinship": "kinship", "role": "role"}.get(v.kind, "addressed")
                     out.append(
                         NameEvidence(
@@ -213,7 +233,42 @@ class OfflineExtractor:
                             confidence=ANSWERED_CALL if _answers(prev.text, cur.text) else 0.4,
                         )
                     )
+        out.extend(self._answered_by_name(window, voc, known, spoke))
         return _dedupe_names(out)
+
+    @staticmethod
+    def _voiceless(window: Window, label: str, spoke: set[str], target: str) -> bool:
+        """The name belongs to nobody who spoke in the window (a session participant known only
+        by that name, e.g. the placeholder made when "Tom, …?" was said), and ``target``, who
+        would get it, has no name yet: so the evidence still counts."""
+        return label not in spoke and label != target and not window.people[target].name
+
+    def _answered_by_name(
+        self, window: Window, voc: list[Vocative], known: dict[str, str], spoke: set[str]
+    ) -> list[NameEvidence]:
+        """ "Can we have pizza?" → "Only if it is vegetarian, Leo.": the voice that asked the
+        question just before is the one the answer calls by name. Only a name said in a
+        sentence that is not itself a question ("Tom, what do you think?" asks a third person)."""
+        cur = window.current
+        if not window.previous:
+            return []
+        asked = window.previous[-1]
+        if asked.speaker == cur.speaker or not asked.text.rstrip().endswith("?"):
+            return []
+        if window.people[asked.speaker].name:
+            return []
+        out = []
+        for v in voc:
+            if v.kind != "name" or v.cue in ("question", "thanks"):
+                continue
+            label, _ = self._resolve(v.term, known)
+            if label is not None and not self._voiceless(window, label, spoke, asked.speaker):
+                continue
+            evidence = NameEvidence(
+                speaker=asked.speaker, name=v.term, kind="addressed", confidence=ANSWERED_BY_NAME
+            )
+            out.append(evidence)
+        return out
 
     # --- addressees ----------------------------------------------------------------------
     def _addressees(self, window: Window, voc: list[Vocative], known: dict[str, str]) -> list[Addressee]:

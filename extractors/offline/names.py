@@ -38,6 +38,9 @@ _START = re.compile(
     r"^\s*(?:(" + _CUES + r")[,!.]?\s+)?([A-Za-z][\w'’-]*(?: [A-Z][\w'’-]*)?)\s*([,!?:]|$)", re.I
 )
 _END = re.compile(r",\s*(?:my )?(?:dear )?([A-Za-z][\w'’-]*(?: [A-Z][\w'’-]*)?)\s*[.!?]*\s*$")
+# ", Leo, your mother…": a name between commas inside a sentence (ASR often joins sentences
+# with commas, so "…vegetarian, Leo. Your mother…" arrives this way). Not in a list of names.
+_MID = re.compile(r"(?<![A-Z][a-z'’-]),\s+([A-Z][a-z'’-]+)\s*,(?!\s*(?:and|or|&)\b)")
 _THANKS = re.compile(
     r"^(?:thanks|thank you|good point|exactly|right|yes|yeah|yep|no|nope|sure|ok|okay|agreed|"
     r"congrats|congratulations|great|wow|sorry|cheers|good to see you|nice to meet you)\b",
@@ -53,7 +56,7 @@ class Vocative:
     term: str
     kind: str  # name | kinship | role | group
     cue: str  # thanks (reply-like) | question | plain
-    position: str  # start | end
+    position: str  # start | middle | end
 
 
 @dataclass(frozen=True)
@@ -144,7 +147,21 @@ def vocatives(text: str, known_names: set[str]) -> list[Vocative]:
             if kind and not any(v.term == term for v in found):
                 cue = "thanks" if _THANKS.match(sentence) else ("question" if question else "plain")
                 found.append(Vocative(term, kind, cue, "end"))
+        for m in _MID.finditer(sentence):
+            term = _clean(m.group(1))
+            if any(v.term == term for v in found) or _mid_in_list(sentence, m):
+                continue
+            kind = _classify(term, known_names)
+            if kind in ("name", "kinship"):
+                cue = "thanks" if _THANKS.match(sentence) else ("question" if question else "plain")
+                found.append(Vocative(term, kind, cue, "middle"))
     return found
+
+
+def _mid_in_list(sentence: str, m: re.Match[str]) -> bool:
+    """ ", Maya, Leo and Tom": the word before the first comma is a capitalised name too."""
+    before = sentence[: m.start()].split()
+    return bool(before) and before[-1][:1].isupper() and plausible_new_name(before[-1].strip(",.!?"))
 
 
 _GROUP_ANYWHERE = re.compile(

@@ -20,6 +20,7 @@ from the turn's first piece closes the turn (the rest become the next turn).
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -40,6 +41,8 @@ from voxmem.ids import is_valid_id
 from voxmem.ingest.jobs import Progress
 from voxmem.voice.policy import decide
 from voxmem.voice.service import VoiceService
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -124,7 +127,11 @@ class RecordingIngestor:
         policy: str | None = None,
         progress: Progress | None = None,
         audio_uri: str | None = None,
+        memory: Any = None,
     ) -> dict[str, Any]:
+        """Route, transcribe and store the recording turn by turn; with ``memory`` (a
+        MemoryPipeline) each turn's memory (names, addressees, facts) is written right after
+        that turn's own transaction, in conversation order, as on the single-turn path."""
         progress_cb = progress or (lambda stage, fraction: None)
         stages: dict[str, float] = {}
         clock = {"stage": None, "t": time.perf_counter()}
@@ -170,10 +177,19 @@ class RecordingIngestor:
         turns: list[Turn] = []
         routed = [p for p in pieces if p.embedding is not None]
         i = 0
+        memory_errors: list[dict[str, str]] = []
         while i < len(routed):
+            first = routed[i].index
             i = self._write_turn(
                 space, session, recording_id, routed, i, words, pieces, started_at, router, audio_uri, turns
             )
+            if memory is not None:
+                message_id = f"{space}:{recording_id}:{first}"
+                try:  # the turn is stored; its memory can be rebuilt by /memory/reprocess if this fails
+                    memory.process_message(space, message_id)
+                except Exception as exc:  # reported in the job result, never lost silently
+                    log.exception("memory for %s failed", message_id)
+                    memory_errors.append({"message_id": message_id, "error": f"{type(exc).__name__}: {exc}"})
             report("routing", 0.7 + 0.3 * i / len(routed))
         merges: dict[str, str] = {}
         if self.identity is not None and turns:
@@ -216,6 +232,8 @@ class RecordingIngestor:
                 if p.speaker_id
             ],
             "skipped": skipped,
+            "memory": "none" if memory is None else ("errors" if memory_errors else "written"),
+            "memory_errors": memory_errors,
             "processing_s": round(elapsed, 3),
             "stage_seconds": {k: round(v, 3) for k, v in stages.items()},
             "real_time_factor": round(elapsed / audio.duration, 4) if audio.duration else None,

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, File, Form, Query, UploadFile, status
 
 from voxmem.api.deps import SpaceAccess, require_space, services
 from voxmem.errors import InvalidInput
+from voxmem.ingest.sessions import reconcile_before_new_session
 from voxmem.ingest.turns import AudioTurn
 from voxmem.services import Services
 from voxmem.voice.policy import POLICIES
@@ -52,6 +53,9 @@ async def append_audio_turn(
     from starlette.concurrency import run_in_threadpool
 
     def work() -> dict:
+        # The first turn of a new session ends the earlier ones: merge their voice fragments
+        # first, so this turn routes to the merged voice (docs/voice.md, "implicit session end").
+        reconcile_before_new_session(svc.db, stack.identity, access.space, session)
         stored = stack.turns.append(access.space, turn)
         if svc.memory is None:
             return stored
@@ -87,7 +91,15 @@ async def ingest_recording(
         access.space,
         "recording",
         lambda progress: stack.recordings.ingest(
-            access.space, session, recording_id, decoded, started_at, pol, progress, audio.filename
+            access.space,
+            session,
+            recording_id,
+            decoded,
+            started_at,
+            pol,
+            progress,
+            audio.filename,
+            memory=svc.memory,
         ),
     )
     return job.view()
