@@ -1,0 +1,98 @@
+"""Unit tests (no database, no model) of the offline name rules that spoken turns depend on.
+
+On the audio path nobody has a name when the rules run, and a "Tom, …?" call has already
+made a name-only placeholder "Tom" in the session roster; the rules must still give the
+answering voice the name, and an answer that calls the previous asker by name names them.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from voxmem.extractors.offline import OfflineExtractor
+from voxmem.extractors.offline.names import vocatives
+from voxmem.extractors.window import Window, window_from_rows
+
+EX = OfflineExtractor()
+DAY = datetime(2026, 11, 2, 18, 0, tzinfo=UTC)
+
+
+def window(turns: list[tuple[str, str]], names: dict[str, str] | None = None, roster=()) -> Window:
+    names = names or {}
+    rows = [
+        {
+            "id": f"m{i}",
+            "idx": i,
+            "text": text,
+            "ts": DAY + timedelta(minutes=i),
+            "speaker": {"id": sid, "name": names.get(sid), "aliases": []},
+        }
+        for i, (sid, text) in enumerate(turns)
+    ]
+    people = [{"id": pid, "name": names.get(pid), "aliases": []} for pid in roster]
+    return window_from_rows(rows, people, "s1", DAY)
+
+
+def names_of(w: Window) -> dict[str, tuple[str, float]]:
+    """name → (participant id of the window person it is given to, confidence)."""
+    record = EX.extract(w).record
+    return {n.name: (w.people[n.speaker].participant_id, n.confidence) for n in record.names}
+
+
+CALL = "Tom, the plumber is coming on Thursday at 10. Can you be home?"
+
+
+def test_answer_to_a_call_names_the_voice_even_with_a_placeholder_in_the_roster() -> None:
+    turns = [("a", CALL), ("b", "I can, but only until noon.")]
+    # as on the audio path: "Tom" is a session participant known only by that name
+    got = names_of(window(turns, names={"ptom": "Tom"}, roster=["a", "b", "ptom"]))
+    assert got["Tom"][0] == "b" and got["Tom"][1] >= 0.7
+
+
+def test_answer_to_a_call_does_not_rename_a_named_voice() -> None:
+    turns = [("a", CALL), ("b", "I can, but only until noon.")]
+    got = names_of(window(turns, names={"ptom": "Tom", "b": "Sam"}, roster=["a", "b", "ptom"]))
+    assert "Tom" not in got  # Sam answered: at most the writer's conflict rules could act, not this rule
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Only if it is vegetarian, Leo. Your mother stopped eating meat.",
+        "Only if it is vegetarian, Leo, your mother stopped eating meat.",  # ASR joins with a comma
+        "Sure thing, Leo.",
+        "Leo, only on Friday.",
+    ],
+)
+def test_an_answer_that_calls_the_asker_by_name_names_the_asker(reply: str) -> None:
+    got = names_of(window([("leo", "Can we have pizza for dinner on Friday?"), ("tom", reply)]))
+    assert got["Leo"][0] == "leo" and got["Leo"][1] >= 0.7
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [("a", "Can we have pizza on Friday?"), ("b", "Leo, what do you think?")],  # asks a third person
+        [("a", "We have pizza on Friday."), ("b", "Only if it is vegetarian, Leo.")],  # no question asked
+    ],
+)
+def test_a_name_in_a_question_or_after_a_statement_does_not_name_the_previous_voice(turns) -> None:
+    got = names_of(window(turns))
+    assert got.get("Leo", (None, 0.0))[0] != "a"
+
+
+def test_a_reaction_to_a_statement_by_name_counts_as_an_answer() -> None:
+    turns = [
+        ("tom", "Priya, I moved my client call to Friday."),
+        ("p", "Great, then you handle the plumber."),
+    ]
+    got = names_of(window(turns))
+    assert got["Priya"][0] == "p" and got["Priya"][1] >= 0.7
+
+
+def test_mid_sentence_vocative_but_not_a_list_of_names() -> None:
+    assert [v.term for v in vocatives("On Friday, Tom, we go.", set())] == ["Tom"]
+    assert vocatives("I saw Tom, Maya, and Leo.", set()) == []
+    assert vocatives("I can, but only until noon, I have a call.", set()) == []
