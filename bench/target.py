@@ -100,7 +100,7 @@ class Target:
         services = Services.build(settings)
         services.start()
         try:
-            with TestClient(create_app(services=services)) as client:
+            with TestClient(create_app(services=services), raise_server_exceptions=False) as client:
                 yield cls(
                     client, settings.admin_key.get_secret_value(), f"in-process app on {settings.neo4j_uri}"
                 )
