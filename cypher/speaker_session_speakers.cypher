@@ -1,7 +1,8 @@
 // Active speakers heard in one session (or in the whole space when $session is null), for
-// reconciliation. Params: $space, $session
+// reconciliation (split_from: a manual split is never undone by it). Params: $space, $session
 MATCH (s:Speaker {space: $space})
 WHERE s.merged_into IS NULL AND s.centroid IS NOT NULL
   AND ($session IS NULL OR EXISTS { MATCH (m:Message {space: $space, session: $session})-[:SPOKEN_AS]->(s) })
 OPTIONAL MATCH (s)-[:IDENTIFIED_AS]->(p:Participant)
-RETURN s.id AS id, s.centroid AS centroid, s.n_obs AS n_obs, p.id AS participant_id, p.key AS participant_key;
+RETURN s.id AS id, s.centroid AS centroid, s.n_obs AS n_obs, p.id AS participant_id, p.key AS participant_key,
+       s.split_from AS split_from;

@@ -256,6 +256,10 @@ class IdentityManager:
             keys=[r["participant_key"] for r in every],
             focus={r["id"] for r in rows},
         )
+        # A manual split ("these turns are someone else") is a correction reconciliation must
+        # not undo, now that it also runs automatically when a new session starts.
+        split_from = {r["id"]: r.get("split_from") for r in every}
+        merges = [(a, b, sc) for a, b, sc in merges if split_from.get(a) != b and split_from.get(b) != a]
         merged = []
         for source, target, score in merges:
             entry = {"source": source, "target": target, "score": round(score, 4)}
