@@ -148,6 +148,7 @@ class Retriever:
 
     name = "retriever"
     layer = "interaction"
+    max_fetch = 10_000  # widest ANN over-fetch before falling back to an exact scan in scope
     needs = "query"  # what the tool reads: 'query' | 'quote' | 'message_id' | 'pair' | 'participant'
 
     def __init__(self, db: Database, embed: EmbeddingCache | None = None, fetch: int = 200) -> None:
@@ -208,7 +209,11 @@ class _VectorRetriever(Retriever):
         if scope.sees_nothing:
             return []
         params = {**scope.params(), **self._filters(filters or Filters()), "embedding": self._vector(text)}
-        rows = self.db.query(query(self.ann_query), fetch=max(self.fetch, 10 * k), k=k, **params)
+        fetch = max(self.fetch, 10 * k)
+        rows = self.db.query(query(self.ann_query), fetch=fetch, k=k, **params)
+        if len(rows) < k and len(rows) > 0:
+            # other spaces crowd the shared index: widen the over-fetch before any scan
+            rows = self.db.query(query(self.ann_query), fetch=min(fetch * 20, self.max_fetch), k=k, **params)
         if len(rows) < k:
             rows = self.db.query(query(self.exact_query), k=k, **params)
         return self._hits(rows)
