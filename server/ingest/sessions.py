@@ -26,12 +26,20 @@ def is_new_session(db: Database, space: str, session: str) -> bool:
     return not (rows and rows[0]["has_messages"])
 
 
+MAX_PASSES = 4  # one pass merges each speaker at most once; three fragments of a voice need two
+
+
 def reconcile_before_new_session(db: Database, identity: Any, space: str, session: str) -> dict | None:
     """Reconcile the space's speakers if ``session`` has no message yet; returns what merged."""
     if identity is None or not is_new_session(db, space, session):
         return None
+    merged: list[dict] = []
     try:
-        return identity.reconcile(space, None)
+        for _ in range(MAX_PASSES):
+            step = identity.reconcile(space, None)["merged"]
+            merged += step
+            if not step:
+                break
     except (Conflict, NotFound) as exc:  # a concurrent reconciliation merged first
-        log.info("reconciliation before session %s of %s skipped: %s", session, space, exc)
-        return None
+        log.info("reconciliation before session %s of %s stopped: %s", session, space, exc)
+    return {"merged": merged}
