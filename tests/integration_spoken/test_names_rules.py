@@ -63,7 +63,6 @@ def test_answer_to_a_call_does_not_rename_a_named_voice() -> None:
         "Only if it is vegetarian, Leo. Your mother stopped eating meat.",
         "Only if it is vegetarian, Leo, your mother stopped eating meat.",  # ASR joins with a comma
         "Sure thing, Leo.",
-        "Leo, only on Friday.",
     ],
 )
 def test_an_answer_that_calls_the_asker_by_name_names_the_asker(reply: str) -> None:
@@ -76,20 +75,12 @@ def test_an_answer_that_calls_the_asker_by_name_names_the_asker(reply: str) -> N
     [
         [("a", "Can we have pizza on Friday?"), ("b", "Leo, what do you think?")],  # asks a third person
         [("a", "We have pizza on Friday."), ("b", "Only if it is vegetarian, Leo.")],  # no question asked
+        [("a", "Can we have pizza on Friday?"), ("b", "Leo, the printer is broken.")],  # turns to someone
     ],
 )
 def test_a_name_in_a_question_or_after_a_statement_does_not_name_the_previous_voice(turns) -> None:
     got = names_of(window(turns))
     assert got.get("Leo", (None, 0.0))[0] != "a"
-
-
-def test_a_reaction_to_a_statement_by_name_counts_as_an_answer() -> None:
-    turns = [
-        ("tom", "Priya, I moved my client call to Friday."),
-        ("p", "Great, then you handle the plumber."),
-    ]
-    got = names_of(window(turns))
-    assert got["Priya"][0] == "p" and got["Priya"][1] >= 0.7
 
 
 def test_mid_sentence_vocative_but_not_a_list_of_names() -> None:
