@@ -25,6 +25,7 @@ def test_query_attribution_answer_with_evidence_trace_and_scope(households, clie
     house = households["open"]
     out = client.query(house.space, "Who said the garage door code is 4417?")
     assert out["answer"] == "Tom" and out["answerer"] == "graph" and out["supported"]
+    assert out["offline"]["answerer"] == "offline (graph)" and out["offline"]["planner"].startswith("offline")
     assert out["used"] == [house.mid("kitchen-1")]
     first = next(e for e in out["evidence"] if e["id"] == house.mid("kitchen-1"))
     assert first["speaker"]["name"] == "Tom" and [a["name"] for a in first["addressees"]] == ["Ana"]

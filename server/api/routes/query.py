@@ -162,6 +162,9 @@ class QueryOut(BaseModel):
     notes: list[str] = []
     transcript: str | None = Field(None, description="For spoken questions: the ASR transcript asked.")
     voice: dict[str, Any] | None = Field(None, description="For spoken questions: the read-only voice match.")
+    offline: dict[str, str] = Field(
+        default_factory=dict, description="Which parts ran offline (deterministic) and which on the LLM."
+    )
 
 
 class SearchIn(BaseModel):
@@ -320,7 +323,14 @@ async def ask(
         body.use_llm,
         body.max_evidence,
     )
-    return {**answer.as_dict(), **extra}
+    result = answer.as_dict()
+    # Which parts ran on deterministic offline components and which on the configured LLM.
+    result["offline"] = {
+        "planner": "llm" if result["policy"] == "llm" else f"offline ({result['policy']})",
+        "answerer": "llm" if result["answerer"] == "llm" else f"offline ({result['answerer']})",
+        "llm": svc.offline.get("llm", "none"),
+    }
+    return {**result, **extra}
 
 
 @router.post("/retrieve", response_model=SearchOut, summary="Scoped search over memory layers, fused by RRF")
