@@ -51,6 +51,12 @@ def test_answer_to_a_call_names_the_voice_even_with_a_placeholder_in_the_roster(
     assert got["Tom"][0] == "b" and got["Tom"][1] >= 0.7
 
 
+def test_a_loose_reply_after_a_call_gives_no_name_through_a_placeholder() -> None:
+    turns = [("a", "Sophie, let me think about it."), ("b", "The neighbours are having a party again.")]
+    got = names_of(window(turns, names={"psophie": "Sophie"}, roster=["a", "b", "psophie"]))
+    assert "Sophie" not in got
+
+
 def test_answer_to_a_call_does_not_rename_a_named_voice() -> None:
     turns = [("a", CALL), ("b", "I can, but only until noon.")]
     got = names_of(window(turns, names={"ptom": "Tom", "b": "Sam"}, roster=["a", "b", "ptom"]))
