@@ -53,8 +53,15 @@ class Answer:
         }
 
 
+def _label(person: dict[str, Any] | None) -> str:
+    """A person's name, or an honest label for a voice nobody has named yet."""
+    if not person:
+        return "someone unknown"
+    return person.get("name") or f"an unnamed voice ({person.get('id', '?')})"
+
+
 def _names(people: list[dict[str, Any]]) -> str:
-    names = [p["name"] for p in people if p and p.get("name")]
+    names = [_label(p) for p in people if p]
     if len(names) <= 1:
         return "".join(names)
     return ", ".join(names[:-1]) + " and " + names[-1]
@@ -84,9 +91,9 @@ class GraphAnswerer:
             if not turns:
                 return None
             said = "; ".join(f'"{e.evidence.text}"' for e in turns)
-            speaker = (reading.speaker or {}).get("name")
-            addressee = (reading.addressee or {}).get("name")
-            return f"{speaker} said to {addressee}: {said}", [e.id for e in turns]
+            return f"{_label(reading.speaker)} said to {_label(reading.addressee)}: {said}", [
+                e.id for e in turns
+            ]
         return None
 
     def _who_said(self, reading, evidence: list[FusedEvidence]) -> tuple[str, list[str]] | None:
@@ -107,7 +114,7 @@ class GraphAnswerer:
         if best is None or best[0] < self.min_quote_overlap:
             return None
         entry = best[1]
-        return entry.evidence.speaker["name"], [entry.id]
+        return _label(entry.evidence.speaker), [entry.id]
 
     def _addressee(self, reading, evidence: list[FusedEvidence]) -> tuple[str, list[str]] | None:
         keywords = [
