@@ -7,10 +7,14 @@ If Neo4j is unreachable the integration tests fail loudly: they are never skippe
 
 from __future__ import annotations
 
+import io
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
+import numpy as np
 import pytest
+import soundfile as sf
 from fastapi.testclient import TestClient
 
 from voxmem.api.app import create_app
@@ -60,3 +64,34 @@ def space_key(services: Services, space: str) -> str:
 @pytest.fixture
 def space_headers(space_key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {space_key}"}
+
+
+@pytest.fixture
+def run_recording(
+    app_client: TestClient, space: str, space_headers: dict
+) -> Callable[..., tuple[dict, bytes]]:
+    """Post 16 kHz samples as a FLAC recording to session 'rec' and wait for its job.
+
+    Returns the finished job and the uploaded bytes (for re-posting them).
+    """
+
+    def run(samples: np.ndarray, max_polls: int = 600) -> tuple[dict, bytes]:
+        buf = io.BytesIO()
+        sf.write(buf, samples, 16_000, format="FLAC")
+        r = app_client.post(
+            f"/spaces/{space}/sessions/rec/recordings",
+            headers=space_headers,
+            files={"audio": ("r.flac", buf.getvalue(), "audio/flac")},
+            data={"recording_id": "r1"},
+        )
+        assert r.status_code == 202, r.text
+        job_id = r.json()["id"]
+        for _ in range(max_polls):
+            job = app_client.get(f"/spaces/{space}/jobs/{job_id}", headers=space_headers).json()
+            if job["status"] in ("done", "failed"):
+                break
+            time.sleep(0.2)
+        assert job["status"] == "done", job
+        return job, buf.getvalue()
+
+    return run

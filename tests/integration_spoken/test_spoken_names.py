@@ -8,13 +8,10 @@ listener learns them from who answers whom ("Tom, …?" → the next voice is To
 
 from __future__ import annotations
 
-import io
 import shutil
-import time
 
 import numpy as np
 import pytest
-import soundfile as sf
 
 from voxmem.bench.voices import concatenate, synthesize
 from voxmem.cypher import query
@@ -114,24 +111,11 @@ def test_first_turn_of_a_new_session_reconciles_voice_fragments(
     assert len(remaining) == 2, remaining
 
 
-def test_recording_job_writes_memory_per_turn_and_names_the_voices(app_client, space, space_headers) -> None:
+def test_recording_job_writes_memory_per_turn_and_names_the_voices(
+    app_client, space, space_headers, run_recording
+) -> None:
     samples, _ = concatenate([synthesize(text, voice) for voice, text in CONVERSATION], gap_s=1.0)
-    buf = io.BytesIO()
-    sf.write(buf, samples, 16_000, format="FLAC")
-    r = app_client.post(
-        f"/spaces/{space}/sessions/rec/recordings",
-        headers=space_headers,
-        files={"audio": ("r.flac", buf.getvalue(), "audio/flac")},
-        data={"recording_id": "r1"},
-    )
-    assert r.status_code == 202, r.text
-    job_id = r.json()["id"]
-    for _ in range(1500):
-        job = app_client.get(f"/spaces/{space}/jobs/{job_id}", headers=space_headers).json()
-        if job["status"] in ("done", "failed"):
-            break
-        time.sleep(0.2)
-    assert job["status"] == "done", job
+    job, _ = run_recording(samples, max_polls=1500)
     assert job["result"]["memory"] == "written" and job["result"]["memory_errors"] == [], job["result"]
     msgs = app_client.get(f"/spaces/{space}/messages?session=rec", headers=space_headers).json()
     said = [(m["text"], (m["speaker"] or {}).get("name")) for m in msgs]

@@ -89,27 +89,10 @@ def test_spoken_turns_asker_and_bad_audio(app_client, space, space_headers) -> N
     assert len(msgs) == 5  # nothing half-written by the rejected uploads
 
 
-def test_recording_job_diarizes_by_identification(app_client, space, space_headers) -> None:
+def test_recording_job_diarizes_by_identification(app_client, space, space_headers, run_recording) -> None:
     order = [("us_m1", 5), ("us_f3_s150", 6), ("us_m1", 7), ("us_croak_hi", 8), ("us_f3_s150", 9)]
     samples, _ = concatenate([synthesize(BENCHMARK[i], v) for v, i in order], gap_s=1.0)
-    buf = io.BytesIO()
-    sf.write(buf, samples, 16_000, format="FLAC")
-    r = app_client.post(
-        f"/spaces/{space}/sessions/rec/recordings",
-        headers=space_headers,
-        files={"audio": ("r.flac", buf.getvalue(), "audio/flac")},
-        data={"recording_id": "r1"},
-    )
-    assert r.status_code == 202, r.text
-    job_id = r.json()["id"]
-    import time
-
-    for _ in range(600):
-        job = app_client.get(f"/spaces/{space}/jobs/{job_id}", headers=space_headers).json()
-        if job["status"] in ("done", "failed"):
-            break
-        time.sleep(0.2)
-    assert job["status"] == "done", job
+    job, flac = run_recording(samples, max_polls=600)
     result = job["result"]
     assert result["turns"] == 5 and len(result["speakers"]) == 3
     msgs = app_client.get(f"/spaces/{space}/messages?session=rec", headers=space_headers).json()
@@ -118,7 +101,7 @@ def test_recording_job_diarizes_by_identification(app_client, space, space_heade
     dup = app_client.post(
         f"/spaces/{space}/sessions/rec/recordings",
         headers=space_headers,
-        files={"audio": ("r.flac", buf.getvalue(), "audio/flac")},
+        files={"audio": ("r.flac", flac, "audio/flac")},
         data={"recording_id": "r1"},
     )
     assert dup.status_code == 409
