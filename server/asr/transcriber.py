@@ -86,9 +86,7 @@ class FasterWhisperTranscriber:
                 vad_filter=False,
             )
             segments = list(segments)
-        words = [Word(w.start, w.end, w.word.strip()) for s in segments for w in (s.words or [])]
-        text = " ".join(s.text.strip() for s in segments).strip()
-        return Transcript(text=text, words=words, language=info.language)
+        return _transcript(segments, language=info.language)
 
     def transcribe_regions(
         self, samples: np.ndarray, regions: list[tuple[float, float]], batch_size: int = 4
@@ -119,8 +117,7 @@ class FasterWhisperTranscriber:
                 vad_filter=True,
             )
             segments = list(segments)
-        words = [Word(w.start, w.end, w.word.strip()) for s in segments for w in (s.words or [])]
-        return Transcript(text=" ".join(s.text.strip() for s in segments).strip(), words=words)
+        return _transcript(segments)
 
 
 class WhisperXTranscriber:
@@ -160,3 +157,10 @@ def build_transcriber(settings):
     if settings.asr_backend == "whisperx":
         return WhisperXTranscriber(settings.asr_model, settings.asr_threads)
     raise AsrUnavailable(f"unknown ASR backend {settings.asr_backend!r}: use faster-whisper or whisperx")
+
+
+def _transcript(segments: list, language: str = "en") -> Transcript:
+    """One Transcript from faster-whisper segments: joined text and word timings."""
+    words = [Word(w.start, w.end, w.word.strip()) for s in segments for w in (s.words or [])]
+    text = " ".join(s.text.strip() for s in segments).strip()
+    return Transcript(text=text, words=words, language=language)
