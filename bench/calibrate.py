@@ -23,6 +23,8 @@ are reported too. Rules (docs/voice.md):
   with the best mean B-cubed F1 among those with **zero wrong links and zero
   contaminated entities** wins (ties: the larger, more conservative thresholds). ``update``
   is never below ``link``.
+* ``merge_cross`` (reconciliation of two speakers never heard in one session) is then
+  searched from ``merge`` down to 0.60 by the same simulation and the same rule.
 """
 
 from __future__ import annotations
@@ -53,49 +55,66 @@ def _scores(emb, voices, enrol_cond, test_cond, enrol, k, policy):
     return np.asarray(same), np.asarray(diff)
 
 
-def simulate_gate_and_merge(cache, link: float, k: int, shifts: tuple[str, ...], n: int = 12):
-    """Grid search of (update, merge) by simulated online routing on calibration scenarios."""
+def _scenarios(cache, shifts: tuple[str, ...], n: int = 12):
+    """Calibration scenarios (clean and shifted, calibration sentences) with their embeddings."""
     from voxmem.bench.identity_bench import make_scenario
-    from voxmem.voice.metrics import identity_scores
-    from voxmem.voice.policy import MemoryRouter
-    from voxmem.voice.thresholds import Thresholds
 
     scenarios = [
         make_scenario(1000 + s, shifted, sentences=CALIBRATION, shifts=shifts)
         for s in range(n)
         for shifted in (False, True)
     ]
-    embedded = [[cache.get(t.voice, t.text, t.condition) for t in sc] for sc in scenarios]
+    return scenarios, [[cache.get(t.voice, t.text, t.condition) for t in sc] for sc in scenarios]
+
+
+def _simulate(thresholds, scenarios, embedded) -> dict:
+    """Gated online routing with reconciliation after each session, as the server runs it."""
+    from voxmem.voice.metrics import identity_scores
+    from voxmem.voice.policy import MemoryRouter
+
+    f1s, wrong, contaminated = [], 0, 0
+    for sc, emb in zip(scenarios, embedded, strict=True):
+        router = MemoryRouter("gated", thresholds)
+        pred, acts = [], []
+        for i, (turn, e) in enumerate(zip(sc, emb, strict=True)):
+            d = router.route(e, str(turn.session))
+            pred.append(d.speaker_id)
+            acts.append(d.action)
+            if i + 1 == len(sc) or sc[i + 1].session != turn.session:
+                router.reconcile()
+        s = identity_scores([x.voice for x in sc], [router.resolve(p) for p in pred], acts)
+        f1s.append(s.b3_f1)
+        wrong += s.wrong_links
+        contaminated += s.contaminated_entities
+    return {"b3_f1": float(np.mean(f1s)), "wrong_links": wrong, "contaminated": contaminated}
+
+
+def _best_safe(grid: list[dict], keys: tuple[str, ...]) -> list[dict]:
+    """Best mean F1 among points with zero wrong links and zero contamination; ties go to
+    the larger (more conservative) thresholds."""
+    safe = [g for g in grid if g["wrong_links"] == 0 and g["contaminated"] == 0]
+    return sorted(safe or grid, key=lambda g: (-round(g["b3_f1"], 4), *(-g[k] for k in keys)))
+
+
+def simulate_gate_and_merge(cache, link: float, k: int, shifts: tuple[str, ...], n: int = 12):
+    """Grid search of (update, merge), then of merge_cross below merge, by simulated online
+    routing on calibration scenarios."""
+    from voxmem.voice.thresholds import Thresholds
+
+    scenarios, embedded = _scenarios(cache, shifts, n)
     grid = []
     for update in np.arange(link, 0.961, 0.01):
         for merge in np.arange(0.80, 0.961, 0.01):
             t = Thresholds(link, float(update), 0.0, link, k, float(merge), 0.03)
-            f1s, wrong, contaminated = [], 0, 0
-            for sc, emb in zip(scenarios, embedded, strict=True):
-                router = MemoryRouter("gated", t)
-                pred, acts = [], []
-                for i, (turn, e) in enumerate(zip(sc, emb, strict=True)):
-                    d = router.route(e)
-                    pred.append(d.speaker_id)
-                    acts.append(d.action)
-                    if i + 1 == len(sc) or sc[i + 1].session != turn.session:
-                        router.reconcile()
-                s = identity_scores([x.voice for x in sc], [router.resolve(p) for p in pred], acts)
-                f1s.append(s.b3_f1)
-                wrong += s.wrong_links
-                contaminated += s.contaminated_entities
-            grid.append(
-                {
-                    "update": round(float(update), 3),
-                    "merge": round(float(merge), 3),
-                    "b3_f1": float(np.mean(f1s)),
-                    "wrong_links": wrong,
-                    "contaminated": contaminated,
-                }
-            )
-    safe = [g for g in grid if g["wrong_links"] == 0 and g["contaminated"] == 0]
-    ranked = sorted(safe or grid, key=lambda g: (-round(g["b3_f1"], 4), -g["merge"], -g["update"]))
-    return ranked[0]["update"], ranked[0]["merge"], ranked
+            row = {"update": round(float(update), 3), "merge": round(float(merge), 3)}
+            grid.append(row | _simulate(t, scenarios, embedded))
+    ranked = _best_safe(grid, ("merge", "update"))
+    update, merge = ranked[0]["update"], ranked[0]["merge"]
+    cross_grid = []
+    for cross in np.arange(merge, 0.599, -0.01):
+        t = Thresholds(link, update, 0.0, link, k, merge, 0.03, merge_cross=float(cross))
+        cross_grid.append({"merge_cross": round(float(cross), 3)} | _simulate(t, scenarios, embedded))
+    return update, merge, _best_safe(cross_grid, ("merge_cross",))[0]["merge_cross"], ranked, cross_grid
 
 
 def calibrate(encoder_name: str, enrol: int = 3, k: int = 5) -> dict:
@@ -132,8 +151,9 @@ def calibrate(encoder_name: str, enrol: int = 3, k: int = 5) -> dict:
             knn_diff.append(kdiff.max())
     link = round(float(max(separable_diff)) + 0.02, 3)
     separable = tuple(c for c, r in report["in_channel"].items() if r["separable"] and c != "clean")
-    update, merge, grid = simulate_gate_and_merge(cache, link, k, separable)
+    update, merge, merge_cross, grid, cross_grid = simulate_gate_and_merge(cache, link, k, separable)
     report["simulation_grid_top"] = grid[:10]
+    report["cross_session_merge_grid"] = cross_grid
     cent = np.stack([normalise(emb[(v, "clean")].mean(axis=0)) for v in voices])
     cc = cent @ cent.T
     np.fill_diagonal(cc, -1)
@@ -154,6 +174,7 @@ def calibrate(encoder_name: str, enrol: int = 3, k: int = 5) -> dict:
         "knn_link": round(float(max(knn_diff)) + 0.02, 3),
         "knn_k": k,
         "merge": merge,
+        "merge_cross": merge_cross,
         "asker_margin": 0.03,
         "asker_link": round(report["in_channel"]["clean"]["diff_max"] + 0.02, 3),
         "source": f"voxmem.bench.calibrate: {len(voices)} voices x {len(CALIBRATION)} calibration sentences, "

@@ -86,7 +86,7 @@ def run_policy(policy, thresholds, embeddings, turns, ema_weight, reconcile: boo
     pred, actions = [], []
     t0 = time.perf_counter()
     for i, e in enumerate(embeddings):
-        d = router.route(e)
+        d = router.route(e, str(turns[i].session))
         pred.append(d.speaker_id)
         actions.append(d.action)
         if reconcile and (i + 1 == len(turns) or turns[i + 1].session != turns[i].session):
@@ -222,7 +222,7 @@ def real(voice_service, thresholds, ema_weight) -> dict:
                 spans, embs = clips[uri]
                 hyp = []
                 for span, e in zip(spans, embs, strict=True):
-                    d = router.route(e)
+                    d = router.route(e, uri)
                     hyp.append((span[0], span[1], d.speaker_id))
                     g = gold_for(span, ref[uri])
                     if g is not None:

@@ -157,8 +157,15 @@ def markdown(results: dict[str, Any], plots: list[Path], command: str | None = N
             f"- speaker routing accuracy {_f(ident['routing_accuracy'])}; B-cubed P/R/F1 "
             f"{_f(ident['b3_precision'])} / {_f(ident['b3_recall'])} / {_f(ident['b3_f1'])}; "
             f"{ident['entities']} entities for {ident['gold_speakers']} speakers; "
-            f"turns without an entity: {ident['turns_without_entity']}",
+            f"turns without an entity: {ident['turns_without_entity']} (final identities, after "
+            "reconciliation)",
         ]
+        if ident.get("online_b3_f1") is not None:
+            lines.append(
+                f"- online (each turn's decision when it arrived): routing accuracy "
+                f"{_f(ident['online_routing_accuracy'])}; B-cubed F1 {_f(ident['online_b3_f1'])}; "
+                f"{ident['online_entities']} entities"
+            )
         if ident.get("asr_wer") is not None:
             lines.append(f"- ASR WER (normalised) {_f(ident['asr_wer'])}")
     else:

@@ -127,6 +127,15 @@ def auto_policy(case: Case) -> str:
     return "participant" if case.qa and with_asker >= 0.8 * len(case.qa) else "open"
 
 
+def resolve_merges(entity: str | None, merged: dict[str, str]) -> str | None:
+    """The speaker an entity survives as after (possibly chained) merges."""
+    seen = set()
+    while entity in merged and entity not in seen:
+        seen.add(entity)
+        entity = merged[entity]
+    return entity
+
+
 def majority_owner(gold: Sequence[str], pred: Sequence[str | None]) -> dict[str, str]:
     """System entity → the gold speaker most of its turns belong to."""
     held: dict[str, Counter] = defaultdict(Counter)
@@ -238,6 +247,13 @@ class Run:
                 self.turn_log.append(record)
                 bar.update(1)
         bar.close()
+        if self.mode == "audio" and self.case.sessions:
+            # The conversation is over: the device ends the last session, which reconciles its
+            # voice fragments (earlier sessions were reconciled when the next one started).
+            self.target.end_session(self.space, self.case.sessions[-1].session_id)
+            merged = self.target.merged_speakers(self.space)
+            for record in self.turn_log:
+                record["final_entity"] = resolve_merges(record["entity"], merged)
         wall = time.perf_counter() - started
         latencies = [r["latency_s"] for r in self.turn_log]
         out: dict[str, Any] = {
@@ -256,18 +272,25 @@ class Run:
 
     # --- identity -------------------------------------------------------------------------------
     def identity(self) -> dict[str, Any] | None:
+        """Speaker routing against gold labels, for the final identities (after reconciliation
+        merged fragments: what memory holds when questions are asked) and, as ``online_*``, for
+        the decision each turn got when it arrived."""
         if self.mode != "audio":
             return None
         gold = [r["gold"] for r in self.turn_log]
-        pred = [r["entity"] or f"none-{i}" for i, r in enumerate(self.turn_log)]
-        p, r, f1 = scoring.b_cubed_f1(gold, pred)
-        out: dict[str, Any] = {
-            "routing_accuracy": scoring.routing_accuracy(gold, pred),
-            "b3_precision": p,
-            "b3_recall": r,
-            "b3_f1": f1,
+        out: dict[str, Any] = {}
+        for prefix, key in (("", "final_entity"), ("online_", "entity")):
+            pred = [r.get(key) or f"none-{i}" for i, r in enumerate(self.turn_log)]
+            p, r, f1 = scoring.b_cubed_f1(gold, pred)
+            out |= {
+                f"{prefix}routing_accuracy": scoring.routing_accuracy(gold, pred),
+                f"{prefix}b3_precision": p,
+                f"{prefix}b3_recall": r,
+                f"{prefix}b3_f1": f1,
+                f"{prefix}entities": len(set(pred)),
+            }
+        out |= {
             "gold_speakers": len(set(gold)),
-            "entities": len(set(pred)),
             "turns_without_entity": sum(1 for x in self.turn_log if not x["entity"]),
         }
         transcripts = [(x["text"], x["transcript"]) for x in self.turn_log if x.get("transcript")]
@@ -284,7 +307,9 @@ class Run:
         from voxmem.bench.voices import synthesize
 
         roster = [p.name for p in self.case.participants] or self.case.speakers()
-        owners = majority_owner([r["gold"] for r in self.turn_log], [r["entity"] for r in self.turn_log])
+        owners = majority_owner(
+            [r["gold"] for r in self.turn_log], [r.get("final_entity", r["entity"]) for r in self.turn_log]
+        )
         prefix = f"{self.space}:"
         questions = self.case.qa[: self.max_questions] if self.max_questions else self.case.qa
         for qa in tqdm(questions, desc="ask", unit="q", disable=not self.progress):
@@ -595,7 +620,11 @@ def _headline(results: dict[str, Any], folder: Path) -> str:
         f"(1-min load average {results['run']['load_average_1m']['start']:.1f} at start)",
     ]
     if ident:
-        parts.insert(2, f"routing accuracy {_f(ident['routing_accuracy'])}  B3 F1 {_f(ident['b3_f1'])}")
+        parts.insert(
+            2,
+            f"routing accuracy {_f(ident['routing_accuracy'])}  B3 F1 {_f(ident['b3_f1'])} (final; online "
+            f"{_f(ident.get('online_routing_accuracy'))} / {_f(ident.get('online_b3_f1'))})",
+        )
     return "\n".join(parts)
 
 

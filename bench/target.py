@@ -165,6 +165,23 @@ class Target:
             raw=out,
         )
 
+    def end_session(self, space: str, session: str) -> dict[str, Any]:
+        """What a device does when a conversation ends: reconcile that session's voice fragments."""
+        out = _check(
+            self.http.post(
+                f"/spaces/{space}/speakers/reconcile", json={"session": session}, headers=self.keys[space]
+            ),
+            "reconcile",
+        )
+        assert isinstance(out, dict)
+        return out
+
+    def merged_speakers(self, space: str) -> dict[str, str]:
+        """Speaker id → the speaker it was merged into (reconciliation), for final identities."""
+        rows = _check(self.http.get(f"/spaces/{space}/speakers", headers=self.keys[space]), "speakers")
+        assert isinstance(rows, list)
+        return {r["id"]: r["merged_into"] for r in rows if r.get("merged_into")}
+
     def attach_image(self, space: str, message_id: str, caption: str) -> None:
         """A shared photo as its caption (the images themselves are not released for LoCoMo)."""
         if IMAGE_ROUTE not in self.paths:

@@ -1,8 +1,11 @@
 // Active speakers heard in one session (or in the whole space when $session is null), for
-// reconciliation (split_from: a manual split is never undone by it). Params: $space, $session
+// reconciliation (split_from: a manual split is never undone by it; sessions: where each one
+// spoke, since two speakers heard in one session need the stricter merge threshold).
+// Params: $space, $session
 MATCH (s:Speaker {space: $space})
 WHERE s.merged_into IS NULL AND s.centroid IS NOT NULL
   AND ($session IS NULL OR EXISTS { MATCH (m:Message {space: $space, session: $session})-[:SPOKEN_AS]->(s) })
 OPTIONAL MATCH (s)-[:IDENTIFIED_AS]->(p:Participant)
 RETURN s.id AS id, s.centroid AS centroid, s.n_obs AS n_obs, p.id AS participant_id, p.key AS participant_key,
-       s.split_from AS split_from;
+       s.split_from AS split_from,
+       COLLECT { MATCH (m:Message {space: $space})-[:SPOKEN_AS]->(s) RETURN DISTINCT m.session } AS sessions;

@@ -17,6 +17,7 @@ from typing import Any
 from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.errors import Conflict, NotFound
+from voxmem.voice.policy import MAX_RECONCILE_PASSES
 
 log = logging.getLogger(__name__)
 
@@ -26,16 +27,13 @@ def is_new_session(db: Database, space: str, session: str) -> bool:
     return not (rows and rows[0]["has_messages"])
 
 
-MAX_PASSES = 4  # one pass merges each speaker at most once; three fragments of a voice need two
-
-
 def reconcile_before_new_session(db: Database, identity: Any, space: str, session: str) -> dict | None:
     """Reconcile the space's speakers if ``session`` has no message yet; returns what merged."""
     if identity is None or not is_new_session(db, space, session):
         return None
     merged: list[dict] = []
     try:
-        for _ in range(MAX_PASSES):
+        for _ in range(MAX_RECONCILE_PASSES):
             step = identity.reconcile(space, None)["merged"]
             merged += step
             if not step:

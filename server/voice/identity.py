@@ -6,8 +6,10 @@ merges are reversible (:meth:`IdentityManager.unmerge`).
 
 Reconciliation criteria (conservative, docs/voice.md): two active speakers of the same
 encoder are merged only if (1) their centroid cosine is at least the encoder's calibrated
-``merge`` threshold (above every different-voice centroid pair seen in calibration),
-(2) they are each other's nearest speaker, and (3) they are not identified as two different
+``merge`` threshold when they were heard in one session, or its lower ``merge_cross``
+threshold when they never were (two people who talked together are two people; a voice back
+through another channel drifts about as far as another person), (2) they are each other's
+nearest eligible speaker, and (3) they are not identified as two different
 *named* participants (that conflict is recorded as an AuditItem instead). The smaller
 speaker (fewer observations) is merged into the larger one.
 """
@@ -255,6 +257,8 @@ class IdentityManager:
             self.thresholds.merge,
             keys=[r["participant_key"] for r in every],
             focus={r["id"] for r in rows},
+            sessions=[set(r["sessions"]) for r in every],
+            cross_threshold=self.thresholds.merge_cross_threshold,
         )
         # A manual split ("these turns are someone else") is a correction reconciliation must
         # not undo, now that it also runs automatically when a new session starts.
@@ -272,5 +276,6 @@ class IdentityManager:
             "conflicts": conflicts,
             "considered": len(rows),
             "threshold": self.thresholds.merge,
+            "cross_session_threshold": self.thresholds.merge_cross_threshold,
             "speakers": ids,
         }

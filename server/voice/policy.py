@@ -36,6 +36,7 @@ class SpeakerState:
     n_obs: int
     exemplars: np.ndarray | None = None  # (n, dim), only needed by knn
     person: str | None = None  # the participant it is identified as (asker margins)
+    sessions: set[str] = field(default_factory=set)  # where it spoke (reconciliation cannot-links)
 
 
 @dataclass
@@ -104,6 +105,9 @@ def decide(
     return Decision("LINK", best.id, best_score, margin, policy, centroid, True, scores)
 
 
+MAX_RECONCILE_PASSES = 4  # one pass merges each speaker at most once; three fragments need two
+
+
 def reconcile_pairs(
     ids: list[str],
     centroids: np.ndarray,
@@ -111,26 +115,43 @@ def reconcile_pairs(
     merge_threshold: float,
     keys: list[str | None] | None = None,
     focus: set[str] | None = None,
+    sessions: list[set[str]] | None = None,
+    cross_threshold: float | None = None,
 ) -> tuple[list[tuple[str, str, float]], list[tuple[str, str, float]]]:
     """Post-session reconciliation: which speakers to merge, as (source, target, cosine).
 
-    A pair merges only if its centroid cosine is at least ``merge_threshold``, the two are each
-    other's nearest speaker, and they are not two different named participants (``keys``;
-    those pairs are returned as conflicts). The smaller speaker merges into the larger one.
-    ``focus`` limits it to pairs touching those ids (the speakers of one session).
+    A pair is eligible when its centroid cosine reaches the pair's threshold: ``merge_threshold``
+    for two speakers heard in one session (one voice split while it spoke, or two people
+    talking to each other: only a close match may join them), and the lower
+    ``cross_threshold`` for two speakers never heard together (``sessions``: the sessions each
+    one spoke in). Why two thresholds: a voice that returns through another channel (a car, a
+    phone, a reverberant room) lands about as far from its old voice state as a different
+    person, but two people who talked to each other in one session are certainly two people,
+    so that cannot-link evidence buys the lower threshold for pairs that never met. Among
+    eligible pairs, a pair merges only if the two are each other's nearest eligible speaker
+    and are not two different named participants (``keys``; those pairs are returned as
+    conflicts). The smaller speaker merges into the larger one. ``focus`` limits it to pairs
+    touching those ids (the speakers of one session).
     """
     if len(ids) < 2:
         return [], []
     c = np.stack([normalise(v) for v in centroids])
     sims = c @ c.T
-    np.fill_diagonal(sims, -1.0)
-    nearest = sims.argmax(axis=1)
+    need = np.full(sims.shape, merge_threshold, dtype=np.float64)
+    if sessions is not None and cross_threshold is not None:
+        for i in range(len(ids)):
+            for j in range(len(ids)):
+                if not sessions[i] & sessions[j]:
+                    need[i, j] = min(cross_threshold, merge_threshold)
+    eligible = np.where(sims >= need, sims, -np.inf)
+    np.fill_diagonal(eligible, -np.inf)
+    nearest = eligible.argmax(axis=1)
     keys = keys or [None] * len(ids)
     merges, conflicts, done = [], [], set()
     for i, j in enumerate(nearest):
         if focus is not None and ids[i] not in focus and ids[j] not in focus:
             continue
-        if nearest[j] != i or sims[i, j] < merge_threshold or {i, j} & done:
+        if not np.isfinite(eligible[i, j]) or nearest[j] != i or {i, j} & done:
             continue
         if keys[i] and keys[j] and keys[i] != keys[j]:
             conflicts.append((ids[i], ids[j], float(sims[i, j])))
@@ -153,7 +174,7 @@ class MemoryRouter:
         self.decisions: list[Decision] = []
         self.merged: dict[str, str] = {}
 
-    def route(self, embedding: np.ndarray) -> Decision:
+    def route(self, embedding: np.ndarray, session: str | None = None) -> Decision:
         decision = decide(
             embedding, list(self.speakers.values()), self.policy, self.thresholds, self.ema_weight
         )
@@ -167,25 +188,37 @@ class MemoryRouter:
             state.exemplars = np.vstack([state.exemplars, e[None, :]])
             if decision.new_centroid is not None:
                 state.centroid = decision.new_centroid
+        if session is not None:
+            self.speakers[decision.speaker_id].sessions.add(session)
         self.decisions.append(decision)
         return decision
 
     def reconcile(self) -> list[tuple[str, str, float]]:
-        """Merge fragments (same criteria as the Neo4j IdentityManager); returns the merges."""
-        ids = list(self.speakers)
-        merges, _ = reconcile_pairs(
-            ids,
-            np.stack([self.speakers[i].centroid for i in ids]) if ids else np.zeros((0, 1)),
-            [self.speakers[i].n_obs for i in ids],
-            self.thresholds.merge,
-        )
-        for source, target, _ in merges:
-            a, b = self.speakers.pop(source), self.speakers[target]
-            b.centroid = normalise(a.n_obs * a.centroid + b.n_obs * b.centroid)
-            b.n_obs += a.n_obs
-            b.exemplars = np.vstack([b.exemplars, a.exemplars])
-            self.merged[source] = target
-        return merges
+        """Merge fragments (same criteria and passes as the Neo4j reconciliation before a new
+        session); returns the merges."""
+        done: list[tuple[str, str, float]] = []
+        for _ in range(MAX_RECONCILE_PASSES):
+            ids = list(self.speakers)
+            states = [self.speakers[i] for i in ids]
+            merges, _ = reconcile_pairs(
+                ids,
+                np.stack([s.centroid for s in states]) if ids else np.zeros((0, 1)),
+                [s.n_obs for s in states],
+                self.thresholds.merge,
+                sessions=[s.sessions for s in states],
+                cross_threshold=self.thresholds.merge_cross_threshold,
+            )
+            for source, target, _ in merges:
+                a, b = self.speakers.pop(source), self.speakers[target]
+                b.centroid = normalise(a.n_obs * a.centroid + b.n_obs * b.centroid)
+                b.n_obs += a.n_obs
+                b.exemplars = np.vstack([b.exemplars, a.exemplars])
+                b.sessions |= a.sessions
+                self.merged[source] = target
+            done += merges
+            if not merges:
+                break
+        return done
 
     def resolve(self, speaker_id: str) -> str:
         """The surviving speaker an id was (possibly repeatedly) merged into."""

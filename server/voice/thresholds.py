@@ -23,7 +23,9 @@ class Thresholds:
     """``link``: centroid score to join an existing speaker; ``update``: stricter score (plus
     ``update_margin`` over the runner-up) for the gated policy to move a centroid; ``knn_link``:
     the link threshold on the k-nearest-exemplar score; ``merge``: centroid cosine for the
-    post-session reconciliation; ``asker_link``: score a read-only asker match needs (calibrated on
+    post-session reconciliation of two speakers heard in one session; ``merge_cross``: the lower
+    cosine for two speakers never heard together (a voice back through another channel);
+    ``asker_link``: score a read-only asker match needs (calibrated on
     the clean channel, where spoken questions are recorded); ``asker_margin``: margin it needs over
     the best speaker identified as *another* participant."""
 
@@ -35,6 +37,11 @@ class Thresholds:
     merge: float
     asker_margin: float
     asker_link: float = -1.0  # < 0: use ``link``
+    merge_cross: float = -1.0  # < 0: use ``merge`` (no cross-session relaxation)
+
+    @property
+    def merge_cross_threshold(self) -> float:
+        return self.merge_cross if self.merge_cross >= 0 else self.merge
 
     @property
     def asker_threshold(self) -> float:

@@ -6,6 +6,7 @@ command itself (docs/benchmark.md). The benchmark space is deleted afterwards.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -48,3 +49,21 @@ def test_text_run_scores_every_question_and_cleans_up(
     assert (folder / "report.md").exists()
     # the space is gone: its key no longer works
     assert app_client.get(f"/spaces/{run.space}", headers=target.admin).status_code == 404
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng not installed")
+def test_audio_run_scores_final_and_online_identities(app_client: TestClient, settings: Settings) -> None:
+    """Audio mode: two short spoken sessions; identities are scored as routed and as they end up
+    after reconciliation (the runner ends the last session as a device would)."""
+    case = trim_case(generate_case("household", 7, 3, 6, 12), 2)
+    sessions = [s.model_copy(update={"turns": s.turns[:5]}) for s in case.sessions]
+    case = case.model_copy(update={"sessions": sessions, "qa": []})
+    target = Target(app_client, settings.admin_key.get_secret_value(), "pytest app")
+    run = Run(target, case, mode="audio", condition="clean", policy="participant", progress=False)
+    results = run.run()
+    log, ident = results["turn_log"], results["identity"]
+    assert len(log) == 10 and all(r["entity"] and r["final_entity"] for r in log)
+    assert ident["entities"] <= ident["online_entities"]
+    assert ident["entities"] == len({r["final_entity"] for r in log})
+    assert 0.0 < ident["routing_accuracy"] <= 1.0 and 0.0 < ident["online_routing_accuracy"] <= 1.0

@@ -93,3 +93,28 @@ def test_unknown_policy_and_thresholds_table() -> None:
         MemoryRouter("magic", T)
     t = load_thresholds("resemblyzer")
     assert 0.5 < t.link < t.update < 1.0  # calibrated for GE2E, not ECAPA's 0.35/0.40
+
+
+def test_two_speakers_heard_together_need_the_strict_merge_threshold(a) -> None:
+    """A pair that never shared a session merges at ``merge_cross``; one that did needs ``merge``."""
+    from voxmem.voice.policy import reconcile_pairs
+
+    b = near(a, 0.85, 13)
+    args = (["x", "y"], np.stack([a, b]), [3, 1], 0.9)
+    apart = reconcile_pairs(*args, sessions=[{"s1"}, {"s2"}], cross_threshold=0.8)[0]
+    together = reconcile_pairs(*args, sessions=[{"s1"}, {"s1", "s2"}], cross_threshold=0.8)[0]
+    assert [(m[0], m[1]) for m in apart] == [("y", "x")] and together == []
+    assert reconcile_pairs(*args)[0] == []  # without sessions: the strict threshold only
+
+
+def test_memory_router_reconciles_a_voice_back_in_another_session_but_not_a_co_speaker(a) -> None:
+    t = Thresholds(0.9, 0.95, 0.0, 0.9, 2, merge=0.95, asker_margin=0.02, merge_cross=0.8)
+    router = MemoryRouter("fixed", t)
+    first = router.route(a, "s1").speaker_id
+    co_speaker = router.route(near(a, 0.85, 14), "s1").speaker_id  # another person, heard with a
+    assert router.reconcile() == []
+    back = router.route(near(a, 0.86, 15), "s2")  # a again, through another channel
+    assert back.action == "CREATE"
+    assert len(router.reconcile()) == 1
+    assert router.resolve(back.speaker_id) == router.resolve(first)
+    assert router.resolve(co_speaker) == co_speaker and len(router.speakers) == 2

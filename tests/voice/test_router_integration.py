@@ -190,3 +190,33 @@ def test_neo4j_router_decides_like_the_memory_router(services, space, policy) ->
         db_pred.append(r.speaker_id)
         mem_pred.append(d.speaker_id)
     assert b_cubed(db_pred, mem_pred)[2] == pytest.approx(1.0)  # identical partitions
+
+
+def test_reconcile_uses_sessions_as_cannot_links(services, space) -> None:
+    """In Neo4j too: a voice back in a new session merges at ``merge_cross``; a co-speaker of the
+    same session at the same distance does not."""
+    t = Thresholds(**{**T.__dict__, "link": 0.9, "merge": 0.95, "merge_cross": 0.8})
+    router = SpeakerRouter("test-encoder", "fixed", t)
+    ident = IdentityManager(services.db, t, "test-encoder")
+    a = voice(40)
+    heard = [("s1", a), ("s1", near(a, 0.85, 41)), ("s2", near(a, 0.86, 42))]
+    ids = []
+    for i, (session, e) in enumerate(heard):
+        services.db.execute(
+            "CREATE (:Message {space: $space, id: $id, session: $session})",
+            space=space,
+            id=f"m{i}",
+            session=session,
+        )
+        ids.append(route(services, space, router, e, None).speaker_id)
+        services.db.execute(
+            "MATCH (m:Message {space: $space, id: $m}), (s:Speaker {space: $space, id: $s}) "
+            "CREATE (m)-[:SPOKEN_AS]->(s)",
+            space=space,
+            m=f"m{i}",
+            s=ids[-1],
+        )
+    assert len(set(ids)) == 3
+    out = ident.reconcile(space)
+    assert [{m["source"], m["target"]} for m in out["merged"]] == [{ids[0], ids[2]}]
+    assert out["cross_session_threshold"] == 0.8
