@@ -41,11 +41,12 @@ def parse_grade(text: str) -> float | None:
 class LLMJudge:
     """A langchain chat model asked once per question (temperature 0)."""
 
-    def __init__(self, settings: Settings) -> None:
-        if not settings.llm_enabled:
+    def __init__(self, settings: Settings, model: Any = None) -> None:
+        """``model``: an already built langchain chat model (tests pass a scripted one)."""
+        if model is None and not settings.llm_enabled:
             raise ValueError("no LLM configured: set VOXMEM_LLM_PROVIDER and VOXMEM_LLM_MODEL")
-        self.model = _chat_model(settings)
-        self.name = f"{settings.llm_provider}:{settings.llm_model}"
+        self.model = model if model is not None else _chat_model(settings)
+        self.name = f"{settings.llm_provider}:{settings.llm_model}" if model is None else type(model).__name__
 
     def grade(self, question: str, gold: str, answer: str) -> float | None:
         reply = self.model.invoke(PROMPT.format(question=question, gold=gold, answer=answer or "(no answer)"))

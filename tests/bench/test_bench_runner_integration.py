@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from voxmem.bench.cases import Case, trim_case
+from voxmem.bench.judge import LLMJudge
 from voxmem.bench.report import write_report
 from voxmem.bench.runner import Run
 from voxmem.bench.scenarios import generate_case
@@ -34,9 +36,17 @@ def test_text_run_scores_every_question_and_cleans_up(
     case = _small_case()
     assert case.qa, "the trimmed case must keep some questions"
     target = Target(app_client, settings.admin_key.get_secret_value(), "pytest app")
-    run = Run(target, case, mode="text", condition="clean", policy="participant", progress=False)
+    # a scripted chat model stands in for the judge's LLM: its grades must reach the report
+    grades = ["0.75", "Score: 1", "no idea", "0.2"]
+    judge = LLMJudge(settings, model=FakeListChatModel(responses=grades))
+    run = Run(target, case, mode="text", condition="clean", policy="participant", judge=judge, progress=False)
     results = run.run()
     assert results["run"]["turns"] == case.n_turns()
+    expected = [0.75, 1.0, None, 0.25][: len(case.qa)]
+    assert [q["judge"] for q in results["questions"]] == expected
+    assert results["scores"]["overall"]["judge"] == pytest.approx(
+        sum(g for g in expected if g is not None) / sum(g is not None for g in expected)
+    )
     assert len(results["questions"]) == len(case.qa)
     assert all(q["error"] is None for q in results["questions"])
     # every stored message came back under the case's turn ids, so recall is computable
