@@ -14,6 +14,7 @@ import math
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from datetime import date, timedelta
 from typing import Any
 
 from voxmem.retrieval.agent import AgentResult
@@ -143,15 +144,53 @@ _DATE = re.compile(
 )
 
 
+_RELATIVE_DAY = re.compile(
+    r"\b(today|tonight|this (?:morning|afternoon|evening)|yesterday|last night|tomorrow|"
+    r"(\d+|two|three|four|five|six|seven) days ago)\b",
+    re.I,
+)
+_SMALL = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+
+
+def spoken_date(day: date) -> str:
+    """How people say a date: "6 April 2026"."""
+    return f"{day.day} {day.strftime('%B')} {day.year}"
+
+
+def resolve_day(sentence: str, ts: str | None) -> str | None:
+    """The calendar day a relative day word in ``sentence`` means, given when it was said
+    ("yesterday" said on 7 April 2026 → "6 April 2026"); None without one or without a time."""
+    match = _RELATIVE_DAY.search(sentence)
+    if not match or not ts:
+        return None
+    try:
+        said = date.fromisoformat(ts[:10])
+    except ValueError:
+        return None
+    word = match.group(1).lower()
+    if match.group(2):
+        n = match.group(2).lower()
+        offset = -(int(n) if n.isdigit() else _SMALL[n])
+    elif word in ("yesterday", "last night"):
+        offset = -1
+    elif word == "tomorrow":
+        offset = 1
+    else:
+        offset = 0
+    return spoken_date(said + timedelta(days=offset))
+
+
 class ExtractiveAnswerer:
     """Offline: the evidence sentence sharing the most (rarity-weighted) question words.
 
     Below ``min_support`` of the question's weighted content words the evidence does not
-    support an answer, and the answer is "not in memory".
+    support an answer, and the answer is "not in memory". A turn of at most ``max_turn_chars``
+    is quoted whole.
     """
 
     name = "extractive"
     min_support = 0.34
+    max_turn_chars = 240
 
     def answer(self, result: AgentResult, top: int = 10) -> tuple[str, list[str]] | None:
         reading = result.reading
@@ -184,11 +223,27 @@ class ExtractiveAnswerer:
         if best is None or best[0] < self.min_support:
             return None
         _, _, sentence, entry = best
+        if sentence in entry.evidence.text and len(entry.evidence.text) <= self.max_turn_chars:
+            # A short spoken turn is quoted whole: its answer often sits in the sentence next to
+            # the one that matches the question ("For me it's always green tea. That's my
+            # favourite drink.").
+            sentence = entry.evidence.text.strip()
         speaker = (entry.evidence.speaker or {}).get("name")
         text = f"{speaker}: {sentence}" if speaker else sentence
-        if reading.temporal and entry.evidence.ts and not _DATE.search(sentence):
-            text += f" (said {entry.evidence.ts[:10]})"
+        if reading.temporal and entry.evidence.ts:
+            day = resolve_day(sentence, entry.evidence.ts)
+            if day is not None:  # "yesterday" means nothing later: say which day it was
+                text += f" ({day})"
+            elif not _DATE.search(sentence):
+                text += f" (said {_said_on(entry.evidence.ts)})"
         return text, [entry.id]
+
+
+def _said_on(ts: str) -> str:
+    try:
+        return spoken_date(date.fromisoformat(ts[:10]))
+    except ValueError:
+        return ts[:10]
 
 
 class LLMAnswerer:

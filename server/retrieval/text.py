@@ -21,6 +21,48 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
 
+# British → American spellings of common words. Why: the ASR (Whisper) writes American
+# spelling ("favorite") while people type and benchmarks write British ("favourite"); without
+# folding, a question about a "favourite drink" shares no keyword with the spoken turn.
+_UK_US = {
+    "favourite": "favorite",
+    "favourites": "favorites",
+    "favour": "favor",
+    "colour": "color",
+    "colours": "colors",
+    "flavour": "flavor",
+    "flavours": "flavors",
+    "neighbour": "neighbor",
+    "neighbours": "neighbors",
+    "honour": "honor",
+    "humour": "humor",
+    "behaviour": "behavior",
+    "centre": "center",
+    "theatre": "theater",
+    "metre": "meter",
+    "metres": "meters",
+    "litre": "liter",
+    "litres": "liters",
+    "organise": "organize",
+    "organised": "organized",
+    "realise": "realize",
+    "realised": "realized",
+    "recognise": "recognize",
+    "apologise": "apologize",
+    "cancelled": "canceled",
+    "travelled": "traveled",
+    "travelling": "traveling",
+    "programme": "program",
+    "grey": "gray",
+    "pyjamas": "pajamas",
+    "cheque": "check",
+    "tyre": "tire",
+    "tyres": "tires",
+}
+_US_UK: dict[str, list[str]] = {}
+for _uk, _us in _UK_US.items():
+    _US_UK.setdefault(_us, []).append(_uk)
+
 
 def words(text: str) -> list[str]:
     """Lower-cased word tokens (apostrophes kept inside words)."""
@@ -28,18 +70,25 @@ def words(text: str) -> list[str]:
 
 
 def content_words(text: str) -> list[str]:
-    """Words that carry meaning: stop words and one-letter tokens dropped, order kept, no repeats."""
+    """Words that carry meaning: stop words and one-letter tokens dropped, order kept, no repeats;
+    British spellings folded to American ones (the ASR's)."""
     seen: dict[str, None] = {}
     for word in words(text):
         base = word.split("'")[0]
         if len(base) > 1 and base not in STOPWORDS and word not in STOPWORDS:
-            seen.setdefault(base, None)
+            seen.setdefault(_UK_US.get(base, base), None)
     return list(seen)
 
 
+def spellings(word: str) -> list[str]:
+    """A folded content word and its British spellings, for searching stored text as written."""
+    return [word, *_US_UK.get(word, [])]
+
+
 def keyword_lucene(text: str) -> str | None:
-    """A Lucene OR-query of the content words of ``text``, or None when nothing is left."""
-    terms = content_words(text)
+    """A Lucene OR-query of the content words of ``text`` (in every spelling), or None when
+    nothing is left."""
+    terms = [variant for word in content_words(text) for variant in spellings(word)]
     if not terms:
         return None
     return lucene_query(" ".join(terms))

@@ -9,7 +9,14 @@ import pytest
 
 from voxmem.errors import InvalidInput
 from voxmem.retrieval.agent import Action, AgentResult, AgentState, FixedPolicy, HeuristicPlanner, sufficient
-from voxmem.retrieval.answer import NOT_IN_MEMORY, ExtractiveAnswerer, LLMAnswerer, compose, parse_json_object
+from voxmem.retrieval.answer import (
+    NOT_IN_MEMORY,
+    ExtractiveAnswerer,
+    LLMAnswerer,
+    compose,
+    parse_json_object,
+    resolve_day,
+)
 from voxmem.retrieval.fusion import fuse, merge_into, ranked, turn_ranking
 from voxmem.retrieval.llm import LLMPlanner
 from voxmem.retrieval.question import find_people, read_question
@@ -311,3 +318,25 @@ def test_reading_passive_which_character_and_ptb_quotes():
     which = read_question("Which character said the phrase `` Oh God `` ?", PEOPLE)
     assert which.kind == "who_said" and which.quote == "Oh God"
     assert read_question("Who did Ross ask about the ring?", PEOPLE).kind == "addressee"
+
+
+def test_british_spelling_folds_to_the_asr_spelling():
+    assert content_words("What's my favourite colour?") == ["favorite", "color"]
+    assert keyword_lucene("favourite drink") == "favorite OR favourite OR drink"
+    hits = [msg("m1", "For me it's always green tea. That's my favorite drink.", speaker="Maya")]
+    out = compose(_result("What is Maya's favourite drink?", hits))
+    assert out.answerer == "extractive" and "green tea" in out.answer
+
+
+def test_temporal_answer_resolves_relative_days_against_when_they_were_said():
+    assert resolve_day("I went to the dentist yesterday.", "2026-03-28T10:00:00Z") == "27 March 2026"
+    assert resolve_day("We land in three days ago", "2026-03-28") == "25 March 2026"
+    assert resolve_day("I passed today!", "2026-04-06") == "6 April 2026"
+    assert resolve_day("I passed my test.", "2026-04-06") is None
+    hits = [msg("m1", "I went to the dentist yesterday.", speaker="Maya")]  # said 2026-11-02
+    out = compose(_result("When did Maya go to the dentist?", hits))
+    assert out.answer == "Maya: I went to the dentist yesterday. (1 November 2026)"
+    plain = compose(
+        _result("When did Maya book the dentist?", [msg("m2", "I booked the dentist.", speaker="Maya")])
+    )
+    assert plain.answer.endswith("(said 2 November 2026)")
