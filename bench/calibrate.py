@@ -1,4 +1,5 @@
-"""Calibrate an encoder's routing thresholds on synthetic voices; writes server/voice/thresholds.json.
+"""Calibrate an encoder's channel compensation and routing thresholds on synthetic voices;
+writes server/voice/channel_projection.json and server/voice/thresholds.json.
 
     python -m voxmem.bench.calibrate [--encoder resemblyzer] [--dry-run]
 
@@ -25,6 +26,13 @@ are reported too. Rules (docs/voice.md):
   is never below ``link``.
 * ``merge_cross`` (reconciliation of two speakers never heard in one session) is then
   searched from ``merge`` down to 0.60 by the same simulation and the same rule.
+* Channel compensation (``voxmem.voice.compensation``): a NAP basis is fitted on the
+  "shifted minus clean" embeddings of the voices that are *not* in ``CHOSEN_6`` (never on the
+  voices it is scored on); every rule above is applied to embeddings compensated with the
+  first k directions, for k in ``PROJECTION_KS``. The k kept has zero wrong links in that
+  simulation, then the fewest wrong links in the same simulation with every shift (the
+  inseparable telephone band included: compensation must not add wrong links there), then the
+  best F1; ties go to the smaller k.
 """
 
 from __future__ import annotations
@@ -38,10 +46,11 @@ import numpy as np
 
 from voxmem.bench.embcache import EmbeddingCache
 from voxmem.bench.sentences import CALIBRATION
-from voxmem.bench.voices import CHOSEN_6, CONDITIONS
+from voxmem.bench.voices import CHOSEN_6, CONDITIONS, VOICES
+from voxmem.voice.compensation import PROJECTION_FILE, ChannelProjection, save_projection
 from voxmem.voice.encoders import build_encoder
 from voxmem.voice.policy import SpeakerState, normalise, speaker_score
-from voxmem.voice.thresholds import THRESHOLDS_FILE
+from voxmem.voice.thresholds import THRESHOLDS_FILE, Thresholds
 
 
 def _scores(emb, voices, enrol_cond, test_cond, enrol, k, policy):
@@ -117,9 +126,62 @@ def simulate_gate_and_merge(cache, link: float, k: int, shifts: tuple[str, ...],
     return update, merge, _best_safe(cross_grid, ("merge_cross",))[0]["merge_cross"], ranked, cross_grid
 
 
+PROJECTION_KS = (0, 2, 4, 8)
+
+
+def nuisance_differences(cache: EmbeddingCache) -> np.ndarray:
+    """Raw "shifted minus clean" embeddings of the same utterance, for the voices that are NOT
+    in the benchmark's set (so channel compensation is never fitted on the voices it is scored on)."""
+    rows = []
+    for v in (v for v in VOICES if v not in CHOSEN_6):
+        for t in CALIBRATION:
+            clean = cache.get(v, t, "clean")
+            rows += [cache.get(v, t, c) - clean for c in CONDITIONS if c != "clean"]
+    return np.stack(rows)
+
+
 def calibrate(encoder_name: str, enrol: int = 3, k: int = 5) -> dict:
-    encoder = build_encoder(encoder_name)
-    cache = EmbeddingCache(encoder)
+    """Fit the channel projection, then calibrate thresholds for each candidate k on compensated
+    embeddings; keep the k whose simulation is best with zero wrong links (ties: smaller k)."""
+    cache = EmbeddingCache(build_encoder(encoder_name))
+    full = ChannelProjection.fit(nuisance_differences(cache), max(PROJECTION_KS))
+    cache.save()
+    tried = []
+    for n in PROJECTION_KS:
+        cache.projection = full.first(n)
+        result = _thresholds_for(cache, encoder_name, enrol, k)
+        # the same simulation with every shift, the inseparable telephone band included: wrong
+        # links there are what compensation must not add (a wrong link attributes one person's
+        # words to another; a fragment only waits for reconciliation)
+        t = Thresholds(
+            **{f: v for f, v in result["thresholds"].items() if f in Thresholds.__dataclass_fields__}
+        )
+        scenarios, embedded = _scenarios(cache, tuple(c for c in CONDITIONS if c != "clean"))
+        result["all_shifts"] = _simulate(t, scenarios, embedded)
+        tried.append((n, result))
+    safe = [
+        (n, r)
+        for n, r in tried
+        if r["simulation"]["wrong_links"] == 0 and r["simulation"]["contaminated"] == 0
+    ]
+    n, best = max(
+        safe or tried,
+        key=lambda item: (
+            -item[1]["all_shifts"]["wrong_links"],
+            round(item[1]["simulation"]["b3_f1"], 4),
+            -item[0],
+        ),
+    )
+    best["thresholds"]["channel_projection_k"] = n
+    best["projection"] = full.first(n)
+    best["report"]["projection_choice"] = [
+        {"k": m, **r["simulation"], "link": r["thresholds"]["link"], "all_shifts": r["all_shifts"]}
+        for m, r in tried
+    ]
+    return best
+
+
+def _thresholds_for(cache: EmbeddingCache, encoder_name: str, enrol: int, k: int) -> dict:
     voices = list(CHOSEN_6)
     t0 = time.perf_counter()
     emb = {(v, c): np.stack([cache.get(v, t, c) for t in CALIBRATION]) for c in CONDITIONS for v in voices}
@@ -154,11 +216,13 @@ def calibrate(encoder_name: str, enrol: int = 3, k: int = 5) -> dict:
     update, merge, merge_cross, grid, cross_grid = simulate_gate_and_merge(cache, link, k, separable)
     report["simulation_grid_top"] = grid[:10]
     report["cross_session_merge_grid"] = cross_grid
+    simulation = next(g for g in cross_grid if g["merge_cross"] == merge_cross)
     cent = np.stack([normalise(emb[(v, "clean")].mean(axis=0)) for v in voices])
     cc = cent @ cent.T
     np.fill_diagonal(cc, -1)
     report.update(
         encoder=encoder_name,
+        channel_projection_k=cache.projection.k if cache.projection is not None else 0,
         voices=voices,
         n_sentences=len(CALIBRATION),
         enrol_utterances=enrol,
@@ -180,7 +244,7 @@ def calibrate(encoder_name: str, enrol: int = 3, k: int = 5) -> dict:
         "source": f"voxmem.bench.calibrate: {len(voices)} voices x {len(CALIBRATION)} calibration sentences, "
         f"separable conditions {[c for c, r in report['in_channel'].items() if r['separable']]}",
     }
-    return {"thresholds": thresholds, "report": report}
+    return {"thresholds": thresholds, "report": report, "simulation": simulation}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -193,6 +257,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=Path("results/identity/calibration.json"))
     args = parser.parse_args(argv)
     result = calibrate(args.encoder, enrol=args.enrol)
+    projection = result.pop("projection")
     print(json.dumps(result, indent=2))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2))
@@ -200,7 +265,9 @@ def main(argv: list[str] | None = None) -> None:
         table = json.loads(THRESHOLDS_FILE.read_text())
         table[args.encoder] = result["thresholds"]
         THRESHOLDS_FILE.write_text(json.dumps(table, indent=2) + "\n")
-        print(f"wrote {THRESHOLDS_FILE}")
+        save_projection(args.encoder, projection, result["thresholds"]["source"] + "; NAP basis fitted on "
+                        f"{', '.join(v for v in VOICES if v not in CHOSEN_6)}")  # fmt: skip
+        print(f"wrote {THRESHOLDS_FILE} and {PROJECTION_FILE} (k={projection.k})")
 
 
 if __name__ == "__main__":

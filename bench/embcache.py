@@ -16,8 +16,12 @@ from voxmem.bench.voices import cache_dir, synthesize
 
 
 class EmbeddingCache:
-    def __init__(self, encoder) -> None:
+    """Raw encoder outputs on disk; ``get`` applies ``projection`` (channel compensation) when
+    given, so one cache serves every projection the calibration tries."""
+
+    def __init__(self, encoder, projection=None) -> None:
         self.encoder = encoder
+        self.projection = projection
         self.path: Path = cache_dir() / f"emb-{encoder.name}.npz"
         self._data: dict[str, np.ndarray] = dict(np.load(self.path)) if self.path.exists() else {}
         self._dirty = False
@@ -32,7 +36,7 @@ class EmbeddingCache:
             x, rate = sf.read(synthesize(text, voice, condition), dtype="float32")
             self._data[k] = self.encoder.embed(x, rate)
             self._dirty = True
-        return self._data[k]
+        return self._data[k] if self.projection is None else self.projection.apply(self._data[k])
 
     def save(self) -> None:
         if self._dirty:

@@ -410,10 +410,11 @@ def main(argv: list[str] | None = None) -> None:
     settings = get_settings()
     voice = VoiceService(settings)
     thresholds = voice.thresholds
-    cache = EmbeddingCache(voice.encoder)
+    cache = EmbeddingCache(voice.encoder, voice.projection)
     result: dict = {
         "encoder": settings.voice_encoder,
         "thresholds": thresholds.__dict__,
+        "channel_projection_k": voice.projection.k,
         "cores": os.cpu_count(),
         "ema_weight": settings.voice_ema_weight,
     }

@@ -13,6 +13,7 @@ import numpy as np
 from voxmem.audio.decode import Audio
 from voxmem.audio.vad import SileroVAD
 from voxmem.config import Settings
+from voxmem.voice.compensation import ChannelProjection, load_projection
 from voxmem.voice.encoders import SpeakerEncoder, build_encoder
 from voxmem.voice.router import SpeakerRouter
 from voxmem.voice.thresholds import Thresholds, load_thresholds
@@ -24,6 +25,7 @@ class VoiceService:
         self.thresholds: Thresholds = load_thresholds(
             settings.voice_encoder, settings.voice_link_threshold, settings.voice_update_threshold
         )
+        self.projection: ChannelProjection = load_projection(settings.voice_encoder)
         self.vad = SileroVAD()
         self._encoder: SpeakerEncoder | None = None
         self._asr = None
@@ -58,4 +60,5 @@ class VoiceService:
         )
 
     def embed(self, audio: Audio) -> np.ndarray:
-        return self.encoder.embed(audio.samples, audio.sample_rate)
+        """The voice embedding the router stores and compares: encoder, then channel compensation."""
+        return self.projection.apply(self.encoder.embed(audio.samples, audio.sample_rate))
