@@ -185,7 +185,8 @@ class ExtractiveAnswerer:
 
     Below ``min_support`` of the question's weighted content words the evidence does not
     support an answer, and the answer is "not in memory". A turn of at most ``max_turn_chars``
-    is quoted whole.
+    is quoted whole. A question naming people is answered only from their turns or sentences
+    that name them.
     """
 
     name = "extractive"
@@ -208,12 +209,17 @@ class ExtractiveAnswerer:
         n = len(candidates)
         weight = {w: math.log(1 + n / (1 + df.get(w, 0))) for w in wanted}
         total = sum(weight.values()) or 1.0
+        # A question about named people is answered only from what they said or what names them:
+        # "What is Grace's favourite food?" must not be answered by Lucy's favourite food.
+        named = {w for p in reading.people for w in content_words(p.get("name") or "")}
         best: tuple[float, int, str, FusedEvidence] | None = None
         for rank, (sentence, entry) in enumerate(candidates):
             words_here = set(content_words(sentence))
             # the speaker's name counts as present in their own turn
             if entry.evidence.speaker:
                 words_here |= set(content_words(entry.evidence.speaker.get("name") or ""))
+            if named and not named & words_here:
+                continue
             support = sum(weight[w] for w in wanted if w in words_here) / total
             if reading.temporal and _DATE.search(sentence):
                 support += 0.1

@@ -340,3 +340,10 @@ def test_temporal_answer_resolves_relative_days_against_when_they_were_said():
         _result("When did Maya book the dentist?", [msg("m2", "I booked the dentist.", speaker="Maya")])
     )
     assert plain.answer.endswith("(said 2 November 2026)")
+
+
+def test_question_about_a_named_person_is_not_answered_from_someone_else():
+    hits = [msg("m1", "My favourite food is sushi.", speaker="Tom")]
+    assert compose(_result("What is Maya's favourite food?", hits)).answer == NOT_IN_MEMORY
+    about = [msg("m2", "Maya's favourite food is sushi, she told me.", speaker="Tom")]
+    assert "sushi" in compose(_result("What is Maya's favourite food?", about)).answer
