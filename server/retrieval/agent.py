@@ -199,6 +199,16 @@ class HeuristicPlanner:
                     why="what A said to B",
                 )
             )
+        if r.kind == "requests" and r.speaker:
+            actions.append(
+                Action(
+                    "interaction",
+                    "message_vector",
+                    "Can we have this? Could you get me that? I would like it, please.",
+                    Filters(speaker=_ref(r.speaker)),
+                    why="the requester's turns that sound like requests",
+                )
+            )
         if r.kind == "addressee" and r.speaker:
             actions.append(
                 Action(

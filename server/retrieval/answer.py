@@ -74,8 +74,21 @@ def _overlap(needle: list[str], text: str) -> float:
     return len(set(needle) & set(content_words(text))) / len(set(needle))
 
 
+_REQUEST_FORM = re.compile(
+    r"\b(?:can|could|would|will)\s+(?:we|you|i|someone)\b|\bplease\b|\bi(?:'d| would) like\b|"
+    r"\bi want\b|\bi need\b|\blet's\b|\bmay i\b",
+    re.I,
+)
+
+
+def is_request(text: str) -> bool:
+    """A turn phrased as a request ("Can we have pizza on Friday?", "Could you …", "I'd like …")."""
+    return bool(_REQUEST_FORM.search(text))
+
+
 class GraphAnswerer:
-    """Who said…, to whom…, what A said to B: read from SPEAKS / ADDRESSES on the evidence turns."""
+    """Who said…, to whom…, what A said to B, what X asked for: read from SPEAKS / ADDRESSES on
+    the evidence turns."""
 
     name = "graph"
     min_quote_overlap = 0.6
@@ -87,6 +100,8 @@ class GraphAnswerer:
             return self._who_said(reading, evidence)
         if reading.kind == "addressee":
             return self._addressee(reading, evidence)
+        if reading.kind == "requests" and reading.speaker:
+            return self._requests(reading, evidence)
         if reading.kind == "said_to":
             turns = [e for e in evidence if "said_to" in e.tools][:3]
             if not turns:
@@ -116,6 +131,19 @@ class GraphAnswerer:
             return None
         entry = best[1]
         return _label(entry.evidence.speaker), [entry.id]
+
+    def _requests(self, reading, evidence: list[FusedEvidence]) -> tuple[str, list[str]] | None:
+        """What a person asked for: their own turns (SPEAKS) that are phrased as requests."""
+        mine = [
+            e
+            for e in evidence[:20]
+            if (e.evidence.speaker or {}).get("id") == reading.speaker.get("id")
+            and is_request(e.evidence.text)
+        ][:3]
+        if not mine:
+            return None
+        quoted = "; ".join(f'"{e.evidence.text.strip()}"' for e in mine)
+        return f"{_label(reading.speaker)} asked: {quoted}", [e.id for e in mine]
 
     def _addressee(self, reading, evidence: list[FusedEvidence]) -> tuple[str, list[str]] | None:
         keywords = [
@@ -323,7 +351,7 @@ def compose(result: AgentResult, llm: LLMAnswerer | None = None, max_evidence: i
     graph = GraphAnswerer().answer(result)
     if graph is not None:
         chosen, answerer = graph, "graph"
-    elif result.reading.kind in ("who_said", "addressee", "said_to"):
+    elif result.reading.kind in ("who_said", "addressee", "said_to", "requests"):
         notes.append("attribution question without SPEAKS/ADDRESSES support in the evidence: not guessed")
     elif llm is not None:
         try:

@@ -94,7 +94,7 @@ class Reading:
     """What the planner and the answerer take from a question."""
 
     text: str
-    kind: str  # 'who_said' | 'addressee' | 'said_to' | 'general'
+    kind: str  # 'who_said' | 'addressee' | 'said_to' | 'requests' | 'general'
     quote: str | None = None
     people: list[dict[str, Any]] = field(default_factory=list)  # participants named, in order
     first_person: bool = False
@@ -116,6 +116,14 @@ class Reading:
             "speaker": (self.speaker or {}).get("name"),
             "addressee": (self.addressee or {}).get("name"),
         }
+
+
+# "What did I ask for?", "What did Leo ask for?", "What did Maya request?" (also as an ASR may hear
+# it: "Well, did I ask for it?"): the requester's own request turns answer it.
+_REQUESTS = re.compile(
+    r"\bdid\s+(?P<who>[\w .'-]+?)\s+(?:ask\s+for|request|order|want)\b",
+    re.I,
+)
 
 
 def _name_index(participants: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -202,6 +210,13 @@ def read_question(
             speaker = me
         reading.kind, reading.speaker = "addressee", speaker
         return reading
+    requests = None if (who_said or quote) else _REQUESTS.search(text)
+    if requests:
+        who = requests.group("who").strip()
+        requester = me if who.lower() in {"i", "we"} else _person_in(who, participants)
+        if requester is not None:
+            reading.kind, reading.speaker = "requests", requester
+            return reading
     if who_said:
         rest = who_said.group("rest")
         if rest is None:  # "By whom was Ross told to count faster?" → "Ross told to count faster"

@@ -347,3 +347,29 @@ def test_question_about_a_named_person_is_not_answered_from_someone_else():
     assert compose(_result("What is Maya's favourite food?", hits)).answer == NOT_IN_MEMORY
     about = [msg("m2", "Maya's favourite food is sushi, she told me.", speaker="Tom")]
     assert "sushi" in compose(_result("What is Maya's favourite food?", about)).answer
+
+
+def test_what_did_i_ask_for_is_answered_from_the_askers_own_requests():
+    maya = {"id": "p_maya", "name": "Maya"}
+    for spoken in ("What did I ask for?", "Well, did I ask for it?"):  # the second: as tiny.en heard it
+        r = read_question(spoken, PEOPLE, asker=maya)
+        assert r.kind == "requests" and r.speaker["id"] == "p_maya"
+    assert read_question("What did Tom ask for?", PEOPLE).speaker["id"] == "p_tom"
+    assert read_question("What did I ask for?", PEOPLE).kind == "general"  # unknown asker: no requester
+    state = _state("What did Maya ask for?")
+    hits = [
+        msg("m1", "Can we have pizza for dinner on Friday?", speaker="Maya"),
+        msg("m2", "The match is on Sunday.", speaker="Maya"),
+        msg("m3", "Could you pick me up at six?", speaker="Tom"),
+    ]
+    result = AgentResult(
+        "What did Maya ask for?", state.scope, state.reading, "heuristic", fuse([hits]), [], {}
+    )
+    out = compose(result)
+    assert (out.answer, out.answerer, out.used) == (
+        'Maya asked: "Can we have pizza for dinner on Friday?"',
+        "graph",
+        ["m1"],
+    )
+    none = compose(_result("What did Maya ask for?", [msg("m2", "The match is on Sunday.", speaker="Maya")]))
+    assert none.answer == NOT_IN_MEMORY
