@@ -373,3 +373,13 @@ def test_what_did_i_ask_for_is_answered_from_the_askers_own_requests():
     )
     none = compose(_result("What did Maya ask for?", [msg("m2", "The match is on Sunday.", speaker="Maya")]))
     assert none.answer == NOT_IN_MEMORY
+
+
+def test_first_person_preference_is_answered_from_the_askers_own_turns():
+    state = _state("What temperature do I like?", asker="p_maya")
+    hits = [
+        msg("m1", "I like the temperature at 23 degrees.", speaker="Tom"),
+        msg("m2", "For me the temperature should be 21 degrees.", speaker="Maya"),
+    ]
+    result = AgentResult(state.query, state.scope, state.reading, "heuristic", fuse([hits]), [], {})
+    assert compose(result).answer == "Maya: For me the temperature should be 21 degrees."
