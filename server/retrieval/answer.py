@@ -237,11 +237,13 @@ class ExtractiveAnswerer:
         n = len(candidates)
         weight = {w: math.log(1 + n / (1 + df.get(w, 0))) for w in wanted}
         total = sum(weight.values()) or 1.0
-        # A question about named people (or about the asker, in the first person) is answered only
-        # from what they said or what names them: "What is Grace's favourite food?" must not be
-        # answered by Lucy's favourite food.
+        # A question about named people is answered only from what they said or what names them:
+        # "What is Grace's favourite food?" must not be answered by Lucy's favourite food.
         named = {w for p in reading.people for w in content_words(p.get("name") or "")}
-        if reading.first_person and result.scope.asker_name:  # "the way I like it": mine, not Grace's
+        # A first-person preference ("the way I like it") is about the asker, not Grace. Only
+        # preference questions: ASR invents first-person words ("Let me read to call the plumber"
+        # for "Who agreed to call the plumber?"), and other questions may be about anyone.
+        if reading.first_person and reading.preference and result.scope.asker_name:
             named |= set(content_words(result.scope.asker_name))
         best: tuple[float, int, str, FusedEvidence] | None = None
         for rank, (sentence, entry) in enumerate(candidates):
