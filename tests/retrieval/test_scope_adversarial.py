@@ -11,6 +11,7 @@ from the fixture's ground truth, independently of the Cypher under test.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -95,7 +96,8 @@ def _check(house, asker, result, answer) -> None:
     assert out["scope"]["policy"] == house.policy and out["scope"]["rule"]
     if house.mid("kitchen-1") not in seen:
         shown = {k: out[k] for k in ("answer", "evidence", "used")}
-        assert "4417" not in json.dumps(shown), "the garage code leaked"
+        # as a word: random hex ids ("p_d8260…014417bf…") may contain the digits by chance
+        assert not re.search(r"(?<![0-9a-f])4417(?![0-9a-f])", json.dumps(shown)), "the garage code leaked"
 
 
 @pytest.mark.parametrize("policy", ["open", "participant", "private"])
