@@ -17,7 +17,6 @@ from typing import Any
 from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.errors import Conflict, NotFound
-from voxmem.voice.policy import MAX_RECONCILE_PASSES
 
 log = logging.getLogger(__name__)
 
@@ -31,13 +30,8 @@ def reconcile_before_new_session(db: Database, identity: Any, space: str, sessio
     """Reconcile the space's speakers if ``session`` has no message yet; returns what merged."""
     if identity is None or not is_new_session(db, space, session):
         return None
-    merged: list[dict] = []
     try:
-        for _ in range(MAX_RECONCILE_PASSES):
-            step = identity.reconcile(space, None)["merged"]
-            merged += step
-            if not step:
-                break
+        return {"merged": identity.reconcile(space, None)["merged"]}  # passes until nothing merges
     except (Conflict, NotFound) as exc:  # a concurrent reconciliation merged first
         log.info("reconciliation before session %s of %s stopped: %s", session, space, exc)
-    return {"merged": merged}
+        return {"merged": []}

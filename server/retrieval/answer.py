@@ -19,7 +19,7 @@ from typing import Any
 
 from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
-from voxmem.retrieval.text import content_words
+from voxmem.retrieval.text import content_words, normalise
 
 NOT_IN_MEMORY = "not in memory"
 
@@ -75,7 +75,7 @@ def _overlap(needle: list[str], text: str) -> float:
 
 
 _REQUEST_FORM = re.compile(
-    r"\b(?:can|could|would|will)\s+(?:we|you|i|someone)\b|\bplease\b|\bi(?:'d| would) like\b|"
+    r"\b(?:can|could|would|will)\s+(?:we|you|i|someone)\b|\bplease\b|\bi(?:['’]d| would) like\b|"
     r"\bi want\b|\bi need\b|\blet's\b|\bmay i\b",
     re.I,
 )
@@ -134,11 +134,11 @@ class GraphAnswerer:
 
     def _requests(self, reading, evidence: list[FusedEvidence]) -> tuple[str, list[str]] | None:
         """What a person asked for: their own turns (SPEAKS) that are phrased as requests."""
+        requester = reading.speaker.get("id")
         mine = [
             e
             for e in evidence[:20]
-            if (e.evidence.speaker or {}).get("id") == reading.speaker.get("id")
-            and is_request(e.evidence.text)
+            if requester and (e.evidence.speaker or {}).get("id") == requester and is_request(e.evidence.text)
         ][:3]
         if not mine:
             return None
@@ -174,7 +174,7 @@ _DATE = re.compile(
 
 _RELATIVE_DAY = re.compile(
     r"\b(today|tonight|this (?:morning|afternoon|evening)|yesterday|last night|tomorrow|"
-    r"(\d+|two|three|four|five|six|seven) days ago)\b",
+    r"(\d{1,3}|two|three|four|five|six|seven) days ago)\b",
     re.I,
 )
 _SMALL = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
@@ -205,7 +205,25 @@ def resolve_day(sentence: str, ts: str | None) -> str | None:
         offset = 1
     else:
         offset = 0
-    return spoken_date(said + timedelta(days=offset))
+    try:
+        return spoken_date(said + timedelta(days=offset))
+    except OverflowError:
+        return None
+
+
+def _mentions(person: dict[str, Any]) -> list[str]:
+    """How a sentence may name a person: full name, first name, aliases (normalised)."""
+    names = [person.get("name") or "", *(person.get("aliases") or [])]
+    first = (person.get("name") or "").split()[:1]
+    return [n for n in {normalise(x) for x in [*names, *first]} if n]
+
+
+def _about(entry: FusedEvidence, sentence: str, ids: set[str], mentions: list[str]) -> bool:
+    """Whether a sentence is by one of the people (participant id) or names one of them."""
+    if (entry.evidence.speaker or {}).get("id") in ids:
+        return True
+    padded = f" {normalise(sentence)} "
+    return any(f" {m} " in padded for m in mentions)
 
 
 class ExtractiveAnswerer:
@@ -239,19 +257,21 @@ class ExtractiveAnswerer:
         total = sum(weight.values()) or 1.0
         # A question about named people is answered only from what they said or what names them:
         # "What is Grace's favourite food?" must not be answered by Lucy's favourite food.
-        named = {w for p in reading.people for w in content_words(p.get("name") or "")}
+        people = list(reading.people)
         # A first-person preference ("the way I like it") is about the asker, not Grace. Only
         # preference questions: ASR invents first-person words ("Let me read to call the plumber"
         # for "Who agreed to call the plumber?"), and other questions may be about anyone.
-        if reading.first_person and reading.preference and result.scope.asker_name:
-            named |= set(content_words(result.scope.asker_name))
+        if reading.first_person and reading.preference and result.scope.asker:
+            people.append({"id": result.scope.asker, "name": result.scope.asker_name or ""})
+        named_ids = {p.get("id") for p in people if p.get("id")}
+        mentions = [m for p in people for m in _mentions(p)]
         best: tuple[float, int, str, FusedEvidence] | None = None
         for rank, (sentence, entry) in enumerate(candidates):
             words_here = set(content_words(sentence))
             # the speaker's name counts as present in their own turn
             if entry.evidence.speaker:
                 words_here |= set(content_words(entry.evidence.speaker.get("name") or ""))
-            if named and not named & words_here:
+            if people and not _about(entry, sentence, named_ids, mentions):
                 continue
             support = sum(weight[w] for w in wanted if w in words_here) / total
             if reading.temporal and _DATE.search(sentence):

@@ -119,9 +119,11 @@ class Reading:
 
 
 # "What did I ask for?", "What did Leo ask for?", "What did Maya request?" (also as an ASR may hear
-# it: "Well, did I ask for it?"): the requester's own request turns answer it.
+# it: "Well, did I ask for it?"): the requester's own request turns answer it. Anchored at the
+# start, so "When did Maya ask for the cake?" or "Which shop did Tom request it from?" are not it.
 _REQUESTS = re.compile(
-    r"\bdid\s+(?P<who>[\w .'-]+?)\s+(?:ask\s+for|request|order|want)\b",
+    r"^(?:(?:so|well|and|okay|ok)\W+)?(?:what\s+)?did\s+(?P<who>\w[\w.'’-]*(?:\s\w[\w.'’-]*){0,2}?)"
+    r"\s+(?:ask\s+for|request)\b",
     re.I,
 )
 
@@ -210,10 +212,11 @@ def read_question(
             speaker = me
         reading.kind, reading.speaker = "addressee", speaker
         return reading
-    requests = None if (who_said or quote) else _REQUESTS.search(text)
+    # whitespace collapsed first: the pattern then cannot backtrack over long runs of spaces
+    requests = None if (who_said or quote) else _REQUESTS.search(" ".join(text.split()))
     if requests:
         who = requests.group("who").strip()
-        requester = me if who.lower() in {"i", "we"} else _person_in(who, participants)
+        requester = me if who.lower() == "i" else _person_in(who, participants)
         if requester is not None:
             reading.kind, reading.speaker = "requests", requester
             return reading

@@ -26,7 +26,7 @@ from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.errors import Conflict, InvalidInput, NotFound
 from voxmem.ids import name_key, new_id
-from voxmem.voice.policy import normalise, reconcile_pairs
+from voxmem.voice.policy import MAX_RECONCILE_PASSES, normalise, reconcile_pairs
 from voxmem.voice.thresholds import Thresholds
 
 
@@ -241,14 +241,34 @@ class IdentityManager:
 
     # --- reconciliation ------------------------------------------------------------------------------
     def reconcile(self, space: str, session: str | None = None, dry_run: bool = False) -> dict:
-        """Merge fragments of one voice (criteria in the module docstring); returns what was merged."""
+        """Merge fragments of one voice (criteria in the module docstring); returns what was merged.
+
+        Runs passes until nothing merges (at most ``MAX_RECONCILE_PASSES``; one pass merges each
+        speaker at most once, so three fragments of a voice need two), as the benchmark's
+        in-memory router does; ``dry_run`` shows the first pass only."""
+        out = self._reconcile_pass(space, session, dry_run)
+        for _ in range(MAX_RECONCILE_PASSES - 1):
+            if dry_run or not out["merged"]:
+                break
+            step = self._reconcile_pass(space, session, dry_run)
+            if not step["merged"]:
+                break
+            out = {**step, "merged": out["merged"] + step["merged"], "conflicts": step["conflicts"]}
+        return out
+
+    def _reconcile_pass(self, space: str, session: str | None, dry_run: bool) -> dict:
         rows = self.db.query(query("speaker_session_speakers"), space=space, session=session)
         if session is not None:  # compare the session's speakers with every active speaker of the space
             every = self.db.query(query("speaker_session_speakers"), space=space, session=None)
         else:
             every = rows
         if len(every) < 2:
-            return {"merged": [], "conflicts": [], "considered": len(rows)}
+            return {
+                "merged": [],
+                "conflicts": [],
+                "considered": len(rows),
+                "speakers": [r["id"] for r in every],
+            }
         ids = [r["id"] for r in every]
         merges, pairs_in_conflict = reconcile_pairs(
             ids,

@@ -124,10 +124,12 @@ def reconcile_pairs(
     for two speakers heard in one session (one voice split while it spoke, or two people
     talking to each other: only a close match may join them), and the lower
     ``cross_threshold`` for two speakers never heard together (``sessions``: the sessions each
-    one spoke in). Why two thresholds: a voice that returns through another channel (a car, a
-    phone, a reverberant room) lands about as far from its old voice state as a different
-    person, but two people who talked to each other in one session are certainly two people,
-    so that cannot-link evidence buys the lower threshold for pairs that never met. Among
+    one spoke in; a speaker with no known session gets the strict threshold: missing
+    information never relaxes the safeguard). Why two thresholds: a voice that returns through
+    another channel (a car, a phone, a reverberant room) lands about as far from its old voice
+    state as a different person, but two people who talked to each other in one session are
+    certainly two people, so that cannot-link evidence buys the lower threshold for pairs that
+    never met. Among
     eligible pairs, a pair merges only if the two are each other's nearest eligible speaker
     and are not two different named participants (``keys``; those pairs are returned as
     conflicts). The smaller speaker merges into the larger one. ``focus`` limits it to pairs
@@ -141,7 +143,7 @@ def reconcile_pairs(
     if sessions is not None and cross_threshold is not None:
         for i in range(len(ids)):
             for j in range(len(ids)):
-                if not sessions[i] & sessions[j]:
+                if sessions[i] and sessions[j] and not sessions[i] & sessions[j]:
                     need[i, j] = min(cross_threshold, merge_threshold)
     eligible = np.where(sims >= need, sims, -np.inf)
     np.fill_diagonal(eligible, -np.inf)

@@ -383,3 +383,40 @@ def test_first_person_preference_is_answered_from_the_askers_own_turns():
     ]
     result = AgentResult(state.query, state.scope, state.reading, "heuristic", fuse([hits]), [], {})
     assert compose(result).answer == "Maya: For me the temperature should be 21 degrees."
+
+
+def test_only_what_did_x_ask_for_questions_are_requests():
+    maya = {"id": "p_maya", "name": "Maya"}
+    for other in (
+        "When did Maya ask for the cake?",
+        "Why did Tom request a new key?",
+        "Which shop did Tom ask for directions in?",
+        "What did Tom order?",
+    ):
+        assert read_question(other, PEOPLE, asker=maya).kind == "general", other
+    assert read_question("So, what did Tom request?", PEOPLE).kind == "requests"
+    slow = "did" + " " * 3000 + "x ask for"  # no catastrophic backtracking on long runs of spaces
+    assert read_question(slow, PEOPLE).kind == "general"
+
+
+def test_a_shared_surname_is_not_a_mention_but_an_alias_is():
+    people = [*PEOPLE, {"id": "p_lucy", "name": "Lucy Becker", "aliases": []}]
+    state = AgentState(
+        "What is Tom Becker's favourite food?",
+        Scope("sp", "open"),
+        read_question("What is Tom Becker's favourite food?", people),
+        people,
+        [30, 8, 5],
+        3,
+    )
+    lucy = [msg("m1", "My favourite food is curry.", speaker="Lucy")]
+    result = AgentResult(state.query, state.scope, state.reading, "heuristic", fuse([lucy]), [], {})
+    assert compose(result).answer == NOT_IN_MEMORY
+    dad = [msg("m2", "Dad's favourite food is sushi.", speaker="Maya")]
+    result = AgentResult(state.query, state.scope, state.reading, "heuristic", fuse([dad]), [], {})
+    assert "sushi" in compose(result).answer
+
+
+def test_absurd_relative_days_do_not_crash():
+    assert resolve_day("That was 999 days ago.", "2026-03-28") == "3 July 2023"
+    assert resolve_day("That was 800000 days ago.", "2026-03-28") is None  # not a relative-day phrase

@@ -118,3 +118,11 @@ def test_memory_router_reconciles_a_voice_back_in_another_session_but_not_a_co_s
     assert len(router.reconcile()) == 1
     assert router.resolve(back.speaker_id) == router.resolve(first)
     assert router.resolve(co_speaker) == co_speaker and len(router.speakers) == 2
+
+
+def test_a_speaker_without_known_sessions_gets_the_strict_threshold(a) -> None:
+    from voxmem.voice.policy import reconcile_pairs
+
+    b = near(a, 0.85, 17)
+    args = (["x", "y"], np.stack([a, b]), [3, 1], 0.9)
+    assert reconcile_pairs(*args, sessions=[{"s1"}, set()], cross_threshold=0.8)[0] == []
