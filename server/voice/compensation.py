@@ -11,8 +11,8 @@ The basis is fitted by ``python -m voxmem.bench.calibrate`` on voices that are *
 benchmark's voice set, and ``k`` is chosen there by simulation with the thresholds, which are
 calibrated on compensated embeddings: basis and thresholds belong together, per encoder, in
 ``channel_projection.json`` and ``thresholds.json``. An encoder without a fitted basis is used
-as it is (k = 0). Changing the basis changes the embedding space: voiceprints stored under an
-earlier basis should be re-enrolled.
+as it is (k = 0). Changing the basis changes the embedding space, so stored voiceprints carry
+:func:`voiceprint_tag` and only voiceprints of the same tag are compared.
 """
 
 from __future__ import annotations
@@ -56,6 +56,14 @@ class ChannelProjection:
     @classmethod
     def identity(cls, dim: int = 0) -> ChannelProjection:
         return cls(np.zeros((0, dim), dtype=np.float32))
+
+
+def voiceprint_tag(encoder: str, projection: ChannelProjection) -> str:
+    """The ``encoder`` value stored on Speaker and Voiceprint nodes: the encoder plus the
+    projection it was compensated with ("resemblyzer+nap2"). Candidates are looked up by this
+    tag, so voiceprints made under another basis are never compared with new ones (they stay in
+    the graph, listed, until re-enrolled or forgotten)."""
+    return f"{encoder}+nap{projection.k}" if projection.k else encoder
 
 
 def load_projection(encoder: str) -> ChannelProjection:

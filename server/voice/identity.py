@@ -257,9 +257,13 @@ class IdentityManager:
         return out
 
     def _reconcile_pass(self, space: str, session: str | None, dry_run: bool) -> dict:
-        rows = self.db.query(query("speaker_session_speakers"), space=space, session=session)
+        rows = self.db.query(
+            query("speaker_session_speakers"), space=space, session=session, encoder=self.encoder_name
+        )
         if session is not None:  # compare the session's speakers with every active speaker of the space
-            every = self.db.query(query("speaker_session_speakers"), space=space, session=None)
+            every = self.db.query(
+                query("speaker_session_speakers"), space=space, session=None, encoder=self.encoder_name
+            )
         else:
             every = rows
         if len(every) < 2:

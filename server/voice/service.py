@@ -13,7 +13,7 @@ import numpy as np
 from voxmem.audio.decode import Audio
 from voxmem.audio.vad import SileroVAD
 from voxmem.config import Settings
-from voxmem.voice.compensation import ChannelProjection, load_projection
+from voxmem.voice.compensation import ChannelProjection, load_projection, voiceprint_tag
 from voxmem.voice.encoders import SpeakerEncoder, build_encoder
 from voxmem.voice.router import SpeakerRouter
 from voxmem.voice.thresholds import Thresholds, load_thresholds
@@ -26,6 +26,7 @@ class VoiceService:
             settings.voice_encoder, settings.voice_link_threshold, settings.voice_update_threshold
         )
         self.projection: ChannelProjection = load_projection(settings.voice_encoder)
+        self.tag = voiceprint_tag(settings.voice_encoder, self.projection)  # stored on voiceprints
         self.vad = SileroVAD()
         self._encoder: SpeakerEncoder | None = None
         self._asr = None
@@ -53,7 +54,7 @@ class VoiceService:
 
     def router(self, policy: str | None = None) -> SpeakerRouter:
         return SpeakerRouter(
-            self.settings.voice_encoder,
+            self.tag,
             policy or self.settings.voice_policy,
             self.thresholds,
             ema_weight=self.settings.voice_ema_weight,

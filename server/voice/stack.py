@@ -33,7 +33,7 @@ def voice_stack(services) -> VoiceStack:
         stack = getattr(services, "_voice_stack", None)
         if stack is None:
             voice = VoiceService(services.settings)
-            identity = IdentityManager(services.db, voice.thresholds, services.settings.voice_encoder)
+            identity = IdentityManager(services.db, voice.thresholds, voice.tag)
             stack = VoiceStack(
                 voice=voice,
                 turns=AudioTurnWriter(services.db, services.embedder, voice, services.messages),

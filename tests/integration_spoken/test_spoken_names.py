@@ -90,7 +90,7 @@ def test_first_turn_of_a_new_session_reconciles_voice_fragments(
         query("speaker_create"),
         space=space,
         id=fragment,
-        encoder=stack.voice.settings.voice_encoder,
+        encoder=stack.voice.tag,
         embedding=np.asarray(tom_vec, dtype=np.float32).tolist(),
         pid=new_id("p"),
         label="fragment",

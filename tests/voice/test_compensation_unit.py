@@ -48,3 +48,11 @@ def test_shipped_projection_matches_its_calibrated_thresholds() -> None:
         assert np.allclose(gram, np.eye(projection.k), atol=1e-4)  # orthonormal rows
     assert load_projection("no-such-encoder").k == 0
     assert load_thresholds("resemblyzer").link > 0.5
+
+
+def test_voiceprints_are_tagged_with_their_projection() -> None:
+    from voxmem.voice.compensation import voiceprint_tag
+
+    nap = ChannelProjection.fit(np.random.default_rng(2).normal(size=(10, 8)), 2)
+    assert voiceprint_tag("resemblyzer", nap) == "resemblyzer+nap2"
+    assert voiceprint_tag("resemblyzer", ChannelProjection.identity(8)) == "resemblyzer"

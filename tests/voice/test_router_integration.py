@@ -220,3 +220,14 @@ def test_reconcile_uses_sessions_as_cannot_links(services, space) -> None:
     out = ident.reconcile(space)
     assert [{m["source"], m["target"]} for m in out["merged"]] == [{ids[0], ids[2]}]
     assert out["cross_session_threshold"] == 0.8
+
+
+def test_reconcile_never_compares_voices_of_another_encoder_tag(services, space) -> None:
+    """Voiceprints made under another projection (another tag) are neither candidates nor merged."""
+    old = SpeakerRouter("test-encoder", "fixed", T)
+    new = SpeakerRouter("test-encoder+nap2", "fixed", T)
+    a = voice(50)
+    stale = route(services, space, old, a).speaker_id
+    fresh = route(services, space, new, near(a, 0.99, 51))
+    assert fresh.decision.action == "CREATE" and fresh.speaker_id != stale  # the old one is no candidate
+    assert IdentityManager(services.db, T, "test-encoder+nap2").reconcile(space)["merged"] == []
