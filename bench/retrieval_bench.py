@@ -364,27 +364,35 @@ def plot(report: dict[str, Any], path: Path) -> None:
     fig.savefig(path, dpi=120)
 
 
+SECTIONS = {
+    "locomo": "LoCoMo evidence recall (open space, unknown asker)",
+    "friendsqa": "FriendsQA evidence recall (all scenes in one space)",
+}
+
+
+def print_section(report: dict[str, Any], key: str) -> None:
+    print_table(SECTIONS[key], report[key]["table"], report[key]["methods"])
+    print(json.dumps(report[key]["rounds"], indent=1))
+
+
+def print_latency(latency: dict[str, Any], cores: int | None) -> None:
+    print(
+        f"\nRetrieval latency, ms (no LLM, warm, {cores} cores, in-process, query embedding timed separately)"
+    )
+    for size, entry in latency.items():
+        load = entry["load_msgs_per_s"]
+        print(f"  {size} messages (load {load} msg/s, loadavg {entry.get('loadavg_before')})")
+        for name, vals in entry.items():
+            if isinstance(vals, dict):
+                print(f"    {name:<40} p50 {vals['p50']:>7.1f}  p95 {vals['p95']:>7.1f}  (n={vals['n']})")
+
+
 def print_report(report: dict[str, Any]) -> None:
-    for key, title in (
-        ("locomo", "LoCoMo evidence recall (open space, unknown asker)"),
-        ("friendsqa", "FriendsQA evidence recall (all scenes in one space)"),
-    ):
+    for key in SECTIONS:
         if report.get(key):
-            print_table(title, report[key]["table"], report[key]["methods"])
-            print(json.dumps(report[key]["rounds"], indent=1))
+            print_section(report, key)
     if report.get("latency"):
-        print(
-            f"\nRetrieval latency, ms (no LLM, warm, {report.get('cores')} cores, in-process, "
-            "query embedding timed separately)"
-        )
-        for size, entry in report["latency"].items():
-            print(
-                f"  {size} messages (load {entry['load_msgs_per_s']} msg/s, "
-                f"loadavg {entry.get('loadavg_before')})"
-            )
-            for name, vals in entry.items():
-                if isinstance(vals, dict):
-                    print(f"    {name:<40} p50 {vals['p50']:>7.1f}  p95 {vals['p95']:>7.1f}  (n={vals['n']})")
+        print_latency(report["latency"], report.get("cores"))
 
 
 def merge(folders: list[Path], out: Path) -> int:
@@ -468,10 +476,7 @@ def main(argv: list[str] | None = None) -> int:
                 "rounds": rounds_summary(rows, policies),
                 "skipped": {c.name: c.skipped for c in corpora},
             }
-            print_table(
-                "LoCoMo evidence recall (open space, unknown asker)", report["locomo"]["table"], methods
-            )
-            print(json.dumps(report["locomo"]["rounds"], indent=1))
+            print_section(report, "locomo")
         if args.friendsqa:
             corpus = friendsqa(args.friendsqa)
             space = evaluator.load(corpus, addressed_by="given")
@@ -490,28 +495,11 @@ def main(argv: list[str] | None = None) -> int:
                 "scenes": args.friendsqa,
                 "messages": len(corpus.rows),
             }
-            print_table(
-                "FriendsQA evidence recall (all scenes in one space)", report["friendsqa"]["table"], methods
-            )
-            print(json.dumps(report["friendsqa"]["rounds"], indent=1))
+            print_section(report, "friendsqa")
         sizes = [int(s) for s in args.latency.split(",") if s and int(s) > 0]
         if sizes:
             report["latency"] = latency(services, retrieval, sizes, args.latency_queries, args.keep)
-            print(
-                f"\nRetrieval latency, ms (no LLM, warm, {os.cpu_count()} cores, in-process, "
-                "query embedding timed separately)"
-            )
-            for size, entry in report["latency"].items():
-                print(
-                    f"  {size} messages (load {entry['load_msgs_per_s']} msg/s, "
-                    f"loadavg {entry['loadavg_before']})"
-                )
-                for name, vals in entry.items():
-                    if isinstance(vals, dict):
-                        print(
-                            f"    {name:<40} p50 {vals['p50']:>7.1f}  p95 {vals['p95']:>7.1f}"
-                            f"  (n={vals['n']})"
-                        )
+            print_latency(report["latency"], os.cpu_count())
     finally:
         services.close()
     args.out.mkdir(parents=True, exist_ok=True)
