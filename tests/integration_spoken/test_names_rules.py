@@ -7,32 +7,19 @@ answering voice the name, and an answer that calls the previous asker by name na
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 import pytest
+from memory.helpers import window as memory_window
 
 from voxmem.extractors.offline import OfflineExtractor
 from voxmem.extractors.offline.names import vocatives
-from voxmem.extractors.window import Window, window_from_rows
+from voxmem.extractors.window import Window
 
 EX = OfflineExtractor()
-DAY = datetime(2026, 11, 2, 18, 0, tzinfo=UTC)
 
 
 def window(turns: list[tuple[str, str]], names: dict[str, str] | None = None, roster=()) -> Window:
-    names = names or {}
-    rows = [
-        {
-            "id": f"m{i}",
-            "idx": i,
-            "text": text,
-            "ts": DAY + timedelta(minutes=i),
-            "speaker": {"id": sid, "name": names.get(sid), "aliases": []},
-        }
-        for i, (sid, text) in enumerate(turns)
-    ]
-    people = [{"id": pid, "name": names.get(pid), "aliases": []} for pid in roster]
-    return window_from_rows(rows, people, "s1", DAY)
+    """Every turn in one window (the memory tests' builder, without its last-turns cut)."""
+    return memory_window(turns, names, n=len(turns), roster=list(roster))
 
 
 def names_of(w: Window) -> dict[str, tuple[str, float]]:
