@@ -48,6 +48,7 @@ from voxmem.bench.cases import (
 )
 from voxmem.bench.target import AskResult, Target, TargetError
 from voxmem.config import Settings, get_settings
+from voxmem.voice.policy import follow_merges
 
 SHIFT_ROTATION = ("clean", "reverb", "tempo", "telephone")
 RECALL_KS = (5, 10, 30)
@@ -125,15 +126,6 @@ def auto_policy(case: Case) -> str:
     """participant when most questions have askers (identity matters), else open (LoCoMo)."""
     with_asker = sum(q.asker is not None for q in case.qa)
     return "participant" if case.qa and with_asker >= 0.8 * len(case.qa) else "open"
-
-
-def resolve_merges(entity: str | None, merged: dict[str, str]) -> str | None:
-    """The speaker an entity survives as after (possibly chained) merges."""
-    seen = set()
-    while entity in merged and entity not in seen:
-        seen.add(entity)
-        entity = merged[entity]
-    return entity
 
 
 def majority_owner(gold: Sequence[str], pred: Sequence[str | None]) -> dict[str, str]:
@@ -253,7 +245,7 @@ class Run:
             self.target.end_session(self.space, self.case.sessions[-1].session_id)
             merged = self.target.merged_speakers(self.space)
             for record in self.turn_log:
-                record["final_entity"] = resolve_merges(record["entity"], merged)
+                record["final_entity"] = follow_merges(record["entity"], merged)
         wall = time.perf_counter() - started
         latencies = [r["latency_s"] for r in self.turn_log]
         out: dict[str, Any] = {

@@ -39,7 +39,7 @@ from voxmem.embeddings import TextEmbedder
 from voxmem.errors import Conflict, InvalidInput, NotFound
 from voxmem.ids import is_valid_id
 from voxmem.ingest.jobs import Progress
-from voxmem.voice.policy import decide
+from voxmem.voice.policy import decide, follow_merges
 from voxmem.voice.service import VoiceService
 
 log = logging.getLogger(__name__)
@@ -197,13 +197,8 @@ class RecordingIngestor:
             for m in self.identity.reconcile(space, session)["merged"]:
                 merges[m["source"]] = m["target"]
 
-        def final(speaker_id: str | None) -> str | None:
-            while speaker_id in merges:
-                speaker_id = merges[speaker_id]
-            return speaker_id
-
         for p in pieces:
-            p.speaker_id = final(p.speaker_id)
+            p.speaker_id = follow_merges(p.speaker_id, merges)
         skipped = [
             {"start": round(p.start, 3), "end": round(p.end, 3), "reason": p.skipped}
             for p in pieces
@@ -218,7 +213,7 @@ class RecordingIngestor:
             "speech_regions": len(regions),
             "pieces": len(pieces),
             "turns": len(turns),
-            "speakers": sorted({final(t.pieces[0].speaker_id) for t in turns}),
+            "speakers": sorted({follow_merges(t.pieces[0].speaker_id, merges) for t in turns}),
             "reconciled": [{"source": a, "target": b} for a, b in merges.items()],
             "segments": [
                 {

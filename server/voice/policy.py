@@ -108,6 +108,15 @@ def decide(
 MAX_RECONCILE_PASSES = 4  # one pass merges each speaker at most once; three fragments need two
 
 
+def follow_merges(speaker_id: str | None, merged: dict[str, str]) -> str | None:
+    """The speaker an id survives as after (possibly chained) merges (``merged``: source → target)."""
+    seen: set[str] = set()
+    while speaker_id in merged and speaker_id not in seen:
+        seen.add(speaker_id)
+        speaker_id = merged[speaker_id]
+    return speaker_id
+
+
 def reconcile_pairs(
     ids: list[str],
     centroids: np.ndarray,
@@ -140,11 +149,11 @@ def reconcile_pairs(
     c = np.stack([normalise(v) for v in centroids])
     sims = c @ c.T
     need = np.full(sims.shape, merge_threshold, dtype=np.float64)
-    if sessions is not None and cross_threshold is not None:
+    if sessions is not None and cross_threshold is not None and cross_threshold < merge_threshold:
         for i in range(len(ids)):
             for j in range(len(ids)):
                 if sessions[i] and sessions[j] and not sessions[i] & sessions[j]:
-                    need[i, j] = min(cross_threshold, merge_threshold)
+                    need[i, j] = cross_threshold
     eligible = np.where(sims >= need, sims, -np.inf)
     np.fill_diagonal(eligible, -np.inf)
     nearest = eligible.argmax(axis=1)
@@ -224,9 +233,7 @@ class MemoryRouter:
 
     def resolve(self, speaker_id: str) -> str:
         """The surviving speaker an id was (possibly repeatedly) merged into."""
-        while speaker_id in self.merged:
-            speaker_id = self.merged[speaker_id]
-        return speaker_id
+        return follow_merges(speaker_id, self.merged)
 
     def identify(self, embedding: np.ndarray) -> tuple[str | None, float, float]:
         """Read-only: best speaker (or None), score, margin — the asker path."""
