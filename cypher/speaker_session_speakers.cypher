@@ -1,11 +1,10 @@
-// Active speakers heard in one session (or in the whole space when $session is null), for
-// reconciliation (split_from: a manual split is never undone by it; sessions: where each one
-// spoke, since two speakers heard in one session need the stricter merge threshold).
+// Active speakers of a space with the sessions each one spoke in, for reconciliation
+// (split_from: a manual split is never undone by it; sessions: two speakers heard in one
+// session need the stricter merge threshold, and a session's own speakers are those listing it).
 // Only voices of the current encoder tag ($encoder): embeddings of two tags are not comparable.
-// Params: $space, $session, $encoder
+// Params: $space, $encoder
 MATCH (s:Speaker {space: $space})
 WHERE s.merged_into IS NULL AND s.centroid IS NOT NULL AND s.encoder = $encoder
-  AND ($session IS NULL OR EXISTS { MATCH (m:Message {space: $space, session: $session})-[:SPOKEN_AS]->(s) })
 OPTIONAL MATCH (s)-[:IDENTIFIED_AS]->(p:Participant)
 RETURN s.id AS id, s.centroid AS centroid, s.n_obs AS n_obs, p.id AS participant_id, p.key AS participant_key,
        s.split_from AS split_from,

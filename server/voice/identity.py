@@ -257,15 +257,9 @@ class IdentityManager:
         return out
 
     def _reconcile_pass(self, space: str, session: str | None, dry_run: bool) -> dict:
-        rows = self.db.query(
-            query("speaker_session_speakers"), space=space, session=session, encoder=self.encoder_name
-        )
-        if session is not None:  # compare the session's speakers with every active speaker of the space
-            every = self.db.query(
-                query("speaker_session_speakers"), space=space, session=None, encoder=self.encoder_name
-            )
-        else:
-            every = rows
+        every = self.db.query(query("speaker_session_speakers"), space=space, encoder=self.encoder_name)
+        # the session's speakers are compared with every active speaker of the space
+        rows = every if session is None else [r for r in every if session in r["sessions"]]
         if len(every) < 2:
             return {
                 "merged": [],
