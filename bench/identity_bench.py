@@ -57,7 +57,9 @@ def make_scenario(
     n_sessions: int = 6,
     sentences: tuple[str, ...] = BENCHMARK,
     shifts: tuple[str, ...] = SHIFTS,
+    opening: int = 2,
 ) -> list[TurnSpec]:
+    """``opening`` voices speak in the first session (all of them when it exceeds the count)."""
     rng = random.Random(seed)
     n_speakers = 3 + seed % 4  # 3..6
     voices = rng.sample(list(CHOSEN_6), n_speakers)
@@ -65,7 +67,7 @@ def make_scenario(
     used = {v: 0 for v in voices}
     turns: list[TurnSpec] = []
     for s in range(n_sessions):
-        present = rng.sample(voices, rng.randint(2, n_speakers)) if s else list(voices[:2])
+        present = rng.sample(voices, rng.randint(2, n_speakers)) if s else list(voices[:opening])
         condition = "clean" if not shifted or s == 0 else rng.choice(shifts)
         last = None
         for _ in range(rng.randint(8, 12)):

@@ -66,6 +66,44 @@ VOICES: dict[str, Voice] = {
 }
 CHOSEN_6 = ("us_klatt5", "us_f3_s150", "us_m5_deep", "us_croak_hi", "us_m1", "us_klatt3_eq")
 
+# espeak-ng variants behind CHOSEN_6: the background pool never uses them, so nothing fitted on
+# it has heard a benchmark voice (or a pitch/speed twin of one)
+_CHOSEN_VARIANTS = frozenset({"klatt5", "f3", "m5", "croak", "m1", "klatt3"})
+_BACKGROUND_VARIANTS = (
+    "m2", "m3", "m4", "m6", "m7", "m8", "f1", "f2", "f4", "f5", "klatt", "klatt2", "klatt4",
+    "klatt6", "Annie", "Andrea", "Alex", "Andy", "adam", "benjamin", "caleb", "david", "ed",
+    "Gene", "Hugo", "john", "Lee", "linda", "max", "Michael", "Mike", "paul", "rob", "steph",
+    "zac", "norbert", "shelby", "travis", "victor", "grandma", "aunty", "belinda", "edward",
+    "iven", "quincy", "robert",
+)  # fmt: skip
+_BACKGROUND_TIMBRES: tuple[tuple[str, ...], ...] = (
+    (),
+    ("pitch", "-200"),
+    ("pitch", "+150"),
+    ("treble", "+4"),
+    ("bass", "+6"),
+    ("equalizer", "1500", "1q", "+6"),
+)
+
+
+def _background_voices() -> dict[str, Voice]:
+    """A pool of further synthetic voices for fitting channel compensation: every espeak-ng
+    variant *not* behind ``CHOSEN_6``, each with its own pitch, rate and sox timbre (a fixed
+    pattern, so the pool is the same on every machine). Not checked for ASR quality or
+    distinctness: it only has to show how channels move many different voices."""
+    assert not _CHOSEN_VARIANTS & set(_BACKGROUND_VARIANTS)
+    pool = {}
+    for i, variant in enumerate(_BACKGROUND_VARIANTS):
+        pitch, rate = 35 + 10 * (i % 4), 145 + 10 * (i % 3)
+        timbre = _BACKGROUND_TIMBRES[i % len(_BACKGROUND_TIMBRES)]
+        pool[f"bg_{variant.lower()}"] = Voice(
+            f"bg_{variant.lower()}", ("-v", f"en-us+{variant}", "-p", str(pitch), "-s", str(rate)), timbre
+        )
+    return pool
+
+
+BACKGROUND: dict[str, Voice] = _background_voices()
+
 
 def cache_dir() -> Path:
     from voxmem.config import get_settings
@@ -142,8 +180,9 @@ def _shift(condition: str, clean: Path, out: Path, tmp: Path) -> None:
 
 def synthesize(text: str, voice_id: str, condition: str = "clean") -> Path:
     """Path of a 16 kHz mono 16-bit WAV of ``text`` in ``voice_id`` under ``condition`` (cached)."""
-    if voice_id not in VOICES:
-        raise ValueError(f"unknown voice {voice_id!r}; choose from {', '.join(VOICES)}")
+    voice = VOICES.get(voice_id) or BACKGROUND.get(voice_id)
+    if voice is None:
+        raise ValueError(f"unknown voice {voice_id!r}; choose from {', '.join(VOICES)} or the bg_* pool")
     if condition not in CONDITIONS:
         raise ValueError(f"unknown condition {condition!r}; choose from {', '.join(CONDITIONS)}")
     out = cache_dir() / f"{_key(voice_id, text, condition)}.wav"
@@ -154,7 +193,7 @@ def synthesize(text: str, voice_id: str, condition: str = "clean") -> Path:
         tmp = Path(tmpdir)
         clean = synthesize(text, voice_id, "clean") if condition != "clean" else tmp / "clean.wav"
         if condition == "clean":
-            _clean(VOICES[voice_id], text, clean, tmp)
+            _clean(voice, text, clean, tmp)
             result = clean
         else:
             result = tmp / "shifted.wav"

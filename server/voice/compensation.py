@@ -17,6 +17,7 @@ as it is (k = 0). Changing the basis changes the embedding space, so stored voic
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from importlib import resources
@@ -60,10 +61,14 @@ class ChannelProjection:
 
 def voiceprint_tag(encoder: str, projection: ChannelProjection) -> str:
     """The ``encoder`` value stored on Speaker and Voiceprint nodes: the encoder plus the
-    projection it was compensated with ("resemblyzer+nap2"). Candidates are looked up by this
-    tag, so voiceprints made under another basis are never compared with new ones (they stay in
-    the graph, listed, until re-enrolled or forgotten)."""
-    return f"{encoder}+nap{projection.k}" if projection.k else encoder
+    projection it was compensated with ("resemblyzer+nap4.1a2b3c": k and a digest of the basis,
+    since a refit keeps k but moves the directions). Candidates are looked up by this tag, so
+    voiceprints made under another basis are never compared with new ones (they stay in the
+    graph, listed, until re-enrolled or forgotten)."""
+    if not projection.k:
+        return encoder
+    digest = hashlib.sha1(np.round(projection.basis, 5).astype(np.float32).tobytes()).hexdigest()[:6]
+    return f"{encoder}+nap{projection.k}.{digest}"
 
 
 def load_projection(encoder: str) -> ChannelProjection:

@@ -54,5 +54,23 @@ def test_voiceprints_are_tagged_with_their_projection() -> None:
     from voxmem.voice.compensation import voiceprint_tag
 
     nap = ChannelProjection.fit(np.random.default_rng(2).normal(size=(10, 8)), 2)
-    assert voiceprint_tag("resemblyzer", nap) == "resemblyzer+nap2"
+    other = ChannelProjection.fit(np.random.default_rng(3).normal(size=(10, 8)), 2)
+    assert voiceprint_tag("resemblyzer", nap).startswith("resemblyzer+nap2.")
+    tag = voiceprint_tag("resemblyzer", nap)
+    assert tag == voiceprint_tag("resemblyzer", ChannelProjection(nap.basis.copy()))
+    assert tag != voiceprint_tag("resemblyzer", other)  # a refit with the same k is a new space
     assert voiceprint_tag("resemblyzer", ChannelProjection.identity(8)) == "resemblyzer"
+
+
+def test_the_nuisance_pool_never_holds_a_benchmark_voice() -> None:
+    """The projection is fitted on the pool and scored on CHOSEN_6: no voice, and no espeak-ng
+    variant behind a benchmark voice, may be in both (else the benchmark measures fitting)."""
+    from voxmem.bench.calibrate import NUISANCE_POOL
+    from voxmem.bench.voices import BACKGROUND, CHOSEN_6, VOICES
+
+    assert len(NUISANCE_POOL) == len(set(NUISANCE_POOL)) >= 40
+    assert not set(NUISANCE_POOL) & set(CHOSEN_6)
+    variant = lambda voice: voice.espeak[voice.espeak.index("-v") + 1].split("+")[1]  # noqa: E731
+    chosen = {variant(VOICES[v]) for v in CHOSEN_6}
+    pool = {variant(BACKGROUND.get(v) or VOICES[v]) for v in NUISANCE_POOL}
+    assert not chosen & pool
