@@ -436,7 +436,7 @@ def plot(result: dict, out: Path) -> None:
                 ax.axhline(ceiling, color=f"C{k}", ls="--", lw=1, label=f"{label}: hindsight ceiling")
         ax.set_xticks(x + 0.19, names, rotation=45)
         ax.set_title(metric)
-        ax.legend()
+        ax.legend(fontsize=7, loc="lower right" if metric == "b3_f1" else "best", framealpha=0.9)
     fig.suptitle("voxmem voice identity: online routing policies on synthetic multi-session speech")
     fig.tight_layout()
     fig.savefig(out / "identity_policies.png", dpi=110)
