@@ -75,7 +75,7 @@ def run_recording(
     Returns the finished job and the uploaded bytes (for re-posting them).
     """
 
-    def run(samples: np.ndarray, max_polls: int = 600) -> tuple[dict, bytes]:
+    def run(samples: np.ndarray, max_polls: int = 600, expect: str = "done") -> tuple[dict, bytes]:
         buf = io.BytesIO()
         sf.write(buf, samples, 16_000, format="FLAC")
         r = app_client.post(
@@ -91,7 +91,7 @@ def run_recording(
             if job["status"] in ("done", "failed"):
                 break
             time.sleep(0.2)
-        assert job["status"] == "done", job
+        assert job["status"] == expect, job
         return job, buf.getvalue()
 
     return run

@@ -2,7 +2,8 @@
 
 A small in-process registry with one worker thread: two CPU cores are busy enough with one
 recording at a time, and queued jobs report ``queued``. Job state lives in memory: a
-restart loses the job records (the messages already written stay in Neo4j).
+restart loses the job records (the messages already written stay in Neo4j, and re-posting
+the recording resumes it: voxmem.ingest.recording).
 """
 
 from __future__ import annotations

@@ -16,6 +16,12 @@ or too quiet to embed reliably are not routed: they join the neighbouring turn i
 enough, otherwise they are skipped and listed in the job result with the reason.
 Routing decides per piece inside the turn's transaction; a piece whose speaker differs
 from the turn's first piece closes the turn (the rest become the next turn).
+
+A job cut short (Neo4j restart, process crash) leaves its whole turns stored; posting the same
+recording again *resumes* it: VAD and embeddings are deterministic, so the pieces the stored
+turns cover (by their span in the recording) keep their stored speaker and are not routed or
+written again, the stored turns' memory is rebuilt (idempotent) and the rest is ingested as
+usual. A finished job writes a ``Recording`` node; re-posting a finished recording is refused.
 """
 
 from __future__ import annotations
@@ -107,14 +113,36 @@ class RecordingIngestor:
         )
         return validate_audio(audio, limits)
 
-    def check_new(self, space: str, session: str, recording_id: str) -> None:
+    def check_new(self, space: str, session: str, recording_id: str) -> int:
+        """Refuse a finished recording (409) or a resume into another session (409); returns
+        how many of its turns a cut-short job already stored (0 for a new recording)."""
         if not is_valid_id(session) or not is_valid_id(recording_id):
             raise InvalidInput(
                 "session and recording ids must be 1-128 letters, digits, '_', '.', ':' or '-'"
             )
-        rows = self.db.query(query("recording_exists"), space=space, recording_id=recording_id)
-        if rows and rows[0]["n"]:
+        row = self.db.query(query("recording_exists"), space=space, recording_id=recording_id)[0]
+        if row["complete"]:
             raise Conflict(f"recording {recording_id!r} was already ingested into this space")
+        if row["n"] and session not in row["sessions"]:
+            raise Conflict(
+                f"recording {recording_id!r} was partly ingested into session {row['sessions'][0]!r}: "
+                "post it there to resume"
+            )
+        return int(row["n"])
+
+    def _resume(self, space: str, recording_id: str, pieces: list[Piece]) -> list[Turn]:
+        """The turns a cut-short job stored, as Turns over the pieces their spans cover; those
+        pieces get the stored speaker and decision ``STORED`` and are not routed again."""
+        stored = []
+        for row in self.db.query(query("recording_turns"), space=space, recording_id=recording_id):
+            start, end = row["start"], row["start"] + (row["duration"] or 0.0)
+            covered = [p for p in pieces if p.start >= start - 0.05 and p.end <= end + 0.05]
+            for p in covered:
+                p.speaker_id, p.decision = row["speaker_id"], "STORED"
+            routed = [p for p in covered if p.embedding is not None]
+            if routed:
+                stored.append((row["id"], Turn(routed)))
+        return stored
 
     # --- the job ---------------------------------------------------------------------------------
     def ingest(
@@ -174,22 +202,20 @@ class RecordingIngestor:
             words = asr.transcribe(audio.samples, word_timestamps=True).words if pieces else []
         report("routing", 0.7)
         router = self.voice.router(policy)
-        turns: list[Turn] = []
-        routed = [p for p in pieces if p.embedding is not None]
-        i = 0
         memory_errors: list[dict[str, str]] = []
+        resumed = self._resume(space, recording_id, pieces)
+        turns: list[Turn] = [turn for _, turn in resumed]
+        for message_id, _ in resumed if memory is not None else ():
+            self._memory(memory, space, message_id, memory_errors)  # a crash may have cut it short
+        routed = [p for p in pieces if p.embedding is not None and p.decision != "STORED"]
+        i = 0
         while i < len(routed):
             first = routed[i].index
             i = self._write_turn(
                 space, session, recording_id, routed, i, words, pieces, started_at, router, audio_uri, turns
             )
             if memory is not None:
-                message_id = f"{space}:{recording_id}:{first}"
-                try:  # the turn is stored; its memory can be rebuilt by /memory/reprocess if this fails
-                    memory.process_message(space, message_id)
-                except Exception as exc:  # reported in the job result, never lost silently
-                    log.exception("memory for %s failed", message_id)
-                    memory_errors.append({"message_id": message_id, "error": f"{type(exc).__name__}: {exc}"})
+                self._memory(memory, space, f"{space}:{recording_id}:{first}", memory_errors)
             report("routing", 0.7 + 0.3 * i / len(routed))
         merges: dict[str, str] = {}
         if self.identity is not None and turns:
@@ -204,6 +230,15 @@ class RecordingIngestor:
             for p in pieces
             if p.embedding is None and not any(p in t.pieces for t in turns)
         ]
+        self.db.execute(
+            query("recording_complete"),
+            space=space,
+            recording_id=recording_id,
+            session=session,
+            turns=len(turns),
+            duration_s=round(audio.duration, 3),
+            resumed_turns=len(resumed),
+        )
         report("done", 1.0)
         elapsed = (datetime.now(UTC) - t0).total_seconds()
         return {
@@ -213,6 +248,7 @@ class RecordingIngestor:
             "speech_regions": len(regions),
             "pieces": len(pieces),
             "turns": len(turns),
+            "resumed_turns": len(resumed),
             "speakers": sorted({follow_merges(t.pieces[0].speaker_id, merges) for t in turns}),
             "reconciled": [{"source": a, "target": b} for a, b in merges.items()],
             "segments": [
@@ -233,6 +269,16 @@ class RecordingIngestor:
             "stage_seconds": {k: round(v, 3) for k, v in stages.items()},
             "real_time_factor": round(elapsed / audio.duration, 4) if audio.duration else None,
         }
+
+    @staticmethod
+    def _memory(memory: Any, space: str, message_id: str, errors: list[dict[str, str]]) -> None:
+        """Memory of one stored turn; a failure is reported in the job result, never lost
+        silently (the turn is stored; /memory/reprocess can rebuild it)."""
+        try:
+            memory.process_message(space, message_id)
+        except Exception as exc:
+            log.exception("memory for %s failed", message_id)
+            errors.append({"message_id": message_id, "error": f"{type(exc).__name__}: {exc}"})
 
     def _write_turn(
         self, space, session, recording_id, routed, i, words, pieces, started_at, router, audio_uri, turns

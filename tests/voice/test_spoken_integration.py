@@ -89,6 +89,59 @@ def test_spoken_turns_asker_and_bad_audio(app_client, space, space_headers) -> N
     assert len(msgs) == 5  # nothing half-written by the rejected uploads
 
 
+def test_recording_cut_short_resumes_when_posted_again(
+    app_client, services, space, space_headers, run_recording, monkeypatch
+) -> None:
+    """Neo4j gone for longer than the retries while turn 3 of 5 is written: the job fails with
+    two whole turns stored; posting the same recording again resumes it (no turn twice, same
+    speakers), and only then is a third post refused."""
+    from voxmem.errors import DatabaseUnavailable
+    from voxmem.voice.stack import voice_stack
+
+    ingestor = voice_stack(services).recordings
+    write_turn, calls = ingestor._write_turn, []
+
+    def outage_at_third_turn(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise DatabaseUnavailable("Neo4j is unavailable: injected outage")
+        return write_turn(*args, **kwargs)
+
+    monkeypatch.setattr(ingestor, "_write_turn", outage_at_third_turn)
+    order = [("us_m1", 5), ("us_f3_s150", 6), ("us_m1", 7), ("us_croak_hi", 8), ("us_f3_s150", 9)]
+    samples, _ = concatenate([synthesize(BENCHMARK[i], v) for v, i in order], gap_s=1.0)
+    job, flac = run_recording(samples, expect="failed")
+    assert "injected outage" in job["error"]
+    msgs = app_client.get(f"/spaces/{space}/messages?session=rec", headers=space_headers).json()
+    assert len(msgs) == 2
+
+    elsewhere = app_client.post(
+        f"/spaces/{space}/sessions/other/recordings",
+        headers=space_headers,
+        files={"audio": ("r.flac", flac, "audio/flac")},
+        data={"recording_id": "r1"},
+    )
+    assert elsewhere.status_code == 409 and "resume" in elsewhere.json()["detail"]
+
+    monkeypatch.setattr(ingestor, "_write_turn", write_turn)  # Neo4j is back
+    job, _ = run_recording(samples)
+    result = job["result"]
+    assert result["resumed_turns"] == 2 and result["turns"] == 5 and len(result["speakers"]) == 3
+    msgs = app_client.get(f"/spaces/{space}/messages?session=rec", headers=space_headers).json()
+    assert len(msgs) == 5 and len({m["id"] for m in msgs}) == 5 and all(m["text"] for m in msgs)
+    assert [m["idx"] for m in msgs] == list(range(5))
+    assert [m["ts"] for m in msgs] == sorted(m["ts"] for m in msgs)  # resumed turns follow in time
+    speaker = [m["speaker"]["id"] for m in msgs]
+    assert speaker[0] == speaker[2] and speaker[1] == speaker[4] and len(set(speaker)) == 3
+    again = app_client.post(
+        f"/spaces/{space}/sessions/rec/recordings",
+        headers=space_headers,
+        files={"audio": ("r.flac", flac, "audio/flac")},
+        data={"recording_id": "r1"},
+    )
+    assert again.status_code == 409
+
+
 def test_recording_job_diarizes_by_identification(app_client, space, space_headers, run_recording) -> None:
     order = [("us_m1", 5), ("us_f3_s150", 6), ("us_m1", 7), ("us_croak_hi", 8), ("us_f3_s150", 9)]
     samples, _ = concatenate([synthesize(BENCHMARK[i], v) for v, i in order], gap_s=1.0)

@@ -76,7 +76,11 @@ async def append_audio_turn(
 async def ingest_recording(
     session: str,
     audio: UploadFile = File(...),
-    recording_id: str = Form(..., description="Caller's id for the recording (re-ingestion is refused)."),
+    recording_id: str = Form(
+        ...,
+        description="Caller's id for the recording: posting a finished one again is refused (409); "
+        "posting one whose job was cut short (Neo4j outage, crash) resumes it.",
+    ),
     started_at: datetime | None = Form(None, description="Wall-clock start of the recording."),
     policy: str | None = Form(None),
     access: SpaceAccess = Depends(require_space),
