@@ -1,14 +1,20 @@
 """Background jobs with progress, pollable by id (long recordings).
 
 A small in-process registry with one worker thread: two CPU cores are busy enough with one
-recording at a time, and queued jobs report ``queued``. Job state lives in memory: a
-restart loses the job records (the messages already written stay in Neo4j, and re-posting
-the recording resumes it: voxmem.ingest.recording).
+recording at a time, and queued jobs report ``queued``. Each job's state is also saved in
+Neo4j as a ``(:Job)`` node (on submit, on every stage change and at the end), so a poller can
+still read a job after the server restarted: a finished job keeps its result, and a job that
+was queued or running in a process that is gone (no heartbeat for ``stale_after_s``) reads as
+``interrupted``. A recording is resumed by posting it again (voxmem.ingest.recording). Saving
+is best effort: when Neo4j is down the job goes on and the in-memory record still answers.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -16,8 +22,17 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from voxmem.cypher import query
+from voxmem.db import Database
 from voxmem.errors import NotFound, VoxmemError
 from voxmem.ids import new_id
+
+log = logging.getLogger(__name__)
+
+INTERRUPTED = (
+    "the server stopped while this job was {status}; its finished turns are stored: "
+    "post the recording again to resume it"
+)
 
 
 @dataclass
@@ -25,7 +40,7 @@ class Job:
     id: str
     space: str
     kind: str
-    status: str = "queued"  # queued | running | done | failed
+    status: str = "queued"  # queued | running | done | failed | interrupted
     stage: str = ""
     progress: float = 0.0
     created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
@@ -38,18 +53,32 @@ class Job:
 
 
 class Progress:
-    """Handed to a job's work function to report its stage and fraction done."""
+    """Handed to a job's work function to report its stage and fraction done. A new stage, or
+    ``heartbeat_s`` since the last save, saves the job (its heartbeat); other reports only
+    update memory."""
 
-    def __init__(self, job: Job) -> None:
+    def __init__(
+        self, job: Job, save: Callable[[Job], None] | None = None, heartbeat_s: float = 30.0
+    ) -> None:
         self._job = job
+        self._save = save or (lambda job: None)
+        self._heartbeat_s = heartbeat_s
+        self._saved_at = time.monotonic()
 
     def __call__(self, stage: str, fraction: float) -> None:
+        due = stage != self._job.stage or time.monotonic() - self._saved_at >= self._heartbeat_s
         self._job.stage = stage
         self._job.progress = round(min(max(fraction, 0.0), 1.0), 4)
+        if due:
+            self._save(self._job)
+            self._saved_at = time.monotonic()
 
 
 class JobRegistry:
-    def __init__(self, workers: int = 1) -> None:
+    def __init__(self, db: Database | None = None, workers: int = 1, stale_after_s: float = 120.0) -> None:
+        self._db = db
+        self._owner = new_id("proc")
+        self._stale_after_s = stale_after_s
         self._jobs: dict[str, Job] = {}
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="voxmem-job")
@@ -58,13 +87,15 @@ class JobRegistry:
         job = Job(id=new_id("job"), space=space, kind=kind)
         with self._lock:
             self._jobs[job.id] = job
+        self._save(job)
         self._pool.submit(self._run, job, work)
         return job
 
     def _run(self, job: Job, work: Callable[[Progress], dict[str, Any]]) -> None:
         job.status = "running"
+        self._save(job)
         try:
-            job.result = work(Progress(job))
+            job.result = work(Progress(job, self._save))
             job.status, job.progress, job.stage = "done", 1.0, "done"
         except VoxmemError as exc:
             job.status, job.error = "failed", f"{type(exc).__name__}: {exc.message}"
@@ -73,17 +104,58 @@ class JobRegistry:
             traceback.print_exc()
         finally:
             job.finished_at = datetime.now(UTC).isoformat()
+            self._save(job)
+
+    def _save(self, job: Job) -> None:
+        if self._db is None:
+            return
+        try:
+            self._db.execute(
+                query("job_save"),
+                **{k: v for k, v in asdict(job).items() if k != "result"},
+                result=None if job.result is None else json.dumps(job.result, default=str),
+                owner=self._owner,
+            )
+        except Exception:  # the job itself must not fail because its record could not be saved
+            log.warning("could not save job %s (%s); this process still answers for it", job.id, job.status)
 
     def get(self, space: str, job_id: str) -> Job:
         job = self._jobs.get(job_id)
-        if job is None or job.space != space:
+        if job is not None and job.space == space:
+            return job
+        saved = self._load(space, job_id)
+        if saved is None:
             raise NotFound(f"unknown job {job_id!r}")
+        return saved
+
+    def _load(self, space: str, job_id: str) -> Job | None:
+        """A job saved by another (possibly gone) server process."""
+        if self._db is None:
+            return None
+        rows = self._db.query(query("job_get"), space=space, id=job_id)
+        if not rows:
+            return None
+        row = rows[0]["job"]
+        job = Job(
+            id=row["id"],
+            space=row["space"],
+            kind=row["kind"],
+            status=row["status"],
+            stage=row["stage"] or "",
+            progress=row["progress"] or 0.0,
+            created_at=row["created_at"],
+            finished_at=row.get("finished_at"),
+            result=json.loads(row["result"]) if row.get("result") else None,
+            error=row.get("error"),
+        )
+        alive = row.get("owner") == self._owner or row["idle_s"] < self._stale_after_s
+        if job.status in ("queued", "running") and not alive:
+            job.error = INTERRUPTED.format(status=job.status)
+            job.status = "interrupted"
         return job
 
     def wait(self, space: str, job_id: str, timeout: float = 600.0) -> Job:
         """Block until the job ends (tests and benchmarks)."""
-        import time
-
         deadline = time.monotonic() + timeout
         job = self.get(space, job_id)
         while job.status in ("queued", "running") and time.monotonic() < deadline:

@@ -39,7 +39,7 @@ def voice_stack(services) -> VoiceStack:
                 turns=AudioTurnWriter(services.db, services.embedder, voice, services.messages),
                 recordings=RecordingIngestor(services.db, services.embedder, voice, identity=identity),
                 identity=identity,
-                jobs=JobRegistry(workers=1),
+                jobs=JobRegistry(services.db, workers=1),
             )
             services._voice_stack = stack
     return stack

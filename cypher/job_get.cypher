@@ -1,0 +1,5 @@
+// One saved job of a space, with the seconds since its last heartbeat.
+// Params: $space, $id
+MATCH (j:Job {space: $space, id: $id})
+RETURN j {.*, updated_at: toString(j.updated_at),
+          idle_s: duration.inSeconds(j.updated_at, datetime()).seconds} AS job;
