@@ -24,6 +24,23 @@ def wav(voice: str, text: str) -> bytes:
     return synthesize(text, voice).read_bytes()
 
 
+# three voices over five turns: us_m1 and us_f3_s150 come back
+FIVE_TURNS = [("us_m1", 5), ("us_f3_s150", 6), ("us_m1", 7), ("us_croak_hi", 8), ("us_f3_s150", 9)]
+
+
+def five_turn_recording() -> np.ndarray:
+    return concatenate([synthesize(BENCHMARK[i], v) for v, i in FIVE_TURNS], gap_s=1.0)[0]
+
+
+def post_recording(client, space, headers, flac: bytes, session: str = "rec"):
+    return client.post(
+        f"/spaces/{space}/sessions/{session}/recordings",
+        headers=headers,
+        files={"audio": ("r.flac", flac, "audio/flac")},
+        data={"recording_id": "r1"},
+    )
+
+
 def post_turn(client, space, headers, voice, text, turn_id):
     return client.post(
         f"/spaces/{space}/sessions/s1/audio-turns",
@@ -108,19 +125,13 @@ def test_recording_cut_short_resumes_when_posted_again(
         return write_turn(*args, **kwargs)
 
     monkeypatch.setattr(ingestor, "_write_turn", outage_at_third_turn)
-    order = [("us_m1", 5), ("us_f3_s150", 6), ("us_m1", 7), ("us_croak_hi", 8), ("us_f3_s150", 9)]
-    samples, _ = concatenate([synthesize(BENCHMARK[i], v) for v, i in order], gap_s=1.0)
+    samples = five_turn_recording()
     job, flac = run_recording(samples, expect="failed")
     assert "injected outage" in job["error"]
     msgs = app_client.get(f"/spaces/{space}/messages?session=rec", headers=space_headers).json()
     assert len(msgs) == 2
 
-    elsewhere = app_client.post(
-        f"/spaces/{space}/sessions/other/recordings",
-        headers=space_headers,
-        files={"audio": ("r.flac", flac, "audio/flac")},
-        data={"recording_id": "r1"},
-    )
+    elsewhere = post_recording(app_client, space, space_headers, flac, session="other")
     assert elsewhere.status_code == 409 and "resume" in elsewhere.json()["detail"]
 
     monkeypatch.setattr(ingestor, "_write_turn", write_turn)  # Neo4j is back
@@ -133,28 +144,14 @@ def test_recording_cut_short_resumes_when_posted_again(
     assert [m["ts"] for m in msgs] == sorted(m["ts"] for m in msgs)  # resumed turns follow in time
     speaker = [m["speaker"]["id"] for m in msgs]
     assert speaker[0] == speaker[2] and speaker[1] == speaker[4] and len(set(speaker)) == 3
-    again = app_client.post(
-        f"/spaces/{space}/sessions/rec/recordings",
-        headers=space_headers,
-        files={"audio": ("r.flac", flac, "audio/flac")},
-        data={"recording_id": "r1"},
-    )
-    assert again.status_code == 409
+    assert post_recording(app_client, space, space_headers, flac).status_code == 409
 
 
 def test_recording_job_diarizes_by_identification(app_client, space, space_headers, run_recording) -> None:
-    order = [("us_m1", 5), ("us_f3_s150", 6), ("us_m1", 7), ("us_croak_hi", 8), ("us_f3_s150", 9)]
-    samples, _ = concatenate([synthesize(BENCHMARK[i], v) for v, i in order], gap_s=1.0)
-    job, flac = run_recording(samples, max_polls=600)
+    job, flac = run_recording(five_turn_recording(), max_polls=600)
     result = job["result"]
     assert result["turns"] == 5 and len(result["speakers"]) == 3
     msgs = app_client.get(f"/spaces/{space}/messages?session=rec", headers=space_headers).json()
     assert len(msgs) == 5 and all(m["text"] for m in msgs)
     assert msgs[0]["speaker"]["id"] == msgs[2]["speaker"]["id"] != msgs[1]["speaker"]["id"]
-    dup = app_client.post(
-        f"/spaces/{space}/sessions/rec/recordings",
-        headers=space_headers,
-        files={"audio": ("r.flac", flac, "audio/flac")},
-        data={"recording_id": "r1"},
-    )
-    assert dup.status_code == 409
+    assert post_recording(app_client, space, space_headers, flac).status_code == 409
