@@ -127,7 +127,8 @@ def _ask(client: VoxmemClient, conversation: dict[str, Any], spoken: bool, ids: 
             how = f"asked by {asker} (text)"
         scope = result["scope"]
         print(f"  Q ({how}): {result.get('question') or q['ask']}")
-        print(f"     recognised asker: {scope.get('asker_name') or 'unknown'} via {scope['identified_by']}")
+        who = scope.get("asker_name") or ("an unnamed participant" if scope.get("asker") else "unknown")
+        print(f"     recognised asker: {who} via {scope['identified_by']}")
         print(f"     A [{result['answerer']}]: {result['answer']}")
         for ev in result["evidence"][:2]:
             speaker = (ev.get("speaker") or {}).get("name") or "?"
