@@ -113,9 +113,9 @@ class RecordingIngestor:
         )
         return validate_audio(audio, limits)
 
-    def check_new(self, space: str, session: str, recording_id: str) -> int:
-        """Refuse a finished recording (409) or a resume into another session (409); returns
-        how many of its turns a cut-short job already stored (0 for a new recording)."""
+    def check_new(self, space: str, session: str, recording_id: str) -> None:
+        """Refuse a finished recording (409), or a cut-short one posted into another session
+        than the one holding its stored turns (409); anything else may start or resume."""
         if not is_valid_id(session) or not is_valid_id(recording_id):
             raise InvalidInput(
                 "session and recording ids must be 1-128 letters, digits, '_', '.', ':' or '-'"
@@ -128,11 +128,11 @@ class RecordingIngestor:
                 f"recording {recording_id!r} was partly ingested into session {row['sessions'][0]!r}: "
                 "post it there to resume"
             )
-        return int(row["n"])
 
-    def _resume(self, space: str, recording_id: str, pieces: list[Piece]) -> list[Turn]:
-        """The turns a cut-short job stored, as Turns over the pieces their spans cover; those
-        pieces get the stored speaker and decision ``STORED`` and are not routed again."""
+    def _resume(self, space: str, recording_id: str, pieces: list[Piece]) -> list[tuple[str, Turn]]:
+        """The turns a cut-short job stored, as (message id, Turn over the pieces its span
+        covers); those pieces get the stored speaker and decision ``STORED`` and are not routed
+        again."""
         stored = []
         for row in self.db.query(query("recording_turns"), space=space, recording_id=recording_id):
             start, end = row["start"], row["start"] + (row["duration"] or 0.0)
