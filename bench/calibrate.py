@@ -23,17 +23,18 @@ are reported too. Rules (docs/voice.md):
   scenarios built from the calibration sentences in the separable channels; the grid point
   with the best mean B-cubed F1 among those with **zero wrong links and zero
   contaminated entities** wins (ties: the larger, more conservative thresholds). ``update``
-  is never below ``link``.
+  is always above ``link`` (a gate no stricter than the link would be plain EMA).
 * ``merge_cross`` (reconciliation of two speakers never heard in one session) is then
   searched from ``merge`` down to 0.60 by the same simulation and the same rule.
 * Channel compensation (``voxmem.voice.compensation``): a NAP basis is fitted on the
-  "shifted minus clean" embeddings of the *nuisance pool*: the 46 background voices of
+  "shifted minus clean" embeddings of the *nuisance pool*: those of the 46 background voices of
   ``voices.BACKGROUND`` (espeak-ng variants never used by ``CHOSEN_6``) and the four extra voices
-  of ``VOICES``, so it never sees the voices it is scored on; every rule above is applied to
-  embeddings compensated with the first k directions, for k in ``PROJECTION_KS``. The k kept
-  has zero wrong links in that simulation, then the fewest wrong links in the same simulation
-  with every shift (the inseparable telephone band included: compensation must not add wrong
-  links there), then the best F1; ties go to the smaller k.
+  of ``VOICES`` that are farther from every benchmark voice than the benchmark voices are from
+  each other (``nuisance_pool``), so it never sees the voices it is scored on, nor look-alikes;
+  every rule above is applied to embeddings compensated with the first k directions, for k in
+  ``PROJECTION_KS``. The k kept has zero wrong links in that simulation, then the fewest wrong
+  links in the same simulation with every shift (the inseparable telephone band included:
+  compensation must not add wrong links there), then the best F1; ties go to the smaller k.
 """
 
 from __future__ import annotations
@@ -65,7 +66,12 @@ def _scores(emb, voices, enrol_cond, test_cond, enrol, k, policy):
     return np.asarray(same), np.asarray(diff)
 
 
-def _scenarios(cache, shifts: tuple[str, ...], n: int = 12):
+# calibration scenarios of each kind (clean, shifted, recording-shaped): with 12, one borderline
+# pair of utterances moved the chosen merge threshold (0.85 / 0.86 / 0.87 across pool changes)
+SCENARIOS_PER_KIND = 24
+
+
+def _scenarios(cache, shifts: tuple[str, ...], n: int = SCENARIOS_PER_KIND):
     """Calibration scenarios with their embeddings (calibration sentences): ``n`` clean and ``n``
     shifted multi-session conversations (single audio turns, reconciled after each session), and
     ``n`` recording-shaped ones: one clean session in which every voice speaks, reconciled once at
@@ -115,14 +121,14 @@ def _best_safe(grid: list[dict], keys: tuple[str, ...]) -> list[dict]:
     return sorted(safe or grid, key=lambda g: (-round(g["b3_f1"], 4), *(-g[k] for k in keys)))
 
 
-def simulate_gate_and_merge(cache, link: float, k: int, shifts: tuple[str, ...], n: int = 12):
+def simulate_gate_and_merge(cache, link: float, k: int, shifts: tuple[str, ...], n: int = SCENARIOS_PER_KIND):
     """Grid search of (update, merge), then of merge_cross below merge, by simulated online
     routing on calibration scenarios."""
     from voxmem.voice.thresholds import Thresholds
 
     scenarios, embedded = _scenarios(cache, shifts, n)
     grid = []
-    for update in np.arange(link, 0.961, 0.01):
+    for update in np.arange(link + 0.01, 0.961, 0.01):  # the gate is stricter than link
         for merge in np.arange(0.80, 0.961, 0.01):
             t = Thresholds(link, float(update), 0.0, link, k, float(merge), 0.03)
             row = {"update": round(float(update), 3), "merge": round(float(merge), 3)}
@@ -137,17 +143,36 @@ def simulate_gate_and_merge(cache, link: float, k: int, shifts: tuple[str, ...],
 
 
 PROJECTION_KS = (0, 2, 4, 8, 16)
-# voices the channel projection is fitted on: never a benchmark voice (nor an espeak variant of one)
-NUISANCE_POOL = tuple(BACKGROUND) + tuple(v for v in VOICES if v not in CHOSEN_6)
+# voices the channel projection may be fitted on: never a benchmark voice (nor an espeak variant
+# of one); nuisance_pool() then drops those that *sound* like one
+NUISANCE_CANDIDATES = tuple(BACKGROUND) + tuple(v for v in VOICES if v not in CHOSEN_6)
 
 
-def nuisance_differences(cache: EmbeddingCache) -> np.ndarray:
-    """Raw "shifted minus clean" embeddings of the same utterance for the nuisance pool (so
-    channel compensation is never fitted on the voices it is scored on). Why a pool of 50
-    voices: fitted on the four extra voices alone, the directions past the second one described
-    those four voices as much as the channels (k = 8 added wrong links in the telephone band)."""
+def nuisance_pool(cache: EmbeddingCache) -> tuple[str, ...]:
+    """The candidates that are farther from every benchmark voice than the benchmark voices are
+    from each other (clean centroids of the calibration sentences, uncompensated). Why: two
+    espeak-ng variants with different names can sound alike (bg_m4 sits at cosine 0.977 from
+    us_croak_hi, where the benchmark's closest pair is at 0.78); fitting on such a voice would be
+    fitting on the benchmark."""
+    if cache.projection is not None:
+        raise ValueError("the nuisance pool is chosen on uncompensated embeddings")
+
+    def centroid(voice: str) -> np.ndarray:
+        return normalise(np.mean([cache.get(voice, t) for t in CALIBRATION], axis=0))
+
+    chosen = np.stack([centroid(v) for v in CHOSEN_6])
+    between = chosen @ chosen.T
+    np.fill_diagonal(between, -1.0)
+    return tuple(v for v in NUISANCE_CANDIDATES if float((chosen @ centroid(v)).max()) < between.max())
+
+
+def nuisance_differences(cache: EmbeddingCache, pool: tuple[str, ...]) -> np.ndarray:
+    """Raw "shifted minus clean" embeddings of the same utterance for the nuisance ``pool`` (so
+    channel compensation is never fitted on the voices it is scored on). Why a pool of many
+    voices: fitted on four voices alone, the directions past the second one described those
+    voices as much as the channels (k = 8 added wrong links in the telephone band)."""
     rows = []
-    for v in NUISANCE_POOL:
+    for v in pool:
         for t in CALIBRATION:
             clean = cache.get(v, t, "clean")
             rows += [cache.get(v, t, c) - clean for c in CONDITIONS if c != "clean"]
@@ -158,7 +183,8 @@ def calibrate(encoder_name: str, enrol: int = 3, k: int = 5) -> dict:
     """Fit the channel projection, then calibrate thresholds for each candidate k on compensated
     embeddings; keep the k whose simulation is best with zero wrong links (ties: smaller k)."""
     cache = EmbeddingCache(build_encoder(encoder_name))
-    full = ChannelProjection.fit(nuisance_differences(cache), max(PROJECTION_KS))
+    pool = nuisance_pool(cache)
+    full = ChannelProjection.fit(nuisance_differences(cache, pool), max(PROJECTION_KS))
     cache.save()
     tried = []
     for n in PROJECTION_KS:
@@ -188,6 +214,7 @@ def calibrate(encoder_name: str, enrol: int = 3, k: int = 5) -> dict:
     )
     best["thresholds"]["channel_projection_k"] = n
     best["projection"] = full.first(n)
+    best["report"]["nuisance_pool"] = list(pool)
     best["report"]["projection_choice"] = [
         {"k": m, **r["simulation"], "link": r["thresholds"]["link"], "all_shifts": r["all_shifts"]}
         for m, r in tried
@@ -279,7 +306,8 @@ def main(argv: list[str] | None = None) -> None:
         table = json.loads(THRESHOLDS_FILE.read_text())
         table[args.encoder] = result["thresholds"]
         THRESHOLDS_FILE.write_text(json.dumps(table, indent=2) + "\n")
-        pool = f"{len(NUISANCE_POOL)} voices outside CHOSEN_6: {', '.join(NUISANCE_POOL)}"
+        pool = result["report"]["nuisance_pool"]
+        pool = f"{len(pool)} voices unlike any of CHOSEN_6: {', '.join(pool)}"
         source = f"{result['thresholds']['source']}; NAP basis fitted on {pool}"
         save_projection(args.encoder, projection, source)
         print(f"wrote {THRESHOLDS_FILE} and {PROJECTION_FILE} (k={projection.k})")
