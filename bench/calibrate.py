@@ -124,8 +124,6 @@ def _best_safe(grid: list[dict], keys: tuple[str, ...]) -> list[dict]:
 def simulate_gate_and_merge(cache, link: float, k: int, shifts: tuple[str, ...], n: int = SCENARIOS_PER_KIND):
     """Grid search of (update, merge), then of merge_cross below merge, by simulated online
     routing on calibration scenarios."""
-    from voxmem.voice.thresholds import Thresholds
-
     scenarios, embedded = _scenarios(cache, shifts, n)
     grid = []
     for update in np.arange(link + 0.01, 0.961, 0.01):  # the gate is stricter than link
@@ -193,9 +191,7 @@ def calibrate(encoder_name: str, enrol: int = 3, k: int = 5) -> dict:
         # the same simulation with every shift, the inseparable telephone band included: wrong
         # links there are what compensation must not add (a wrong link attributes one person's
         # words to another; a fragment only waits for reconciliation)
-        t = Thresholds(
-            **{f: v for f, v in result["thresholds"].items() if f in Thresholds.__dataclass_fields__}
-        )
+        t = Thresholds.from_entry(result["thresholds"])
         scenarios, embedded = _scenarios(cache, tuple(c for c in CONDITIONS if c != "clean"))
         result["all_shifts"] = _simulate(t, scenarios, embedded)
         tried.append((n, result))

@@ -189,11 +189,8 @@ def resolve_day(sentence: str, ts: str | None) -> str | None:
     """The calendar day a relative day word in ``sentence`` means, given when it was said
     ("yesterday" said on 7 April 2026 → "6 April 2026"); None without one or without a time."""
     match = _RELATIVE_DAY.search(sentence)
-    if not match or not ts:
-        return None
-    try:
-        said = date.fromisoformat(ts[:10])
-    except ValueError:
+    said = _day_of(ts)
+    if not match or said is None:
         return None
     word = match.group(1).lower()
     if match.group(2):
@@ -298,11 +295,17 @@ class ExtractiveAnswerer:
         return text, [entry.id]
 
 
-def _said_on(ts: str) -> str:
+def _day_of(ts: str | None) -> date | None:
+    """The calendar day of an ISO timestamp, or None when there is none or it does not parse."""
     try:
-        return spoken_date(date.fromisoformat(ts[:10]))
+        return date.fromisoformat(ts[:10]) if ts else None
     except ValueError:
-        return ts[:10]
+        return None
+
+
+def _said_on(ts: str) -> str:
+    day = _day_of(ts)
+    return spoken_date(day) if day is not None else ts[:10]
 
 
 class LLMAnswerer:

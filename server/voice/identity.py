@@ -253,7 +253,7 @@ class IdentityManager:
             step = self._reconcile_pass(space, session, dry_run)
             if not step["merged"]:
                 break
-            out = {**step, "merged": out["merged"] + step["merged"], "conflicts": step["conflicts"]}
+            out = {**step, "merged": out["merged"] + step["merged"]}
         return out
 
     def _reconcile_pass(self, space: str, session: str | None, dry_run: bool) -> dict:

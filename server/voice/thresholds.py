@@ -39,6 +39,13 @@ class Thresholds:
     asker_link: float = -1.0  # < 0: use ``link``
     merge_cross: float = -1.0  # < 0: use ``merge`` (no cross-session relaxation)
 
+    @classmethod
+    def from_entry(cls, entry: dict) -> Thresholds:
+        """The thresholds of one encoder's ``thresholds.json`` entry (other keys, such as
+        ``source`` or ``channel_projection_k``, are notes, not thresholds)."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in entry.items() if k in names})
+
     @property
     def merge_cross_threshold(self) -> float:
         return self.merge_cross if self.merge_cross >= 0 else self.merge
@@ -55,8 +62,7 @@ def load_thresholds(encoder: str, link: float | None = None, update: float | Non
             f"no calibrated thresholds for encoder {encoder!r}: run `python -m voxmem.bench.calibrate "
             f"--encoder {encoder}` first"
         )
-    names = {f.name for f in fields(Thresholds)}
-    values = Thresholds(**{k: v for k, v in table[encoder].items() if k in names})
+    values = Thresholds.from_entry(table[encoder])
     if link is not None:
         values = replace(values, link=link)
     if update is not None:

@@ -7,7 +7,6 @@ rule. Real weights need their own calibration run (``python -m voxmem.bench.cali
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import numpy as np
@@ -67,15 +66,6 @@ def ecapa_dir(tmp_path: Path) -> Path:
     torch.save(Classifier(192, out_neurons=4).state_dict(), tmp_path / "classifier.ckpt")
     (tmp_path / "hyperparams.yaml").write_text(HPARAMS.format(path=tmp_path))
     return tmp_path
-
-
-@pytest.fixture
-def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*args, **kwargs):
-        raise AssertionError(f"network access attempted: {args[1:]}")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
 
 
 def test_ecapa_loads_from_a_local_directory_without_network(ecapa_dir: Path, no_network: None) -> None:

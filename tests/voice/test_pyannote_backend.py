@@ -5,7 +5,6 @@ every network connection refused. Random weights prove loading and shapes, not s
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import numpy as np
@@ -37,15 +36,6 @@ def checkpoint(tmp_path: Path) -> Path:
     path = tmp_path / "pytorch_model.bin"
     torch.save(state, path)
     return path
-
-
-@pytest.fixture
-def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*args, **kwargs):
-        raise AssertionError(f"network access attempted: {args[1:]}")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
 
 
 def test_pyannote_loads_a_local_checkpoint_without_network(checkpoint: Path, no_network: None) -> None:
