@@ -46,7 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
-from voxmem.bench.embcache import EmbeddingCache
+from voxmem.bench.embcache import EmbeddingCache, embedding_cache
 from voxmem.bench.sentences import CALIBRATION
 from voxmem.bench.voices import BACKGROUND, CHOSEN_6, CONDITIONS, VOICES
 from voxmem.voice.compensation import PROJECTION_FILE, ChannelProjection, save_projection
@@ -177,16 +177,22 @@ def nuisance_differences(cache: EmbeddingCache, pool: tuple[str, ...]) -> np.nda
     return np.stack(rows)
 
 
-def calibrate(encoder_name: str, enrol: int = 3, k: int = 5) -> dict:
+def calibrate(encoder_name: str, enrol: int = 3, k: int = 5, ks: tuple[int, ...] = PROJECTION_KS) -> dict:
     """Fit the channel projection, then calibrate thresholds for each candidate k on compensated
-    embeddings; keep the k whose simulation is best with zero wrong links (ties: smaller k)."""
-    cache = EmbeddingCache(build_encoder(encoder_name))
-    pool = nuisance_pool(cache)
-    full = ChannelProjection.fit(nuisance_differences(cache, pool), max(PROJECTION_KS))
+    embeddings; keep the k whose simulation is best with zero wrong links (ties: smaller k).
+    ``ks = (0,)`` skips the projection (the fused encoder compensates its resemblyzer half with
+    resemblyzer's own basis inside the encoder; no basis was fitted for the d-vector)."""
+    cache = embedding_cache(build_encoder(encoder_name))
+    pool: tuple[str, ...] = ()
+    full = ChannelProjection.identity()
+    if max(ks) > 0:
+        pool = nuisance_pool(cache)
+        full = ChannelProjection.fit(nuisance_differences(cache, pool), max(ks))
     cache.save()
     tried = []
-    for n in PROJECTION_KS:
-        cache.projection = full.first(n)
+    for n in ks:
+        if max(ks) > 0:
+            cache.projection = full.first(n)
         result = _thresholds_for(cache, encoder_name, enrol, k)
         # the same simulation with every shift, the inseparable telephone band included: wrong
         # links there are what compensation must not add (a wrong link attributes one person's
@@ -290,10 +296,13 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--encoder", default="resemblyzer")
     parser.add_argument("--enrol", type=int, default=3)
+    parser.add_argument("--ks", default=",".join(map(str, PROJECTION_KS)), help="projection sizes to try")
     parser.add_argument("--dry-run", action="store_true", help="print, do not write thresholds.json")
-    parser.add_argument("--out", type=Path, default=Path("results/identity/calibration.json"))
+    parser.add_argument("--out", type=Path, help="default results/identity/calibration[-ENCODER].json")
     args = parser.parse_args(argv)
-    result = calibrate(args.encoder, enrol=args.enrol)
+    suffix = "" if args.encoder == "resemblyzer" else f"-{args.encoder}"
+    args.out = args.out or Path(f"results/identity/calibration{suffix}.json")
+    result = calibrate(args.encoder, enrol=args.enrol, ks=tuple(int(x) for x in args.ks.split(",")))
     projection = result.pop("projection")
     print(json.dumps(result, indent=2))
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -44,3 +44,27 @@ class EmbeddingCache:
             np.savez(tmp, **self._data)
             tmp.replace(self.path)
             self._dirty = False
+
+
+class FusedCache:
+    """Fused embeddings composed from the two encoders' caches, so each clip is embedded once
+    per encoder (the fused vector is a pure function of the two: ``FusedEncoder.combine``)."""
+
+    def __init__(self, encoder) -> None:
+        self.encoder = encoder
+        self.projection = None  # the resemblyzer half is compensated inside ``combine``
+        self.parts = [EmbeddingCache(part) for part in encoder.parts]
+
+    def get(self, voice: str, text: str, condition: str = "clean") -> np.ndarray:
+        return self.encoder.combine(*(c.get(voice, text, condition) for c in self.parts))
+
+    def save(self) -> None:
+        for c in self.parts:
+            c.save()
+
+
+def embedding_cache(encoder, projection=None) -> EmbeddingCache | FusedCache:
+    """The benchmark cache for ``encoder`` (composed from its parts for the fused encoder)."""
+    if hasattr(encoder, "combine"):
+        return FusedCache(encoder)
+    return EmbeddingCache(encoder, projection)

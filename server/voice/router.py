@@ -24,6 +24,30 @@ from voxmem.voice.policy import Decision, SpeakerState, asker_match, check_polic
 from voxmem.voice.thresholds import Thresholds
 
 
+@dataclass(frozen=True)
+class VoiceIndexes:
+    """Where one encoder's vectors live: the vector indexes the router queries and the extra
+    labels that put its new nodes into them. Why labels: Neo4j indexes one label+property at one
+    dimension, so the fused encoder's 512-d vectors (``Speaker.centroid``,
+    ``Voiceprint.embedding``, as for every encoder) need their own labels and indexes (migration
+    0005); the 256-d indexes skip vectors of another dimension."""
+
+    speaker_index: str = "speaker_centroid"
+    voiceprint_index: str = "voiceprint_embedding"
+    speaker_labels: tuple[str, ...] = ()
+    voiceprint_labels: tuple[str, ...] = ()
+
+
+FUSED_INDEXES = VoiceIndexes(
+    "speaker_centroid_fused", "voiceprint_embedding_fused", ("FusedSpeaker",), ("FusedVoiceprint",)
+)
+
+
+def indexes_for(encoder: str) -> VoiceIndexes:
+    """The vector indexes of an encoder (by its configured name, e.g. ``fused``)."""
+    return FUSED_INDEXES if encoder == "fused" else VoiceIndexes()
+
+
 @dataclass
 class RoutedTurn:
     speaker_id: str
@@ -45,8 +69,10 @@ class SpeakerRouter:
         k: int = 10,
         fetch: int = 200,
         max_exemplars: int = 50,
+        indexes: VoiceIndexes = VoiceIndexes(),
     ) -> None:
         self.encoder_name = encoder_name
+        self.indexes = indexes
         self.policy = check_policy(policy)
         self.thresholds = thresholds
         self.ema_weight = ema_weight
@@ -57,9 +83,18 @@ class SpeakerRouter:
     # --- candidate look-up ---------------------------------------------------------------------
     def candidate_ids(self, tx: ManagedTransaction, space: str, embedding: list[float]) -> list[str]:
         params = {"space": space, "encoder": self.encoder_name, "embedding": embedding, "k": self.k}
-        ids = [r["id"] for r in tx.run(query("speaker_candidates"), fetch=self.fetch, **params)]
+        ix = self.indexes
+        ids = [
+            r["id"]
+            for r in tx.run(query("speaker_candidates"), index=ix.speaker_index, fetch=self.fetch, **params)
+        ]
         if self.policy == "knn":
-            ids += [r["id"] for r in tx.run(query("voiceprint_candidates"), fetch=self.fetch, **params)]
+            ids += [
+                r["id"]
+                for r in tx.run(
+                    query("voiceprint_candidates"), index=ix.voiceprint_index, fetch=self.fetch, **params
+                )
+            ]
         if len(set(ids)) < self.k:  # index over-fetch exhausted by other spaces: exact scan of this one
             ids += [r["id"] for r in tx.run(query("speaker_candidates_exact"), **params)]
         return list(dict.fromkeys(ids))
@@ -135,6 +170,15 @@ class SpeakerRouter:
                 "policy": decision.policy,
             },
         ).consume()
+        if self.indexes.speaker_labels or self.indexes.voiceprint_labels:
+            tx.run(
+                query("voice_index_labels"),
+                space=space,
+                speaker_id=speaker_id,
+                vp_id=vp_id,
+                speaker_labels=list(self.indexes.speaker_labels),
+                voiceprint_labels=list(self.indexes.voiceprint_labels),
+            ).consume()
         return RoutedTurn(speaker_id, participant_id, vp_id, decision_id, decision)
 
     def identify(self, tx: ManagedTransaction, space: str, embedding: np.ndarray) -> dict:

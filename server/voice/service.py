@@ -15,7 +15,7 @@ from voxmem.audio.vad import SileroVAD
 from voxmem.config import Settings
 from voxmem.voice.compensation import ChannelProjection, load_projection, voiceprint_tag
 from voxmem.voice.encoders import SpeakerEncoder, build_encoder
-from voxmem.voice.router import SpeakerRouter
+from voxmem.voice.router import SpeakerRouter, indexes_for
 from voxmem.voice.thresholds import Thresholds, load_thresholds
 
 
@@ -27,6 +27,9 @@ class VoiceService:
         )
         self.projection: ChannelProjection = load_projection(settings.voice_encoder)
         self.tag = voiceprint_tag(settings.voice_encoder, self.projection)  # stored on voiceprints
+        if settings.voice_encoder == "fused":  # its resemblyzer half is compensated inside the encoder
+            self.tag = f"fused+{voiceprint_tag('resemblyzer', load_projection('resemblyzer'))}"
+        self.indexes = indexes_for(settings.voice_encoder)
         self.vad = SileroVAD()
         self._encoder: SpeakerEncoder | None = None
         self._asr = None
@@ -58,6 +61,7 @@ class VoiceService:
             policy or self.settings.voice_policy,
             self.thresholds,
             ema_weight=self.settings.voice_ema_weight,
+            indexes=self.indexes,
         )
 
     def embed(self, audio: Audio) -> np.ndarray:
