@@ -107,10 +107,10 @@ class RecordingIngestor:
 
     def prepare(self, raw: bytes | Audio) -> Audio:
         """Decode and validate up front, so a bad file is a 4xx before any job starts."""
-        audio = raw if isinstance(raw, Audio) else decode_audio(raw)
         limits = AudioLimits.from_settings(
             self.voice.settings, self.voice.settings.audio_max_recording_seconds
         )
+        audio = raw if isinstance(raw, Audio) else decode_audio(raw, limits.max_seconds)
         return validate_audio(audio, limits)
 
     def check_new(self, space: str, session: str, recording_id: str) -> None:
@@ -189,7 +189,9 @@ class RecordingIngestor:
                 p.skipped = "silent"
             else:
                 try:
-                    p.embedding = self.voice.embed(clip)
+                    p.embedding, mixed = self.voice.embed_piece(clip)
+                    if mixed:  # overlap or a speaker change: kept out of enrolment and updates
+                        p.embedding, p.skipped = None, "overlap"
                 except ValueError as exc:
                     p.skipped = f"embedding_failed: {exc}"
             report("embedding", 0.1 + 0.3 * (n + 1) / max(1, len(pieces)))

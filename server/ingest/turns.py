@@ -48,8 +48,9 @@ class AudioTurnWriter:
         self.messages = messages
 
     def prepare(self, audio: bytes | Audio) -> Audio:
-        decoded = audio if isinstance(audio, Audio) else decode_audio(audio)
-        return validate_audio(decoded, AudioLimits.from_settings(self.voice.settings))
+        limits = AudioLimits.from_settings(self.voice.settings)
+        decoded = audio if isinstance(audio, Audio) else decode_audio(audio, limits.max_seconds)
+        return validate_audio(decoded, limits)
 
     def append(self, space: str, turn: AudioTurn) -> dict[str, Any]:
         if not is_valid_id(turn.session):

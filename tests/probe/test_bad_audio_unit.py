@@ -1,0 +1,61 @@
+"""The bad-audio corpus against the decoder: a clear AudioError or usable audio, and memory
+bounded by the upload's size whatever its header claims (finding 1)."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import pytest
+import scipy.signal  # noqa: F401  (imported before tracing: its import is not the upload's cost)
+
+from voxmem.audio import AudioError, AudioLimits, decode_audio, validate_audio
+
+from .corpus import NON_SPEECH, bad_audio
+
+CORPUS = bad_audio()
+
+
+def test_corpus_is_large_enough() -> None:
+    assert len(CORPUS) >= 25
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_bad_audio_is_refused_clearly_within_memory(name: str) -> None:
+    raw = CORPUS[name]()
+    limits = AudioLimits(max_seconds=120.0)
+    tracemalloc.start()
+    try:
+        try:
+            validate_audio(decode_audio(raw, limits.max_seconds), limits)
+            accepted = True
+        except AudioError:
+            accepted = False
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # A few MB for a small upload, whatever its header says; larger uploads in proportion.
+    assert peak <= 6_000_000 + 40 * len(raw), f"{name}: {peak / 1e6:.1f} MB peak for {len(raw)} bytes"
+    assert accepted == (name in NON_SPEECH), name
+
+
+def test_lying_rate_4kb_is_refused_before_decoding() -> None:
+    """The 1 Hz header on 4 KB used to be resampled 16,000-fold (+422 MB) before the 422."""
+    raw = CORPUS["lying_rate_1hz_4kb"]()
+    assert len(raw) < 4_200
+    tracemalloc.start()
+    try:
+        with pytest.raises(AudioError):
+            decode_audio(raw, 120.0)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 2_000_000
+
+
+def test_odd_real_rates_still_decode() -> None:
+    """8 kHz telephone audio and an odd 8001 Hz rate are real and decode to 16 kHz."""
+    from .corpus import _pcm16, _tone, wav
+
+    for rate in (8_000, 8_001, 44_100, 96_000):
+        audio = decode_audio(wav(_pcm16(_tone(1.0, rate)), rate=rate), 120.0)
+        assert abs(audio.duration - 1.0) < 0.01, rate
