@@ -1,14 +1,16 @@
 // Append one text turn to a session, after session_lock in the same transaction.
 // Creates the speaker and addressee participants if new (by normalised name key),
 // the Message with its embedding, SPEAKS, ADDRESSES, PARTICIPATED_IN and NEXT edges.
+// The embedding and the SPLADE terms are of the speaker-aware passage (voxmem.passages).
 // Params: $space, $session, $idx, $id, $text, $ts, $source, $embedding (list of floats),
-//         $speaker {key, id, name}, $addressees [{key, id, name}]
+//         $passage, $sparse_terms, $sparse_weights, $speaker {key, id, name}, $addressees [{key, id, name}]
 MATCH (s:Session {space: $space, id: $session})
 MERGE (p:Participant {space: $space, key: $speaker.key})
   ON CREATE SET p.id = $speaker.id, p.name = $speaker.name, p.names_text = $speaker.name,
                 p.aliases = [], p.created_at = datetime()
 CREATE (m:Message {space: $space, id: $id, session: $session, idx: $idx, text: $text,
-                   ts: datetime($ts), source: $source, created_at: datetime()})
+                   ts: datetime($ts), source: $source, created_at: datetime(),
+                   passage: $passage, sparse_terms: $sparse_terms, sparse_weights: $sparse_weights})
 CREATE (s)-[:HAS_MESSAGE]->(m)
 CREATE (p)-[:SPEAKS]->(m)
 MERGE (p)-[:PARTICIPATED_IN]->(s)

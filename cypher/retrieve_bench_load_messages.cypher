@@ -4,7 +4,8 @@
 // (retrieve_bench_link_next). Used to load datasets and synthetic corpora fast with precomputed
 // embeddings; the API's turn append (message_append) stays the path for live turns.
 // Params: $space, $rows [{id, session, idx, text, ts (ISO-8601), source,
-//         speaker {key, id, name}, addressees [{key, id, name}], embedding}], $addressed_by (ADDRESSES.source)
+//         speaker {key, id, name}, addressees [{key, id, name}], embedding,
+//         passage, sparse_terms, sparse_weights (null when the run does not index passages)}], $addressed_by (ADDRESSES.source)
 UNWIND $rows AS row
 MERGE (p:Participant {space: $space, key: row.speaker.key})
   ON CREATE SET p.id = row.speaker.id, p.name = row.speaker.name, p.names_text = row.speaker.name,
@@ -12,7 +13,8 @@ MERGE (p:Participant {space: $space, key: row.speaker.key})
 MERGE (s:Session {space: $space, id: row.session})
   ON CREATE SET s.started_at = datetime(row.ts), s.n_messages = 0
 CREATE (m:Message {space: $space, id: row.id, session: row.session, idx: row.idx, text: row.text,
-                   ts: datetime(row.ts), source: row.source, created_at: datetime()})
+                   ts: datetime(row.ts), source: row.source, created_at: datetime(),
+                   passage: row.passage, sparse_terms: row.sparse_terms, sparse_weights: row.sparse_weights})
 CREATE (s)-[:HAS_MESSAGE]->(m)
 CREATE (p)-[:SPEAKS]->(m)
 MERGE (p)-[:PARTICIPATED_IN]->(s)

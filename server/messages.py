@@ -18,9 +18,10 @@ from neo4j.exceptions import ConstraintError
 
 from voxmem.cypher import query
 from voxmem.db import Database
-from voxmem.embeddings import TextEmbedder
+from voxmem.embeddings import SparseEncoder, TextEmbedder, sparse_encoder
 from voxmem.errors import InvalidInput, NotFound
 from voxmem.ids import is_valid_id, name_key, new_id
+from voxmem.passages import passage, sparse_fields
 
 
 @dataclass
@@ -53,9 +54,12 @@ def _iso(ts: datetime | None) -> str:
 class MessageStore:
     """Reads and writes ``Message`` nodes of one database, always scoped by space."""
 
-    def __init__(self, db: Database, embedder: TextEmbedder, rrf_k: int = 60) -> None:
+    def __init__(
+        self, db: Database, embedder: TextEmbedder, rrf_k: int = 60, sparse: SparseEncoder | None = None
+    ) -> None:
         self.db = db
         self.embedder = embedder
+        self.sparse = sparse or sparse_encoder()
         self.rrf_k = rrf_k
 
     # --- writes ---------------------------------------------------------------------------
@@ -72,7 +76,11 @@ class MessageStore:
         addressees = {p["key"]: p for p in (_person(a) for a in turn.addressees)}
         addressees.pop(speaker["key"], None)  # talking to oneself makes no ADDRESSES edge
         message_id = f"{space}:{turn.turn_id}" if turn.turn_id else new_id("msg")
-        embedding = self.embedder.embed_one(text)  # outside the transaction: no lock held while encoding
+        # outside the transaction: no lock held while encoding; the speaker-aware passage is what
+        # the embedding and the SPLADE terms describe (voxmem.passages)
+        indexed = passage(text, speaker["name"], sorted(a["name"] for a in addressees.values()))
+        embedding = self.embedder.embed_one(indexed)
+        sparse_terms, sparse_weights = sparse_fields(self.sparse.encode([indexed])[0])
         params = {
             "space": space,
             "session": turn.session,
@@ -81,6 +89,9 @@ class MessageStore:
             "ts": _iso(turn.ts),
             "source": turn.source,
             "embedding": embedding,
+            "passage": indexed,
+            "sparse_terms": sparse_terms,
+            "sparse_weights": sparse_weights,
             "speaker": speaker,
             "addressees": list(addressees.values()),
         }
@@ -136,7 +147,7 @@ class MessageStore:
         fetch = max(100, 20 * k)
         lucene = lucene_query(text)
         fulltext = self.db.query(query("messages_fulltext"), space=space, lucene=lucene, fetch=fetch, k=k * 3)
-        vector_in = self.embedder.embed_one(text)
+        vector_in = self.embedder.embed_queries([text])[0].tolist()
         vector = self.db.query(
             query("messages_vector"), space=space, embedding=vector_in, fetch=fetch, k=k * 3
         )

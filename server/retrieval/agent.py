@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 SEARCH_TOOLS = (
     ("interaction", "message_vector"),
     ("interaction", "message_fulltext"),
+    ("interaction", "message_sparse"),
     ("fact", "fact_vector"),
     ("fact", "fact_fulltext"),
     ("profile", "attribute_vector"),
@@ -220,6 +221,7 @@ class HeuristicPlanner:
                 )
             )
         actions += [
+            Action("interaction", "message_sparse", state.query, why="learned sparse: question as asked"),
             Action("interaction", "message_vector", state.query, why="question as asked"),
             Action("interaction", "message_fulltext", q, why="keywords"),
             Action("fact", "fact_vector", state.query, Filters(current_only=not r.temporal), why="facts"),
@@ -276,6 +278,7 @@ class HeuristicPlanner:
             rewritten = " ".join(missing + [w for w in r.keywords if w not in missing])
             actions.append(Action("interaction", "message_fulltext", " ".join(missing), why="missing words"))
             actions.append(Action("interaction", "message_vector", rewritten, why="rewritten: missing first"))
+            actions.append(Action("interaction", "message_sparse", rewritten, why="sparse, rewritten"))
         return [a for a in actions if not state.tried(a)]
 
     def _third(self, state: AgentState) -> list[Action]:

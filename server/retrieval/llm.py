@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 TOOL_CATALOGUE = {
     "message_vector": ("interaction", "semantic search over conversation turns"),
     "message_fulltext": ("interaction", "keyword (BM25) search over conversation turns"),
+    "message_sparse": ("interaction", "learned sparse (SPLADE) search over turns with their speakers"),
     "fact_vector": ("fact", "semantic search over extracted facts"),
     "fact_fulltext": ("fact", "keyword search over extracted facts"),
     "attribute_vector": ("profile", "semantic search over participant profile attributes"),

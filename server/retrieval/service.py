@@ -114,10 +114,10 @@ class RetrievalService:
         filters: Filters | None = None,
         k: int = 10,
     ) -> list[dict[str, Any]]:
-        """One round, no planning: the chosen layers' vector + full-text tools fused by RRF."""
+        """One round, no planning: the chosen layers' vector + full-text (+ SPLADE) tools fused by RRF."""
         layers = layers or ["interaction", "fact", "profile"]
         names = {
-            "interaction": ["message_vector", "message_fulltext"],
+            "interaction": ["message_vector", "message_fulltext", "message_sparse"],
             "fact": ["fact_vector", "fact_fulltext"],
             "profile": ["attribute_vector", "attribute_fulltext"],
         }

@@ -16,9 +16,10 @@ from typing import Any
 
 from voxmem.cypher import query
 from voxmem.db import Database
-from voxmem.embeddings import TextEmbedder
+from voxmem.embeddings import SparseEncoder, TextEmbedder, sparse_encoder
 from voxmem.errors import InvalidInput
 from voxmem.ids import name_key
+from voxmem.passages import sparse_query
 from voxmem.retrieval.scope import Scope
 from voxmem.retrieval.text import keyword_lucene, phrase_lucene
 
@@ -108,39 +109,68 @@ def _memory_hits(rows: list[dict[str, Any]], tool: str, layer: str) -> list[Hit]
     return hits
 
 
+class _LRU:
+    """A small thread-safe LRU of query encodings: one agent run encodes the same rewritten query
+    many times, and a conversation repeats its questions."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._cache: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> Any | None:
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        return None
+
+    def missing(self, keys: list[str]) -> list[str]:
+        with self._lock:
+            return list(dict.fromkeys(k for k in keys if k.strip() and k not in self._cache))
+
+    def put(self, key: str, value: Any) -> None:
+        with self._lock:
+            self._cache[key] = value
+            while len(self._cache) > self.size:
+                self._cache.popitem(last=False)
+
+
 class EmbeddingCache:
-    """Query embeddings, memoised: one agent run embeds the same rewritten query many times."""
+    """Query embeddings (ONNX int8 MiniLM, no torch on this path), memoised in an LRU."""
 
     def __init__(self, embedder: TextEmbedder, size: int = 512) -> None:
         self.embedder = embedder
-        self.size = size
-        self._cache: OrderedDict[str, list[float]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._lru = _LRU(size)
 
     def prime(self, texts: list[str]) -> None:
-        """Embed the texts not cached yet in one batch (faster than one by one; no model calls in threads)."""
-        with self._lock:
-            missing = list(dict.fromkeys(t for t in texts if t.strip() and t not in self._cache))
-        if not missing:
-            return
-        vectors = self.embedder.embed(missing)
-        with self._lock:
-            for text, vector in zip(missing, vectors, strict=True):
-                self._cache[text] = vector.tolist()
-            while len(self._cache) > self.size:
-                self._cache.popitem(last=False)
+        """Embed the texts not cached yet up front (no model calls later in the tool threads)."""
+        missing = self._lru.missing(texts)
+        if missing:
+            for text, vector in zip(missing, self.embedder.embed_queries(missing), strict=True):
+                self._lru.put(text, vector.tolist())
 
     def __call__(self, text: str) -> list[float]:
-        with self._lock:
-            if text in self._cache:
-                self._cache.move_to_end(text)
-                return self._cache[text]
-        vector = self.embedder.embed_one(text)
-        with self._lock:
-            self._cache[text] = vector
-            while len(self._cache) > self.size:
-                self._cache.popitem(last=False)
+        vector = self._lru.get(text)
+        if vector is None:
+            vector = self.embedder.embed_queries([text])[0].tolist()
+            self._lru.put(text, vector)
         return vector
+
+
+class SparseQueryCache:
+    """Query SPLADE weights ({vocabulary id: weight}), memoised in an LRU like the embeddings."""
+
+    def __init__(self, encoder: SparseEncoder, size: int = 512) -> None:
+        self.encoder = encoder
+        self._lru = _LRU(size)
+
+    def __call__(self, text: str) -> dict[int, float]:
+        weights = self._lru.get(text)
+        if weights is None:
+            weights = self.encoder.encode([text])[0]
+            self._lru.put(text, weights)
+        return weights
 
 
 class Retriever:
@@ -264,6 +294,32 @@ class MessageFulltextRetriever(_FulltextRetriever):
         return _message_filters(filters)
 
     def _hits(self, rows: list[dict[str, Any]]) -> list[Hit]:
+        return _message_hits(rows, self.name)
+
+
+class MessageSparseRetriever(Retriever):
+    """Learned sparse (SPLADE) search over speaker-aware passages: Lucene candidates in the space,
+    exact SPLADE dot product in Cypher, scope and filters applied there too."""
+
+    name, layer = "message_sparse", "interaction"
+
+    def __init__(self, db: Database, encode: SparseQueryCache, fetch: int = 200) -> None:
+        super().__init__(db, None, fetch)
+        self.encode = encode
+
+    def search(self, scope: Scope, text: str = "", filters: Filters | None = None, k: int = 10) -> list[Hit]:
+        if not text.strip():
+            raise InvalidInput("search text is empty")
+        weights = self.encode(text)
+        if scope.sees_nothing or not weights:
+            return []
+        lucene, terms = sparse_query(scope.space, weights)
+        params = {**scope.params(), **_message_filters(filters or Filters()), "lucene": lucene}
+        params["weights"] = terms
+        fetch = max(self.fetch, 10 * k)
+        rows = self.db.query(query("retrieve_messages_sparse"), fetch=fetch, k=k, **params)
+        if len(rows) < k:  # scope or filters removed candidates: widen once
+            rows = self.db.query(query("retrieve_messages_sparse"), fetch=fetch * 20, k=k, **params)
         return _message_hits(rows, self.name)
 
 
@@ -442,12 +498,15 @@ class ParticipantDirectory:
         return self.db.query(query("retrieve_participants"), space=space, limit=self.limit)
 
 
-def build_tools(db: Database, embedder: TextEmbedder, fetch: int = 200) -> dict[str, Retriever]:
-    """All tools by name, sharing one query-embedding cache."""
+def build_tools(
+    db: Database, embedder: TextEmbedder, fetch: int = 200, sparse: SparseEncoder | None = None
+) -> dict[str, Retriever]:
+    """All tools by name, sharing one query-embedding cache and one SPLADE query cache."""
     embed = EmbeddingCache(embedder)
     tools: list[Retriever] = [
         MessageVectorRetriever(db, embed, fetch),
         MessageFulltextRetriever(db, embed, fetch),
+        MessageSparseRetriever(db, SparseQueryCache(sparse or sparse_encoder()), fetch),
         FactVectorRetriever(db, embed, fetch),
         FactFulltextRetriever(db, embed, fetch),
         AttributeVectorRetriever(db, embed, fetch),

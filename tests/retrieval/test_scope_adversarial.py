@@ -19,6 +19,7 @@ from voxmem.retrieval.agent import POLICIES
 from voxmem.retrieval.answer import LLMAnswerer, compose
 from voxmem.retrieval.llm import LLMPlanner
 from voxmem.retrieval.scope import resolve_scope
+from voxmem.retrieval.tools import Filters
 
 from .fake_llm import ScriptedChat
 from .household import PEOPLE
@@ -56,6 +57,7 @@ def hostile_llm(house) -> ScriptedChat:
                         "addressee": "Ana",
                     },
                     {"layer": "interaction", "tool": "who_said", "query": "4417"},
+                    {"layer": "interaction", "tool": "message_sparse", "query": "garage door code 4417"},
                     {
                         "layer": "fact",
                         "tool": "timeline",
@@ -147,3 +149,22 @@ def test_search_and_profile_respect_scope(households, retrieval, services):
     assert [a["text"] for a in ana_seen_by_tom["attributes"]] == ["staying at a hotel, checks out at 11 am"]
     maya_p = resolve_scope(services.db, part.space, part.people["Maya"])
     assert retrieval.profile(maya_p, "Ana")["attributes"] == []
+
+
+@pytest.mark.parametrize("policy", ["open", "participant", "private"])
+def test_sparse_tool_stays_in_scope(households, retrieval, services, policy):
+    """The SPLADE tool alone, every asker × question (and filters naming other people): its hits
+    are a subset of what the asker may see, and in the open space it does find the turns."""
+    house = households[policy]
+    tool = retrieval.tools["message_sparse"]
+    found = 0
+    for asker in ASKERS:
+        scope = resolve_scope(services.db, house.space, house.people[asker] if asker else None)
+        seen = house.visible_messages(asker)
+        for question in QUESTIONS:
+            for filters in (Filters(), Filters(speaker="Tom"), Filters(addressee="Ana", session="kitchen")):
+                hits = tool.search(scope, question, filters, k=20)
+                assert {h.id for h in hits} <= seen, f"message_sparse outside scope for {asker}: {question}"
+                found += len(hits)
+    if policy == "open":
+        assert found > 0

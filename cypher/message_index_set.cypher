@@ -1,0 +1,11 @@
+// Message indexing (voxmem.passages): store the speaker-aware passage, its dense embedding and
+// its SPLADE terms (space-separated `t<vocabulary id>`, full-text indexed by 'message_sparse')
+// with the aligned weights.
+// Params: $space, $rows [{id, passage, embedding, sparse_terms, sparse_weights}]
+UNWIND $rows AS row
+MATCH (m:Message {id: row.id})
+WHERE m.space = $space
+SET m.passage = row.passage, m.sparse_terms = row.sparse_terms, m.sparse_weights = row.sparse_weights
+WITH m, row
+CALL db.create.setNodeVectorProperty(m, 'embedding', row.embedding)
+RETURN count(m) AS indexed;

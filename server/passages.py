@@ -1,0 +1,111 @@
+"""Speaker-aware passages: what a message's dense embedding and SPLADE terms are computed from.
+
+A turn alone ("Yes, on Friday") rarely says who is talking, yet questions name people
+("When did Caroline ..."). Indexing ``"Caroline: Yes, on Friday"`` instead of the bare text
+measured +0.10 recall@10 for MiniLM on LoCoMo (issue 18). Addressees given by the client are
+added (``"Caroline to Mel: ..."``); inferred ones are guesses and stay out.
+
+The passage depends on participants' names, so a naming or renaming re-indexes the messages
+that mention the participant in their passage (:meth:`MessageIndexer.reindex_participant`,
+called from the naming path). Messages stored before this existed, or by a path that does
+not index, are found by :meth:`MessageIndexer.backfill` (idempotent: it pages through messages
+with no SPLADE terms until none are left).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from voxmem.cypher import query
+from voxmem.db import Database
+from voxmem.embeddings import SparseEncoder, TextEmbedder
+
+
+def passage(text: str, speaker: str | None, addressees: Sequence[str] = ()) -> str:
+    """``"Speaker to A, B: text"``; the bare text when the speaker has no name."""
+    if not speaker:
+        return text
+    to = ", ".join(a for a in addressees if a and a != speaker)
+    return f"{speaker} to {to}: {text}" if to else f"{speaker}: {text}"
+
+
+def sparse_fields(weights: dict[int, float]) -> tuple[str, list[float]]:
+    """Stored form: space-separated ``t<vocabulary id>`` terms (full-text indexed) and aligned weights."""
+    items = sorted(weights.items(), key=lambda kv: -kv[1])
+    return " ".join(f"t{t}" for t, _ in items), [w for _, w in items]
+
+
+def sparse_query(space: str, weights: dict[int, float], max_terms: int = 64) -> tuple[str, dict[str, float]]:
+    """The Lucene candidate query (space required, query terms boosted by weight) and the term map.
+
+    Space ids are letters, digits and ``_ . : -`` (voxmem.ids); ``:`` and ``-`` are escaped.
+    """
+    top = sorted(weights.items(), key=lambda kv: -kv[1])[:max_terms]
+    terms = {f"t{t}": w for t, w in top}
+    escaped = space.replace("\\", "\\\\").replace(":", "\\:").replace("-", "\\-")
+    clauses = " ".join(f"{t}^{w:.3f}" for t, w in terms.items())
+    return f"+space:{escaped} +sparse_terms:({clauses})", terms
+
+
+class MessageIndexer:
+    """Computes and stores passages, their embeddings and SPLADE terms, in batches."""
+
+    def __init__(self, db: Database, embedder: TextEmbedder, sparse: SparseEncoder, batch: int = 128) -> None:
+        self.db = db
+        self.embedder = embedder
+        self.sparse = sparse
+        self.batch = batch
+
+    def encode(self, passages: Sequence[str]) -> list[dict[str, Any]]:
+        """Embedding and SPLADE fields for each passage (one batch through each model)."""
+        vectors = self.embedder.embed(passages)
+        sparse = self.sparse.encode(passages)
+        rows = []
+        for text, vector, weights in zip(passages, vectors, sparse, strict=True):
+            terms, values = sparse_fields(weights)
+            rows.append(
+                {
+                    "passage": text,
+                    "embedding": vector.tolist(),
+                    "sparse_terms": terms,
+                    "sparse_weights": values,
+                }
+            )
+        return rows
+
+    def index(self, space: str, ids: Sequence[str], force: bool = False) -> int:
+        """(Re)index these messages; unless ``force``, a message whose passage is unchanged is skipped."""
+        done = 0
+        for start in range(0, len(ids), self.batch):
+            chunk = list(ids[start : start + self.batch])
+            found = self.db.query(query("message_index_read"), space=space, ids=chunk)
+            todo = []
+            for row in found:
+                text = passage(row["text"], row["speaker"], sorted(row["addressees"]))
+                if force or row["passage"] != text:
+                    todo.append((row["id"], text))
+            if not todo:
+                continue
+            encoded = self.encode([t for _, t in todo])
+            rows = [{"id": i, **fields} for (i, _), fields in zip(todo, encoded, strict=True)]
+            done += self.db.execute(query("message_index_set"), space=space, rows=rows)[0]["indexed"]
+        return done
+
+    def backfill(self, space: str) -> int:
+        """Index every message of the space that has no SPLADE terms yet; returns how many."""
+        total = 0
+        while True:
+            rows = self.db.query(query("message_index_pending"), space=space, limit=self.batch)
+            ids = [r["id"] for r in rows]
+            if not ids:
+                return total
+            written = self.index(space, ids, force=True)
+            if written == 0:  # nothing could be written: stop rather than loop
+                return total
+            total += written
+
+    def reindex_participant(self, space: str, participant_id: str) -> int:
+        """Re-index the messages whose passage names this participant (after a naming or renaming)."""
+        rows = self.db.query(query("message_index_participant"), space=space, participant=participant_id)
+        return self.index(space, [r["id"] for r in rows])

