@@ -15,7 +15,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${VOXMEM_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/voxmem}"
 export VOXMEM_CACHE_DIR="$CACHE"
 PY="${VOXMEM_PYTHON:-python3}"
-DEBS=(espeak-ng sox libsox-fmt-all ffmpeg maven openjdk-17-jdk-headless)
+# chromium: headless check that /docs renders offline (tests/api/test_docs_offline.py)
+DEBS=(espeak-ng sox libsox-fmt-all ffmpeg maven openjdk-17-jdk-headless chromium)
 
 log() { printf '\033[1m[voxmem]\033[0m %s\n' "$*" >&2; }
 

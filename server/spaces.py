@@ -57,6 +57,9 @@ class SpaceStore:
             raise NotFound(f"unknown space {space!r}")
         return rows[0]
 
+    def list(self, skip: int = 0, limit: int = 100) -> list[dict]:
+        return self.db.query(query("space_list"), skip=skip, limit=limit)
+
     def delete(self, space: str, batch: int = 2000) -> int:
         """Remove every node of the space (messages, people, keys, the space itself)."""
         self.get(space)

@@ -11,9 +11,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from voxmem import __version__
+from voxmem.api.docs import mount_docs
 from voxmem.api.limits import BodySizeLimit
-from voxmem.api.routes import admin, health, messages
+from voxmem.api.routes import admin, health, jobs, messages
 from voxmem.api.routes import audio as audio_routes
+from voxmem.api.routes import audit as audit_routes
 from voxmem.api.routes import identity as identity_routes
 from voxmem.api.routes import memory as memory_routes
 from voxmem.api.routes import query as query_routes
@@ -46,14 +48,19 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         version=__version__,
         description="Long-term memory for multi-party spoken conversations, kept in Neo4j.",
         lifespan=lifespan,
+        docs_url=None,  # served from a local package by mount_docs (no CDN)
+        redoc_url=None,
     )
+    mount_docs(app)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
 
     @app.exception_handler(VoxmemError)
     async def voxmem_error(_: Request, exc: VoxmemError) -> JSONResponse:
-        return JSONResponse(
-            status_code=exc.status_code, content={"error": type(exc).__name__, "detail": exc.message}
-        )
+        content: dict = {"error": type(exc).__name__, "detail": exc.message}
+        candidates = getattr(exc, "candidates", None)
+        if candidates is not None:  # an ambiguous name lists who it could mean (ErrorOut)
+            content["candidates"] = candidates
+        return JSONResponse(status_code=exc.status_code, content=content)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -69,9 +76,11 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
 
     app.include_router(health.router)
     app.include_router(admin.router)
+    app.include_router(audit_routes.router)
     app.include_router(messages.router)
     app.include_router(memory_routes.router)
     app.include_router(audio_routes.router)
     app.include_router(identity_routes.router)
     app.include_router(query_routes.router)
+    app.include_router(jobs.router)
     return app

@@ -133,9 +133,25 @@ class JobRegistry:
         if self._db is None:
             return None
         rows = self._db.query(query("job_get"), space=space, id=job_id)
-        if not rows:
-            return None
-        row = rows[0]["job"]
+        return self._from_row(rows[0]["job"]) if rows else None
+
+    def list(self, space: str, status: str | None = None, limit: int = 100) -> list[Job]:
+        """The space's jobs, newest first: this process's own (live progress) over saved ones."""
+        saved = (
+            []
+            if self._db is None
+            else [
+                self._from_row(r["job"])
+                for r in self._db.query(query("job_list"), space=space, status=status, limit=limit)
+            ]
+        )
+        with self._lock:
+            live = {j.id: j for j in self._jobs.values() if j.space == space}
+        merged = {j.id: j for j in saved} | live
+        jobs = [j for j in merged.values() if status is None or j.status == status]
+        return sorted(jobs, key=lambda j: j.created_at, reverse=True)[:limit]
+
+    def _from_row(self, row: dict[str, Any]) -> Job:
         job = Job(
             id=row["id"],
             space=row["space"],

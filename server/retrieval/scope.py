@@ -13,7 +13,8 @@ from typing import Any
 
 from voxmem.cypher import query
 from voxmem.db import Database
-from voxmem.errors import NotFound
+from voxmem.errors import Conflict, NotFound
+from voxmem.ids import name_key
 
 POLICIES = ("open", "participant", "private")
 
@@ -65,12 +66,41 @@ class Scope:
         }
 
 
+class AmbiguousName(Conflict):
+    """A name that several participants of the space bear: the caller must pick an id."""
+
+    def __init__(self, message: str, candidates: list[dict[str, Any]]) -> None:
+        super().__init__(message)
+        self.candidates = candidates
+
+
+def resolve_participant(db: Database, space: str, ref: str, role: str = "participant") -> str:
+    """The participant id a reference means: an id as is, else a name (or alias) borne by
+    exactly one participant. An unknown reference is 404; a name several people bear is 409
+    with the candidates, never a guess (a wrong guess would read another person's scope)."""
+    rows = db.query(query("participant_resolve"), space=space, ref=ref, key=name_key(ref))
+    if not rows:
+        raise NotFound(f"{role} {ref!r} is not a participant of space {space!r} (by id or by name)")
+    if rows[0]["by_id"]:
+        return rows[0]["id"]
+    named = [r for r in rows if r["by_name"]] or rows
+    if len(named) > 1:
+        listed = ", ".join(f"{r['name']} ({r['id']})" for r in named)
+        raise AmbiguousName(
+            f"{role} {ref!r} names {len(named)} participants: {listed}; give the participant id",
+            [{"id": r["id"], "name": r["name"]} for r in named],
+        )
+    return named[0]["id"]
+
+
 def resolve_scope(db: Database, space: str, asker: str | None, identified_by: str = "id") -> Scope:
     """Read the space's policy and check the asker is a participant of it.
 
     An asker id that is not a participant of the space is an error (404), not a silent
     downgrade: the caller named someone, and answering as "unknown" would hide the mistake.
     """
+    if asker is not None:
+        asker = resolve_participant(db, space, asker, role="asker")
     rows = db.query(query("retrieve_scope"), space=space, asker=asker)
     if not rows:
         raise NotFound(f"unknown space {space!r}")

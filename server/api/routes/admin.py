@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, status
+from fastapi import APIRouter, Depends, Query, status
 
 from voxmem.api.deps import require_admin, services
-from voxmem.api.schemas import KeyIn, KeyOut, SpaceIn, SpaceOut
+from voxmem.api.schemas import ADMIN_ERRORS, KeyIn, KeyOut, SpaceDeletedOut, SpaceIn, SpaceListOut, SpaceOut
 from voxmem.services import Services
 
-router = APIRouter(prefix="/admin", tags=["admin"], dependencies=[Depends(require_admin)])
+router = APIRouter(
+    prefix="/admin", tags=["admin"], dependencies=[Depends(require_admin)], responses=ADMIN_ERRORS
+)
 
 
 @router.post(
@@ -18,7 +20,16 @@ def create_space(body: SpaceIn, svc: Services = Depends(services)) -> dict:
     return svc.spaces.create(body.id, body.policy)
 
 
-@router.delete("/spaces/{space}", summary="Delete a space and everything in it")
+@router.get("/spaces", response_model=SpaceListOut, summary="List every space (admin)")
+def list_spaces(
+    skip: int = Query(0, ge=0), limit: int = Query(100, ge=1, le=1000), svc: Services = Depends(services)
+) -> dict:
+    return {"spaces": svc.spaces.list(skip, limit)}
+
+
+@router.delete(
+    "/spaces/{space}", response_model=SpaceDeletedOut, summary="Delete a space and everything in it"
+)
 def delete_space(space: str, svc: Services = Depends(services)) -> dict:
     return {"space": space, "deleted_nodes": svc.spaces.delete(space)}
 

@@ -8,6 +8,7 @@ from datetime import datetime
 from fastapi import APIRouter, Depends, File, Form, Query, UploadFile, status
 
 from voxmem.api.deps import SpaceAccess, require_space, services
+from voxmem.api.schemas import SPACE_ERRORS, AskerMatchOut, AudioTurnOut, JobOut
 from voxmem.errors import InvalidInput
 from voxmem.ingest.sessions import reconcile_before_new_session
 from voxmem.ingest.turns import AudioTurn
@@ -15,7 +16,7 @@ from voxmem.services import Services
 from voxmem.voice.policy import POLICIES
 from voxmem.voice.stack import voice_stack
 
-router = APIRouter(prefix="/spaces/{space}", tags=["audio"])
+router = APIRouter(prefix="/spaces/{space}", tags=["audio"], responses=SPACE_ERRORS)
 
 
 async def _read(upload: UploadFile) -> bytes:
@@ -33,6 +34,7 @@ def _policy(policy: str | None) -> str | None:
 
 @router.post(
     "/sessions/{session}/audio-turns",
+    response_model=AudioTurnOut,
     status_code=status.HTTP_201_CREATED,
     summary="Append a spoken turn: voice → speaker routing, ASR → message (one transaction)",
 )
@@ -70,6 +72,7 @@ async def append_audio_turn(
 
 @router.post(
     "/sessions/{session}/recordings",
+    response_model=JobOut,
     status_code=status.HTTP_202_ACCEPTED,
     summary="Ingest a whole multi-speaker recording as a background job (poll /jobs/{id})",
 )
@@ -109,14 +112,20 @@ async def ingest_recording(
     return job.view()
 
 
-@router.get("/jobs/{job_id}", summary="Status, progress and result of a background job")
+@router.get(
+    "/jobs/{job_id}", response_model=JobOut, summary="Status, progress and result of a background job"
+)
 def get_job(
     job_id: str, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
 ) -> dict:
     return voice_stack(svc).jobs.get(access.space, job_id).view()
 
 
-@router.post("/asker", summary="Who is asking? Read-only voice match: a participant or unknown")
+@router.post(
+    "/asker",
+    response_model=AskerMatchOut,
+    summary="Who is asking? Read-only voice match: a participant or unknown",
+)
 async def identify_asker(
     audio: UploadFile = File(...),
     policy: str | None = Query(None),

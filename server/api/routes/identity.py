@@ -6,10 +6,20 @@ from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
 from voxmem.api.deps import SpaceAccess, require_space, services
+from voxmem.api.schemas import (
+    SPACE_ERRORS,
+    ForgetOut,
+    LinkOut,
+    MergeOut,
+    ReconcileOut,
+    SpeakerOut,
+    SplitOut,
+    UnmergeOut,
+)
 from voxmem.services import Services
 from voxmem.voice.stack import voice_stack
 
-router = APIRouter(prefix="/spaces/{space}/speakers", tags=["identity"])
+router = APIRouter(prefix="/spaces/{space}/speakers", tags=["identity"], responses=SPACE_ERRORS)
 
 
 class LinkIn(BaseModel):
@@ -36,14 +46,20 @@ class ReconcileIn(BaseModel):
     dry_run: bool = False
 
 
-@router.get("", summary="Voices of the space with their participant and observation counts")
+@router.get(
+    "",
+    response_model=list[SpeakerOut],
+    summary="Voices of the space with their participant and observation counts",
+)
 def list_speakers(
     access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
 ) -> list[dict]:
     return voice_stack(svc).identity.list(access.space)
 
 
-@router.post("/{speaker_id}/link", summary="Identify a voice as a participant, by hand")
+@router.post(
+    "/{speaker_id}/link", response_model=LinkOut, summary="Identify a voice as a participant, by hand"
+)
 def link(
     speaker_id: str,
     body: LinkIn,
@@ -53,21 +69,25 @@ def link(
     return voice_stack(svc).identity.link(access.space, speaker_id, body.participant_id, body.name)
 
 
-@router.post("/merge", summary="Merge two voices (reversible; audited)")
+@router.post("/merge", response_model=MergeOut, summary="Merge two voices (reversible; audited)")
 def merge(
     body: MergeIn, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
 ) -> dict:
     return voice_stack(svc).identity.merge(access.space, body.source, body.target, body.reason)
 
 
-@router.post("/{speaker_id}/unmerge", summary="Undo a merge of this voice")
+@router.post("/{speaker_id}/unmerge", response_model=UnmergeOut, summary="Undo a merge of this voice")
 def unmerge(
     speaker_id: str, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
 ) -> dict:
     return voice_stack(svc).identity.unmerge(access.space, speaker_id)
 
 
-@router.post("/{speaker_id}/split", summary="Move some messages of a voice to a new voice (audited)")
+@router.post(
+    "/{speaker_id}/split",
+    response_model=SplitOut,
+    summary="Move some messages of a voice to a new voice (audited)",
+)
 def split(
     speaker_id: str,
     body: SplitIn,
@@ -77,14 +97,22 @@ def split(
     return voice_stack(svc).identity.split(access.space, speaker_id, body.message_ids)
 
 
-@router.post("/reconcile", summary="Conservative post-session merge of fragments of one voice")
+@router.post(
+    "/reconcile",
+    response_model=ReconcileOut,
+    summary="Conservative post-session merge of fragments of one voice",
+)
 def reconcile(
     body: ReconcileIn, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
 ) -> dict:
     return voice_stack(svc).identity.reconcile(access.space, body.session, body.dry_run)
 
 
-@router.delete("/voiceprints/{participant_id}", summary="Forget a person's voice (delete voiceprints)")
+@router.delete(
+    "/voiceprints/{participant_id}",
+    response_model=ForgetOut,
+    summary="Forget a person's voice (delete voiceprints)",
+)
 def forget(
     participant_id: str, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
 ) -> dict:

@@ -9,14 +9,26 @@ from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 from voxmem.api.deps import SpaceAccess, require_space, services
-from voxmem.api.schemas import ID_PATTERN
+from voxmem.api.schemas import (
+    ID_PATTERN,
+    SPACE_ERRORS,
+    AttributeOut,
+    AuditItemOut,
+    CheckOut,
+    ExtractionOut,
+    FactOut,
+    ImageOut,
+    ParticipantDeletedOut,
+    ParticipantProfileOut,
+    ReprocessOut,
+)
 from voxmem.cypher import query
 from voxmem.errors import NotFound
 from voxmem.ids import name_key
 from voxmem.memory.images import ClipEmbedder, ImageStore
 from voxmem.services import Services
 
-router = APIRouter(prefix="/spaces/{space}", tags=["memory"])
+router = APIRouter(prefix="/spaces/{space}", tags=["memory"], responses=SPACE_ERRORS)
 
 
 def _participant_filter(value: str | None) -> str | None:
@@ -35,7 +47,11 @@ def _fact_view(row: dict) -> dict:
     }
 
 
-@router.get("/facts", summary="Facts: current by default, history=true adds superseded ones")
+@router.get(
+    "/facts",
+    response_model=list[FactOut],
+    summary="Facts: current by default, history=true adds superseded ones",
+)
 def list_facts(
     participant: str | None = Query(
         None, max_length=200, description="Participant id or name (about/stated by)."
@@ -59,7 +75,11 @@ def list_facts(
     return [_fact_view(r) for r in rows]
 
 
-@router.get("/attributes", summary="Profile attributes: current by default, history=true for all")
+@router.get(
+    "/attributes",
+    response_model=list[AttributeOut],
+    summary="Profile attributes: current by default, history=true for all",
+)
 def list_attributes(
     participant: str | None = Query(None, max_length=200),
     kind: Literal["background", "preference", "relationship"] | None = None,
@@ -84,7 +104,11 @@ def list_attributes(
     ]
 
 
-@router.get("/participants/{participant}/profile", summary="A participant's names, attributes and facts")
+@router.get(
+    "/participants/{participant}/profile",
+    response_model=ParticipantProfileOut,
+    summary="A participant's names, attributes and facts",
+)
 def profile(
     participant: str,
     history: bool = False,
@@ -127,7 +151,11 @@ def profile(
     }
 
 
-@router.get("/audit", summary="Audit items: identity conflicts, placeholder merges, conflicting facts")
+@router.get(
+    "/audit",
+    response_model=list[AuditItemOut],
+    summary="Audit items: identity conflicts, placeholder merges, conflicting facts",
+)
 def audit(
     resolved: bool | None = None,
     limit: int = Query(100, ge=1, le=1000),
@@ -148,21 +176,29 @@ class ReprocessIn(BaseModel):
     )
 
 
-@router.post("/memory/reprocess", summary="Re-run extraction for a session or the whole space (idempotent)")
+@router.post(
+    "/memory/reprocess",
+    response_model=ReprocessOut,
+    summary="Re-run extraction for a session or the whole space (idempotent)",
+)
 def reprocess(
     body: ReprocessIn, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
 ) -> dict:
     return svc.memory.reprocess(access.space, body.session)
 
 
-@router.post("/messages/{message_id}/extract", summary="Re-run extraction for one message (idempotent)")
+@router.post(
+    "/messages/{message_id}/extract",
+    response_model=ExtractionOut,
+    summary="Re-run extraction for one message (idempotent)",
+)
 def extract_one(
     message_id: str, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
 ) -> dict:
     return svc.memory.process_message(access.space, message_id)
 
 
-@router.get("/memory/check", summary="Orphan check: every count must be 0")
+@router.get("/memory/check", response_model=CheckOut, summary="Orphan check: every count must be 0")
 def check(access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)) -> dict:
     counts = svc.memory.check(access.space)
     return {"clean": all(v == 0 for v in counts.values()), "counts": counts}
@@ -170,6 +206,7 @@ def check(access: SpaceAccess = Depends(require_space), svc: Services = Depends(
 
 @router.delete(
     "/participants/{participant_id}",
+    response_model=ParticipantDeletedOut,
     summary="Delete a participant, their messages, derived "
     "memory nobody else supports, profile and voices; returns the orphan/leak check",
 )
@@ -190,6 +227,7 @@ class ImageIn(BaseModel):
 
 @router.post(
     "/messages/{message_id}/images",
+    response_model=ImageOut,
     status_code=201,
     summary="Attach an image with a caption to a message, then re-extract that message",
 )

@@ -5,12 +5,12 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Query, status
 
 from voxmem.api.deps import SpaceAccess, require_space, services
-from voxmem.api.schemas import ID_PATTERN, MessageOut, SpaceOut, TurnIn
+from voxmem.api.schemas import ID_PATTERN, SPACE_ERRORS, MessageOut, SpaceOut, TurnIn
 from voxmem.errors import InvalidInput
 from voxmem.messages import Turn
 from voxmem.services import Services
 
-router = APIRouter(prefix="/spaces/{space}", tags=["conversation"])
+router = APIRouter(prefix="/spaces/{space}", tags=["conversation"], responses=SPACE_ERRORS)
 
 
 @router.get("", response_model=SpaceOut, summary="The space, its policy and size")

@@ -17,14 +17,18 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from voxmem.api.deps import SpaceAccess, require_space, services
+from voxmem.api.schemas import SPACE_ERRORS
 from voxmem.errors import InvalidInput, VoxmemError
 from voxmem.retrieval.service import parse_budgets, retrieval_for
 from voxmem.retrieval.tools import Filters
 from voxmem.services import Services
 
-router = APIRouter(prefix="/spaces/{space}", tags=["retrieval"])
+router = APIRouter(prefix="/spaces/{space}", tags=["retrieval"], responses=SPACE_ERRORS)
 
-ASKER_DOC = "Participant id (p_…) of the person asking; omit for the unknown asker."
+ASKER_DOC = (
+    "The person asking: participant id (p_…) or name (resolved in the space; a name several people "
+    "bear is refused with 409 listing them); omit for the unknown asker."
+)
 
 
 class NotImplementedYet(VoxmemError):
@@ -39,7 +43,7 @@ class QueryIn(BaseModel):
             "examples": [
                 {
                     "question": "What did I ask Tom for on the way home?",
-                    "asker": "p_6f1c0e…",
+                    "asker": "Maya",
                     "policy": "heuristic",
                 },
                 {"question": "Who said the garage code is 4417?"},

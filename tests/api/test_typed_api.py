@@ -1,0 +1,100 @@
+"""Typed API (issue 15): every route declares a response model and the shared error model, and the
+asker of /query, /retrieve and /retrieve/profile may be given by participant id or by name."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from voxmem.services import Services
+
+
+def _turn(client: TestClient, space: str, headers: dict, speaker: str, text: str, to: list[str]) -> dict:
+    r = client.post(
+        f"/spaces/{space}/sessions/s1/turns",
+        json={"speaker": speaker, "text": text, "addressees": to},
+        headers=headers,
+    )
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def test_every_route_has_a_typed_response_and_the_error_model(app_client: TestClient) -> None:
+    spec = app_client.get("/openapi.json").json()
+    untyped, no_errors = [], []
+    for path, ops in spec["paths"].items():
+        for method, op in ops.items():
+            if path in ("/metrics",):  # Prometheus text, not JSON
+                continue
+            ok = [c for c in op["responses"] if c.startswith("2")]
+            for code in ok:
+                if code == "204":
+                    continue
+                content = op["responses"][code].get("content", {})
+                schema = (content.get("application/json") or content.get("text/event-stream") or {}).get(
+                    "schema"
+                ) or {}
+                # a $ref to a component, a list of them, or (event streams) the inlined model
+                ref = schema.get("$ref") or schema.get("items", {}).get("$ref") or schema.get("title")
+                if not ref:
+                    untyped.append(f"{method.upper()} {path}")
+            errors = [c for c in op["responses"] if c[0] in "45" and c != "422"]
+            for code in errors:
+                schema = op["responses"][code]["content"]["application/json"]["schema"]
+                if schema.get("$ref") != "#/components/schemas/ErrorOut":
+                    no_errors.append(f"{method.upper()} {path} {code}")
+            if path != "/health" and not errors and "/docs" not in path:
+                no_errors.append(f"{method.upper()} {path}: no error responses")
+    assert not untyped, untyped
+    assert not no_errors, no_errors
+    assert spec["components"]["schemas"]["ErrorOut"]["examples"]
+
+
+def test_errors_have_one_shape(app_client: TestClient, space: str, space_headers: dict) -> None:
+    missing = app_client.get(f"/spaces/{space}/messages/nope", headers=space_headers)
+    invalid = app_client.post(f"/spaces/{space}/sessions/s1/turns", json={"text": "x"}, headers=space_headers)
+    no_key = app_client.get(f"/spaces/{space}")
+    for r, code in ((missing, 404), (invalid, 422), (no_key, 401)):
+        assert r.status_code == code, r.text
+        body = r.json()
+        assert set(body) <= {"error", "detail", "candidates"} and body["error"] and body["detail"]
+
+
+def test_asker_by_id_or_name_and_ambiguous_names_refused(
+    app_client: TestClient, space: str, space_headers: dict, services: Services
+) -> None:
+    maya = _turn(app_client, space, space_headers, "Maya", "Tom, the garage code is 4417.", ["Tom"])
+    _turn(app_client, space, space_headers, "Tom", "Thanks Maya, got it.", ["Maya"])
+    maya_id = maya["speaker"]["id"]
+    base = f"/spaces/{space}"
+
+    for asker in (maya_id, "Maya", "  maya "):
+        r = app_client.post(
+            f"{base}/retrieve", json={"text": "garage code", "asker": asker}, headers=space_headers
+        )
+        assert r.status_code == 200, r.text
+        assert r.json()["scope"]["asker"] == maya_id
+    r = app_client.post(
+        f"{base}/query", json={"question": "What is the garage code?", "asker": "Tom"}, headers=space_headers
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["scope"]["asker_name"] == "Tom"
+    r = app_client.get(f"{base}/retrieve/profile/Tom", params={"asker": "Maya"}, headers=space_headers)
+    assert r.status_code == 200, r.text
+    assert r.json()["scope"]["asker"] == maya_id
+
+    unknown = app_client.post(f"{base}/retrieve", json={"text": "x", "asker": "Zed"}, headers=space_headers)
+    assert unknown.status_code == 404 and unknown.json()["error"] == "NotFound"
+
+    # Two people both called "Sam" by alias: the name is refused, with both listed.
+    services.db.execute(
+        "MATCH (p:Participant {space: $space}) SET p.aliases = coalesce(p.aliases, []) + ['sam']", space=space
+    )
+    r = app_client.post(f"{base}/query", json={"question": "code?", "asker": "Sam"}, headers=space_headers)
+    assert r.status_code == 409, r.text
+    body = r.json()
+    assert body["error"] == "AmbiguousName"
+    assert sorted(c["name"] for c in body["candidates"]) == ["Maya", "Tom"]
+    assert maya_id in body["detail"]
+    # the exact name still wins over an alias
+    r = app_client.post(f"{base}/retrieve", json={"text": "x", "asker": "maya"}, headers=space_headers)
+    assert r.status_code == 200 and r.json()["scope"]["asker"] == maya_id
