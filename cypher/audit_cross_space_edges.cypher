@@ -1,5 +1,6 @@
 // Audit: relationships joining nodes of different spaces (tenants). Must be zero.
+// sample: ids of this space's nodes at one end of such a relationship.
 // Params: $space
 MATCH (a {space: $space})-[r]-(b)
 WHERE b.space IS NOT NULL AND b.space <> $space
-RETURN count(DISTINCT r) AS violations, collect(DISTINCT type(r))[..5] AS sample;
+RETURN count(DISTINCT r) AS violations, collect(DISTINCT a.id)[..10] AS sample;

@@ -4,4 +4,4 @@
 MATCH (d {space: $space})
 WHERE (d:Fact OR d:Attribute)
   AND NOT EXISTS { (d)-[:DERIVED_FROM]->(:Message {space: $space}) }
-RETURN count(d) AS violations, collect(d.id)[..5] AS sample;
+RETURN count(d) AS violations, collect(d.id)[..10] AS sample;

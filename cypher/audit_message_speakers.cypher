@@ -3,4 +3,4 @@
 MATCH (m:Message {space: $space})
 WITH m, COUNT { (:Participant)-[:SPEAKS]->(m) } AS speakers
 WHERE speakers > 1
-RETURN count(m) AS violations, collect(m.id)[..5] AS sample;
+RETURN count(m) AS violations, collect(m.id)[..10] AS sample;

@@ -7,4 +7,4 @@ WITH m, collect(n) AS nexts
 WHERE size(nexts) > 1
    OR any(n IN nexts WHERE n.session <> m.session OR n.idx <> m.idx + 1)
    OR COUNT { ()-[:NEXT]->(m) } > 1
-RETURN count(m) AS violations, collect(m.id)[..5] AS sample;
+RETURN count(m) AS violations, collect(m.id)[..10] AS sample;

@@ -2,4 +2,4 @@
 // Params: $space
 MATCH (a:AuditItem {space: $space})
 WHERE NOT coalesce(a.resolved, false)
-RETURN count(a) AS violations, collect(a.kind + ': ' + coalesce(a.detail, ''))[..5] AS sample;
+RETURN count(a) AS violations, collect(a.id)[..10] AS sample;

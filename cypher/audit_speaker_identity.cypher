@@ -4,4 +4,4 @@
 MATCH (s:Speaker {space: $space})
 WITH s, COUNT { (s)-[:IDENTIFIED_AS]->(:Participant) } AS people
 WHERE people > 1
-RETURN count(s) AS violations, collect(s.id)[..5] AS sample;
+RETURN count(s) AS violations, collect(s.id)[..10] AS sample;

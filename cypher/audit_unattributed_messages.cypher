@@ -3,4 +3,4 @@
 // Params: $space
 MATCH (m:Message {space: $space})
 WHERE NOT EXISTS { (:Participant)-[:SPEAKS]->(m) }
-RETURN count(m) AS violations, collect(m.id)[..5] AS sample;
+RETURN count(m) AS violations, collect(m.id)[..10] AS sample;

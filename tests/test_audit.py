@@ -1,20 +1,21 @@
-"""The attribution audit passes on data written through the API and catches planted violations."""
+"""The attribution audit passes on data written through the API, catches planted violations,
+names the offending ids with a pasteable query that finds them, and fails loudly on a
+space that does not exist (CLI, JSON and the admin route)."""
 
 from __future__ import annotations
 
+import json
+
+import pytest
 from fastapi.testclient import TestClient
 
-from voxmem.audit import run_audit
+from voxmem.audit import cypher_literal, run_audit, with_literals
+from voxmem.cli import main
+from voxmem.errors import NotFound
 from voxmem.services import Services
 
 
-def _by_name(findings):
-    return {f.check.name: f for f in findings}
-
-
-def test_audit_clean_then_detects_planted_violations(
-    app_client: TestClient, services: Services, space: str, space_headers: dict
-) -> None:
+def _post_turns(app_client: TestClient, space: str, headers: dict) -> None:
     for i, (who, to, text) in enumerate(
         [
             ("Ana", "Ben", "Ben, checkout is at noon."),
@@ -23,15 +24,25 @@ def test_audit_clean_then_detects_planted_violations(
         ]
     ):
         body = {"speaker": who, "text": text, "addressees": [to] if to else [], "turn_id": f"t{i}"}
-        assert (
-            app_client.post(
-                f"/spaces/{space}/sessions/s1/turns", json=body, headers=space_headers
-            ).status_code
-            == 201
-        )
+        r = app_client.post(f"/spaces/{space}/sessions/s1/turns", json=body, headers=headers)
+        assert r.status_code == 201, r.text
 
+
+def test_cypher_literals_escape_quotes() -> None:
+    assert cypher_literal(["a'b", "c\\d", 3]) == "['a\\'b', 'c\\\\d', 3]"
+    template = "// c\nMATCH (n {space: $space}) WHERE n.id IN $ids RETURN n"
+    pasted = with_literals(template, space="s", ids=["x"])
+    assert pasted == "MATCH (n {space: 's'}) WHERE n.id IN ['x'] RETURN n;"
+
+
+def test_audit_clean_then_detects_planted_violations(
+    app_client: TestClient, services: Services, space: str, space_headers: dict, admin_headers: dict, capsys
+) -> None:
+    _post_turns(app_client, space, space_headers)
     clean = run_audit(services.db, space)
-    assert not [f.check.name for f in clean if f.failed]
+    assert not clean.failed and clean.summary()["fail"] == 0
+    assert main(["audit", space]) == 0
+    assert "summary: 7 checks" in capsys.readouterr().out
 
     other = f"{space}-other"
     services.spaces.create(other)
@@ -46,10 +57,57 @@ def test_audit_clean_then_detects_planted_violations(
             space=space,
             other=other,
         )
-        found = _by_name(run_audit(services.db, space))
-        assert found["audit_cross_space_edges"].failed and found["audit_cross_space_edges"].violations == 1
-        assert found["audit_message_speakers"].failed and found["audit_message_speakers"].violations == 1
+        first = "MATCH (m:Message {space: $space, idx: 0}) RETURN m.id AS id"
+        msg0 = services.db.query(first, space=space)[0]["id"]
+        report = run_audit(services.db, space)
+        found = {f.check.name: f for f in report}
+        assert report.failed and report.summary()["fail"] == 3
+        cross = found["audit_cross_space_edges"]
+        assert cross.failed and cross.violations == 1 and cross.sample == [msg0]
+        speakers = found["audit_message_speakers"]
+        assert speakers.failed and speakers.violations == 1 and speakers.sample == [msg0]
         assert found["audit_memory_provenance"].sample == ["fact_orphan"]
-        assert not found["audit_next_chain"].failed
+        assert not found["audit_next_chain"].failed and found["audit_next_chain"].inspect == ""
+
+        # The inspect query runs as printed and returns exactly the offending nodes.
+        rows = services.db.query(speakers.inspect.rstrip(";"))
+        assert {r["m"]["id"] for r in rows} == {msg0} and len(rows) == 2
+        rows = services.db.query(found["audit_memory_provenance"].inspect.rstrip(";"))
+        assert [r["d"]["id"] for r in rows] == ["fact_orphan"]
+        rows = services.db.query(cross.inspect.rstrip(";"))
+        assert [r["b"]["id"] for r in rows] == ["p_intruder"]
+
+        assert main(["audit", space]) == 1
+        out = capsys.readouterr().out
+        assert "[FAIL]" in out and "fact_orphan" in out and "inspect in Browser: MATCH" in out
+        assert main(["audit", space, "--json"]) == 1
+        data = json.loads(capsys.readouterr().out)
+        assert data["summary"]["fail"] == 3 and sum(data["summary"].values()) == 7
+        assert {f["check"] for f in data["findings"] if f["status"] == "fail"} == {
+            "audit_cross_space_edges",
+            "audit_message_speakers",
+            "audit_memory_provenance",
+        }
+
+        r = app_client.get(f"/admin/spaces/{space}/audit", headers=admin_headers)
+        assert r.status_code == 200, r.text
+        assert r.json()["failed"] is True and r.json()["findings"] == data["findings"]
+        # A space key is not enough: the audit sees across spaces.
+        assert app_client.get(f"/admin/spaces/{space}/audit", headers=space_headers).status_code == 403
     finally:
         services.spaces.delete(other)
+
+
+def test_audit_of_a_missing_space_fails_loudly(
+    app_client: TestClient, services: Services, admin_headers: dict, capsys
+) -> None:
+    missing = "no-such-space-for-audit"
+    with pytest.raises(NotFound):
+        run_audit(services.db, missing)
+    assert main(["audit", missing]) == 2
+    captured = capsys.readouterr()
+    assert "unknown space" in captured.err and captured.out == ""
+    assert main(["audit", missing, "--json"]) == 2
+    assert json.loads(capsys.readouterr().out)["error"] == "NotFound"
+    r = app_client.get(f"/admin/spaces/{missing}/audit", headers=admin_headers)
+    assert r.status_code == 404 and r.json()["error"] == "NotFound"

@@ -1,0 +1,6 @@
+// Inspect audit_message_speakers: the listed messages and every participant said to speak them.
+// Params: $space, $ids (message ids from the audit's sample)
+MATCH (p:Participant)-[r:SPEAKS]->(m:Message {space: $space})
+WHERE m.id IN $ids
+RETURN m, r, p
+LIMIT 100;

@@ -1,0 +1,7 @@
+// Inspect audit_unattributed_messages: the listed messages and the voice (Speaker) they were heard as.
+// Params: $space, $ids (message ids from the audit's sample)
+MATCH (m:Message {space: $space})
+WHERE m.id IN $ids
+OPTIONAL MATCH (m)-[r:SPOKEN_AS]->(s:Speaker)
+RETURN m, r, s
+LIMIT 100;
