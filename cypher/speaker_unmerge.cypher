@@ -1,7 +1,9 @@
 // Undo speaker_merge: voiceprints and messages whose origin is $source go back to it, the
 // target's centroid and count are restored from the MERGED_INTO edge, which is deleted.
+// A merge of a forgotten voice is not undone (its record no longer holds the centroid).
 // Params: $space, $source
 MATCH (a:Speaker {space: $space, id: $source})-[mi:MERGED_INTO]->(b:Speaker {space: $space})
+WHERE a.forgotten_at IS NULL AND b.forgotten_at IS NULL  // a forgotten voice never comes back
 CALL (a, b) {
   MATCH (m:Message)-[r:SPOKEN_AS]->(b) WHERE r.origin_speaker = a.id
   CREATE (m)-[:SPOKEN_AS]->(a)

@@ -159,6 +159,8 @@ class IdentityManager:
         def work(tx: ManagedTransaction) -> dict:
             row = tx.run(query("speaker_unmerge"), space=space, source=source).single()
             if row is None:
+                if self._get(tx, space, source)["centroid"] is None:
+                    raise Conflict(f"speaker {source!r} is a forgotten voice: its merge cannot be undone")
                 raise NotFound(f"speaker {source!r} is not merged into another")
             # messages of the restored voice are spoken again by its own participant
             own = self._get(tx, space, source)["participant_id"]
