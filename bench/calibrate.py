@@ -224,6 +224,58 @@ def calibrate(encoder_name: str, enrol: int = 3, k: int = 5, ks: tuple[int, ...]
     return best
 
 
+OVERLAP_FLAG_RATE = 0.05  # share of single-voice calibration pieces the detector may flag
+
+
+def _mix_pieces(n_voices: int = 24, max_s: float = 6.0) -> dict[str, list[np.ndarray]]:
+    """Synthetic recording pieces of *non-benchmark* voices (``NUISANCE_CANDIDATES``, calibration
+    sentences, clean): ``single`` (one voice, two sentences), ``overlap`` (a second voice starts
+    40 % into the first, at equal loudness) and ``change`` (one voice, then another)."""
+    import soundfile as sf
+
+    from voxmem.bench.voices import synthesize
+
+    def clip(voice: str, i: int) -> np.ndarray:
+        x, _ = sf.read(synthesize(CALIBRATION[i % len(CALIBRATION)], voice), dtype="float32")
+        return x / max(float(np.sqrt(np.mean(x**2))), 1e-6) * 0.05
+
+    gap = np.zeros(4800, np.float32)
+    voices = NUISANCE_CANDIDATES[:n_voices]
+    out: dict[str, list[np.ndarray]] = {"single": [], "overlap": [], "change": []}
+    for n, a in enumerate(voices):
+        b = voices[(n + 7) % len(voices)]
+        xa, xa2, xb = clip(a, n), clip(a, n + 1), clip(b, n + 2)
+        out["single"].append(np.concatenate([xa, gap, xa2]))
+        start = int(0.4 * len(xa))
+        mixed = np.zeros(max(len(xa), start + len(xb)), np.float32)
+        mixed[: len(xa)] += xa
+        mixed[start : start + len(xb)] += xb
+        out["overlap"].append(mixed)
+        out["change"].append(np.concatenate([xa, gap, xb]))
+    return {k: [x[: int(max_s * 16_000)] for x in v] for k, v in out.items()}
+
+
+def calibrate_overlap(encoder) -> dict:
+    """The overlap detector's dispersion threshold for an encoder with window embeddings: the
+    smallest value that flags at most ``OVERLAP_FLAG_RATE`` of single-voice pieces (a flagged
+    piece is only not routed; an unflagged mixed piece can contaminate a voice), with the
+    detection rates on the synthetic mixes. Benchmark voices and AMI are never used."""
+    from voxmem.voice.overlap import dispersion
+
+    pieces = _mix_pieces()
+    disp = {k: [dispersion(encoder.embed_windows(x)[1]) for x in v] for k, v in pieces.items()}
+    threshold = round(float(np.quantile(disp["single"], 1.0 - OVERLAP_FLAG_RATE)), 4)
+    return {
+        "overlap_dispersion": threshold,
+        "report": {
+            "pieces_per_kind": len(disp["single"]),
+            "flagged": {k: float(np.mean(np.asarray(v) > threshold)) for k, v in disp.items()},
+            "dispersion_median": {k: float(np.median(v)) for k, v in disp.items()},
+            "voices": "NUISANCE_CANDIDATES (never a benchmark voice), calibration sentences, clean",
+        },
+    }
+
+
 def _thresholds_for(cache: EmbeddingCache, encoder_name: str, enrol: int, k: int) -> dict:
     voices = list(CHOSEN_6)
     t0 = time.perf_counter()
@@ -298,12 +350,32 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--enrol", type=int, default=3)
     parser.add_argument("--ks", default=",".join(map(str, PROJECTION_KS)), help="projection sizes to try")
     parser.add_argument("--dry-run", action="store_true", help="print, do not write thresholds.json")
+    parser.add_argument(
+        "--overlap-only", action="store_true", help="only (re)fit the overlap detector's threshold"
+    )
     parser.add_argument("--out", type=Path, help="default results/identity/calibration[-ENCODER].json")
     args = parser.parse_args(argv)
     suffix = "" if args.encoder == "resemblyzer" else f"-{args.encoder}"
     args.out = args.out or Path(f"results/identity/calibration{suffix}.json")
+    encoder = build_encoder(args.encoder)
+    if args.overlap_only:
+        if not hasattr(encoder, "embed_windows"):
+            parser.error(f"encoder {args.encoder!r} gives no window embeddings")
+        overlap = calibrate_overlap(encoder)
+        print(json.dumps(overlap, indent=2))
+        if not args.dry_run:
+            table = json.loads(THRESHOLDS_FILE.read_text())
+            table[args.encoder]["overlap_dispersion"] = overlap["overlap_dispersion"]
+            THRESHOLDS_FILE.write_text(json.dumps(table, indent=2) + "\n")
+            report = json.loads(args.out.read_text()) if args.out.exists() else {}
+            report["overlap"] = overlap
+            args.out.write_text(json.dumps(report, indent=2))
+        return
     result = calibrate(args.encoder, enrol=args.enrol, ks=tuple(int(x) for x in args.ks.split(",")))
     projection = result.pop("projection")
+    if hasattr(encoder, "embed_windows"):
+        result["overlap"] = calibrate_overlap(encoder)
+        result["thresholds"]["overlap_dispersion"] = result["overlap"]["overlap_dispersion"]
     print(json.dumps(result, indent=2))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2))

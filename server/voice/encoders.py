@@ -126,6 +126,11 @@ class DVectorEncoder:
         self.embed(np.random.default_rng(0).normal(0, 0.1, 16_000).astype(np.float32))
 
     def embed(self, samples: np.ndarray, sample_rate: int = 16_000) -> np.ndarray:
+        return self.embed_windows(samples, sample_rate)[0]
+
+    def embed_windows(self, samples: np.ndarray, sample_rate: int = 16_000) -> tuple[np.ndarray, np.ndarray]:
+        """The utterance vector and its unit-norm window vectors (0.8 s every 0.4 s), which the
+        overlap detector reads (:mod:`voxmem.voice.overlap`) at no extra cost."""
         import librosa
 
         cfg = self._cfg
@@ -152,7 +157,7 @@ class DVectorEncoder:
         with self._lock:
             out = self._session.run(None, {self._input: windows})[0]
         out = out / (np.linalg.norm(out, axis=-1, keepdims=True) + 1e-12)
-        return l2_normalise(out.mean(axis=0))
+        return l2_normalise(out.mean(axis=0)), out
 
 
 class FusedEncoder:
@@ -185,7 +190,13 @@ class FusedEncoder:
             part.warm_up()
 
     def embed(self, samples: np.ndarray, sample_rate: int = 16_000) -> np.ndarray:
-        return self.combine(*(part.embed(samples, sample_rate) for part in self.parts))
+        return self.embed_windows(samples, sample_rate)[0]
+
+    def embed_windows(self, samples: np.ndarray, sample_rate: int = 16_000) -> tuple[np.ndarray, np.ndarray]:
+        """The fused vector, and the d-vector's window vectors (for the overlap detector)."""
+        r = self.parts[0].embed(samples, sample_rate)
+        d, windows = self.parts[1].embed_windows(samples, sample_rate)
+        return self.combine(r, d), windows
 
 
 def _need_path(name: str, path: Path | None) -> Path:

@@ -15,6 +15,7 @@ from voxmem.audio.vad import SileroVAD
 from voxmem.config import Settings
 from voxmem.voice.compensation import ChannelProjection, load_projection, voiceprint_tag
 from voxmem.voice.encoders import SpeakerEncoder, build_encoder
+from voxmem.voice.overlap import is_mixed
 from voxmem.voice.router import SpeakerRouter, indexes_for
 from voxmem.voice.thresholds import Thresholds, load_thresholds
 
@@ -63,6 +64,16 @@ class VoiceService:
             ema_weight=self.settings.voice_ema_weight,
             indexes=self.indexes,
         )
+
+    def embed_piece(self, audio: Audio) -> tuple[np.ndarray, bool]:
+        """A recording piece's voice embedding, and whether it looks like mixed speech (overlap
+        or a speaker change; only for encoders with a calibrated ``overlap_dispersion``; the
+        resemblyzer path is unchanged: never flagged)."""
+        threshold = self.thresholds.overlap_dispersion
+        if threshold < 0 or not hasattr(self.encoder, "embed_windows"):
+            return self.embed(audio), False
+        vector, windows = self.encoder.embed_windows(audio.samples, audio.sample_rate)
+        return self.projection.apply(vector), is_mixed(windows, threshold)
 
     def embed(self, audio: Audio) -> np.ndarray:
         """The voice embedding the router stores and compares: encoder, then channel compensation."""

@@ -27,7 +27,8 @@ class Thresholds:
     cosine for two speakers never heard together (a voice back through another channel);
     ``asker_link``: score a read-only asker match needs (calibrated on
     the clean channel, where spoken questions are recorded); ``asker_margin``: margin it needs over
-    the best speaker identified as *another* participant."""
+    the best speaker identified as *another* participant; ``overlap_dispersion``: window
+    dispersion above which a recording piece counts as mixed speech and is not routed."""
 
     link: float
     update: float
@@ -38,6 +39,7 @@ class Thresholds:
     asker_margin: float
     asker_link: float = -1.0  # < 0: use ``link``
     merge_cross: float = -1.0  # < 0: use ``merge`` (no cross-session relaxation)
+    overlap_dispersion: float = -1.0  # < 0: no overlap detection (voxmem.voice.overlap)
 
     @classmethod
     def from_entry(cls, entry: dict) -> Thresholds:
