@@ -20,7 +20,7 @@ from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.embeddings import SparseEncoder, TextEmbedder, sparse_encoder
 from voxmem.errors import InvalidInput, NotFound
-from voxmem.ids import is_valid_id, name_key, new_id
+from voxmem.ids import is_valid_id, legacy_turn_message_id, name_key, new_id, turn_message_id
 from voxmem.passages import passage, sparse_fields
 
 
@@ -75,7 +75,7 @@ class MessageStore:
         speaker = _person(turn.speaker)
         addressees = {p["key"]: p for p in (_person(a) for a in turn.addressees)}
         addressees.pop(speaker["key"], None)  # talking to oneself makes no ADDRESSES edge
-        message_id = f"{space}:{turn.turn_id}" if turn.turn_id else new_id("msg")
+        message_id = self.turn_message_id(space, turn.turn_id)
         # outside the transaction: no lock held while encoding; the speaker-aware passage is what
         # the embedding and the SPLADE terms describe (voxmem.passages)
         indexed = passage(text, speaker["name"], sorted(a["name"] for a in addressees.values()))
@@ -111,6 +111,16 @@ class MessageStore:
             if turn.turn_id is None:
                 raise
         return self.get(space, message_id)
+
+    def turn_message_id(self, space: str, turn_id: str | None) -> str:
+        """The message id for a turn: namespaced (:func:`voxmem.ids.turn_message_id`), or the
+        legacy ``<space>:<turn_id>`` when this space already stored the turn under it, so a
+        retry of a turn stored before the change stays idempotent; a fresh id without a turn id."""
+        if turn_id is None:
+            return new_id("msg")
+        legacy = legacy_turn_message_id(space, turn_id)
+        rows = self.db.query(query("message_get"), space=space, id=legacy)
+        return legacy if rows and rows[0]["message"] is not None else turn_message_id(space, turn_id)
 
     # --- reads ----------------------------------------------------------------------------
     def get(self, space: str, message_id: str) -> dict[str, Any]:

@@ -43,7 +43,7 @@ from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.embeddings import TextEmbedder
 from voxmem.errors import Conflict, InvalidInput, NotFound
-from voxmem.ids import is_valid_id
+from voxmem.ids import is_valid_id, recording_message_id
 from voxmem.ingest.jobs import Progress
 from voxmem.voice.policy import decide, follow_merges
 from voxmem.voice.service import VoiceService
@@ -217,7 +217,7 @@ class RecordingIngestor:
                 space, session, recording_id, routed, i, words, pieces, started_at, router, audio_uri, turns
             )
             if memory is not None:
-                self._memory(memory, space, f"{space}:{recording_id}:{first}", memory_errors)
+                self._memory(memory, space, recording_message_id(space, recording_id, first), memory_errors)
             report("routing", 0.7 + 0.3 * i / len(routed))
         merges: dict[str, str] = {}
         if self.identity is not None and turns:
@@ -305,7 +305,7 @@ class RecordingIngestor:
                     )
                     if peek.action != "LINK" or peek.speaker_id != turn.pieces[0].speaker_id:
                         break
-                message_id = f"{space}:{recording_id}:{first.index}"
+                message_id = recording_message_id(space, recording_id, first.index)
                 r = router.route(tx, space, piece.embedding, message_id)
                 piece.speaker_id, piece.decision, piece.score = (
                     r.speaker_id,
@@ -342,7 +342,7 @@ class RecordingIngestor:
                 space=space,
                 session=session,
                 idx=row["next_idx"],
-                id=f"{space}:{recording_id}:{first.index}",
+                id=recording_message_id(space, recording_id, first.index),
                 text=text.strip(),
                 ts=(started_at + timedelta(seconds=span[0])).isoformat(),
                 duration=round(span[1] - span[0], 3),
@@ -356,7 +356,7 @@ class RecordingIngestor:
             tx.run(
                 query("recording_mark"),
                 space=space,
-                id=f"{space}:{recording_id}:{first.index}",
+                id=recording_message_id(space, recording_id, first.index),
                 recording_id=recording_id,
             ).consume()
             return j, turn

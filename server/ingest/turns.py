@@ -21,7 +21,7 @@ from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.embeddings import TextEmbedder
 from voxmem.errors import InvalidInput, NotFound
-from voxmem.ids import is_valid_id, new_id
+from voxmem.ids import is_valid_id
 from voxmem.messages import MessageStore, _iso
 from voxmem.voice.service import VoiceService
 
@@ -57,7 +57,7 @@ class AudioTurnWriter:
             raise InvalidInput("session id must be 1-128 characters of letters, digits, '_', '.', ':' or '-'")
         if turn.turn_id is not None and not is_valid_id(turn.turn_id):
             raise InvalidInput("turn_id must be 1-128 characters of letters, digits, '_', '.', ':' or '-'")
-        message_id = f"{space}:{turn.turn_id}" if turn.turn_id else new_id("msg")
+        message_id = self.messages.turn_message_id(space, turn.turn_id)
         if turn.turn_id and self._exists(space, message_id):
             return self._view(space, message_id, None)
         audio = self.prepare(turn.audio)
