@@ -1,8 +1,8 @@
-// Add an alias (nickname, kinship or role term) to a participant, once.
-// Params: $space, $id, $alias
+// Add an alias (nickname, kinship or role term) to a participant, once (compared by name key).
+// Params: $space, $id, $alias, $alias_key (voxmem.ids.name_key of $alias)
 MATCH (p:Participant {space: $space, id: $id})
-WHERE NOT toLower($alias) IN [a IN coalesce(p.aliases, []) | toLower(a)]
-  AND coalesce(p.key, '') <> toLower($alias)
+WHERE NOT $alias_key IN coalesce(p.alias_keys, []) AND coalesce(p.key, '') <> $alias_key
 SET p.aliases = coalesce(p.aliases, []) + [$alias],
+    p.alias_keys = coalesce(p.alias_keys, []) + [$alias_key],
     p.names_text = trim(coalesce(p.name, '') + ' ' + reduce(t = '', a IN coalesce(p.aliases, []) | t + ' ' + a))
 RETURN p.id AS id;

@@ -42,6 +42,22 @@ def recording_message_id(space: str, recording_id: str, index: int) -> str:
 
 
 def name_key(name: str) -> str:
-    """Normalised form of a person's name for matching: case, accents and spacing folded."""
-    folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
-    return " ".join(folded.lower().split())
+    """Normalised form of a person's name for matching, the one key every name lookup uses.
+
+    Unicode-aware: NFKC (full-width and compatibility forms folded) and casefold (ИВАН = иван,
+    Straße = strasse), spacing collapsed. Accents are folded on Latin letters only, because ASR
+    and keyboards drop them there (José = Jose); every other letter is kept as is, so "Wei 王"
+    and "Wei 李" stay two people and "Иван", "محمد" or "李雷" have a key at all (an ASCII fold
+    once turned them into one person or into nothing).
+    """
+    text = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", name).casefold().replace("’", "'"))
+    kept: list[str] = []
+    latin = False
+    for ch in text:
+        if unicodedata.combining(ch):
+            if latin:
+                continue
+        else:
+            latin = ch.isascii() or unicodedata.name(ch, "").startswith("LATIN ")
+        kept.append(ch)
+    return " ".join(unicodedata.normalize("NFC", "".join(kept)).split())

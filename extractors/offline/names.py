@@ -12,9 +12,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from voxmem.extractors.offline.lexicon import GROUP_WORDS, KINSHIP, NOT_NAMES, ROLES
+from voxmem.extractors.offline.lexicon import GROUP_WORDS, KINSHIP, NOT_NAMES, PERSON_NOUNS, ROLES
 
-_NAME = r"([A-Z][a-z'’-]+(?: [A-Z][a-z'’-]+)?)"
+# One word of a name: a capitalised Latin word ("Maya", "José") or a word in a script without
+# case ("李雷", "محمد") or starting with a non-Latin capital ("Иван"); up to two words ("Wei 王").
+_NAME_WORD = r"(?:[A-Z](?:[a-z'’-]|[^\W\d_A-Za-z])+|(?![A-Za-z])[^\W\d_](?:[^\W\d_A-Za-z]|['’-])*)"
+_NAME = r"(" + _NAME_WORD + r"(?: " + _NAME_WORD + r")?)"
 _SELF_STRONG = re.compile(r"\b(?:my name is|my name's|the name's|name is)\s+" + _NAME)
 _SELF_IM = re.compile(r"(?:^|[.!?,]\s*|\b(?:hi|hello|hey),?\s+)(?:I'm|I am|I’m)\s+" + _NAME + r"(?!['’]s)\b")
 _SELF_THIS = re.compile(
@@ -35,9 +38,9 @@ _CUES = (
     r"congrats|congratulations|wow|ah|cheers|welcome|good to see you|nice to meet you"
 )
 _START = re.compile(
-    r"^\s*(?:(" + _CUES + r")[,!.]?\s+)?([A-Za-z][\w'’-]*(?: [A-Z][\w'’-]*)?)\s*([,!?:]|$)", re.I
+    r"^\s*(?:(" + _CUES + r")[,!.]?\s+)?([^\W\d_][\w'’-]*(?: [A-Z][\w'’-]*)?)\s*([,!?:]|$)", re.I
 )
-_END = re.compile(r",\s*(?:my )?(?:dear )?([A-Za-z][\w'’-]*(?: [A-Z][\w'’-]*)?)\s*[.!?]*\s*$")
+_END = re.compile(r",\s*(?:my )?(?:dear )?([^\W\d_][\w'’-]*(?: [A-Z][\w'’-]*)?)\s*[.!?]*\s*$")
 # ", Leo, your mother…": a name between commas inside a sentence (ASR often joins sentences
 # with commas, so "…vegetarian, Leo. Your mother…" arrives this way). Not in a list of names.
 _MID = re.compile(r"(?<![A-Z][a-z'’-]),\s+([A-Z][a-z'’-]+)\s*,(?!\s*(?:and|or|&)\b)")
@@ -47,6 +50,40 @@ _THANKS = re.compile(
     re.I,
 )
 _SENTENCES = re.compile(r"[^.!?]+[.!?]*")
+
+# A mention is not an address. "Our neighbour, Dave, must never hear about this." names Dave
+# in apposition to a person noun and makes him the subject of the sentence: Dave is talked
+# *about*, and treating him as an addressee would give him the session (participant policy)
+# and show him the sentence (private policy). Three shapes give a name away as a mention:
+_PERSON_NP = (
+    r"(?:my|our|your|his|her|their|the|a|an|this|that)\s+(?:[a-z'’-]+\s+){0,2}(?:"
+    + "|".join(sorted((re.escape(n) for n in PERSON_NOUNS), key=len, reverse=True))
+    + r")s?"
+)
+# 1. right after a person noun phrase: "our neighbour, Dave", "my older brother, Tom"
+_AFTER_PERSON_NP = re.compile(r"\b" + _PERSON_NP + r"\s*,\s*$", re.I)
+# 2. followed by its own appositive: "Dave, our neighbour, …", "Dave, who lives upstairs, …"
+_APPOSITIVE_AFTER = re.compile(r"^\s*,\s*(?:" + _PERSON_NP + r"\s*,|who\b|whom\b|whose\b)", re.I)
+# 3. followed by a predicate, so the name is the sentence's subject ("…, Dave, must never…"),
+#    unless the verb opens a question to the named person ("Dave, can you…", "Dave, is that you?")
+_PREDICATE_AFTER = re.compile(
+    r"^\s*,\s*(?:(?:must|will|would|can|could|should|shall|may|might|is|was|has|had|does|did|"
+    r"won't|can't|cannot|wouldn't|couldn't|shouldn't|doesn't|didn't|isn't|wasn't|hasn't|mustn't)\b"
+    r"(?!\s+(?:you|u|we|i|it|that|this|there|he|she|they|the|your|not you|anyone|somebody|someone)\b)"
+    r"|(?:said|says|told|tells|thinks|thought|knows|knew|wants|wanted|needs|likes|hates|came|went|"
+    r"lives|works|called|asked)\b)",
+    re.I,
+)
+
+
+def is_mention(sentence: str, start: int, end: int) -> bool:
+    """True when the name at ``sentence[start:end]`` is talked about, not called: in apposition
+    to a person noun ("our neighbour, Dave"), carrying its own appositive ("Dave, my brother,")
+    or the subject of what follows ("…, Dave, must never hear…")."""
+    before, after = sentence[:start], sentence[end:]
+    return bool(
+        _AFTER_PERSON_NP.search(before) or _APPOSITIVE_AFTER.match(after) or _PREDICATE_AFTER.match(after)
+    )
 
 
 @dataclass(frozen=True)
@@ -71,10 +108,19 @@ def _clean(term: str) -> str:
     return term.strip().strip("'’").replace("’", "'")
 
 
+def _name_like(word: str) -> bool:
+    """Letters (and ' or -) starting with a capital, or with a letter of a script without case
+    ("李", "م"): names in any script, never digits or punctuation alone."""
+    first = word[:1]
+    cased = first.isupper() or (first.isalpha() and first.lower() == first.upper())
+    return cased and all(c.isalpha() or c in "'’-" for c in word)
+
+
 def plausible_new_name(term: str) -> bool:
-    """A capitalised word that is not a common word: could be a person's name."""
+    """A capitalised word (or a word of an uncased script) that is not a common word: could be
+    a person's name."""
     words = term.split()
-    return bool(words) and all(w[:1].isupper() and w.lower().strip("'") not in NOT_NAMES for w in words)
+    return bool(words) and all(_name_like(w) and w.lower().strip("'") not in NOT_NAMES for w in words)
 
 
 def sentences(text: str) -> list[str]:
@@ -131,6 +177,8 @@ def vocatives(text: str, known_names: set[str]) -> list[Vocative]:
             # "Tom went home." is not a vocative: a bare start needs a comma/!/?/: after the name.
             if cue_word or punct:
                 kind = _classify(term, known_names)
+                if kind == "name" and is_mention(sentence, m.start(2), m.end(2)):
+                    kind = None
                 if kind:
                     cue = (
                         "thanks"
@@ -144,12 +192,16 @@ def vocatives(text: str, known_names: set[str]) -> list[Vocative]:
         if m:
             term = _clean(m.group(1))
             kind = _classify(term, known_names)
+            if kind == "name" and is_mention(sentence, m.start(1), m.end(1)):
+                kind = None
             if kind and not any(v.term == term for v in found):
                 cue = "thanks" if _THANKS.match(sentence) else ("question" if question else "plain")
                 found.append(Vocative(term, kind, cue, "end"))
         for m in _MID.finditer(sentence):
             term = _clean(m.group(1))
             if any(v.term == term for v in found) or _mid_in_list(sentence, m):
+                continue
+            if is_mention(sentence, m.start(1), m.end(1)):
                 continue
             kind = _classify(term, known_names)
             if kind in ("name", "kinship"):

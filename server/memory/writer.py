@@ -132,10 +132,13 @@ class MemoryWriter:
             )
             if d.action in ("name", "rename"):
                 _rows(tx, "participant_set_name", space=space, id=pid, name=ev.name, key=d.key)
+                _sync_aliases(tx, space, pid)
                 summary.named[pid] = ev.name
                 person.name = ev.name
             elif d.action == "alias":
-                _rows(tx, "participant_add_alias", space=space, id=pid, alias=d.name)
+                _rows(
+                    tx, "participant_add_alias", space=space, id=pid, alias=d.name, alias_key=name_key(d.name)
+                )
                 person.aliases.append(d.name)
             elif d.action == "merge_placeholder":
                 _rows(
@@ -145,6 +148,7 @@ class MemoryWriter:
                     keep_name=d.keep_name,
                     **{"from": d.other, "into": pid},
                 )
+                _sync_aliases(tx, space, pid)
                 if not d.keep_name:
                     summary.named[pid] = ev.name
                     person.name = ev.name
@@ -174,7 +178,9 @@ class MemoryWriter:
                     if label != cur.speaker and p.participant_id
                 ]
             else:
-                pid = resolver.pid(a.target, create=True, present=True)
+                # Only a vocative makes the named person present (PARTICIPATED_IN): scope
+                # membership comes from who spoke or was called, never from a mention.
+                pid = resolver.pid(a.target, create=True, present=a.source == "vocative")
                 pids = [pid] if pid else []
             for pid in pids:
                 if pid == speaker_id:
@@ -315,6 +321,24 @@ class MemoryWriter:
             for old in existing:
                 if attr.slot and old["slot"] == attr.slot:
                     _rows(tx, "attribute_supersede", space=space, new=aid, old=old["id"])
+
+
+def _sync_aliases(tx: ManagedTransaction, space: str, pid: str) -> None:
+    """After a name change: aliases deduplicated by name key, the one repeating the name dropped,
+    and their keys stored, so an alias is found by the same key as a name (Cypher's toLower is
+    not that key: it neither folds "José" nor casefolds "Straße")."""
+    row = next(iter(_rows(tx, "participant_states", space=space, ids=[pid])), None)
+    if row is None:
+        return
+    seen = {row["key"]} if row["key"] else set()
+    aliases, keys = [], []
+    for alias in row["aliases"]:
+        key = name_key(alias)
+        if key and key not in seen:
+            seen.add(key)
+            aliases.append(alias)
+            keys.append(key)
+    _rows(tx, "participant_set_aliases", space=space, id=pid, aliases=aliases, alias_keys=keys)
 
 
 def _states(tx: ManagedTransaction, space: str, ids: list[str]) -> dict[str, PersonState]:
