@@ -20,15 +20,15 @@ def is_valid_id(value: str) -> bool:
 
 
 def turn_message_id(space: str, turn_id: str) -> str:
-    """The message id of a client-chosen turn id: ``<space>/t/<turn_id>``.
+    """The message id of a client-chosen turn id: ``<space>~t~<turn_id>``.
 
-    Why '/': it cannot occur in a space or turn id (:func:`is_valid_id`), so the id names its
-    space unambiguously. The old ``<space>:<turn_id>`` let spaces whose names nest collide
+    Why '~': it cannot occur in a space or turn id (:func:`is_valid_id`), so the id names its
+    space unambiguously, and it is URL-safe (message ids appear in paths). The old ``<space>:<turn_id>`` let spaces whose names nest collide
     (space ``nest`` + turn ``t:x`` and space ``nest:t`` + turn ``x``), and message ids are
     unique across spaces, so one tenant could take the other's ids. The ``t`` keeps turn ids
     apart from recording pieces (:func:`recording_message_id`) within one space.
     """
-    return f"{space}/t/{turn_id}"
+    return f"{space}~t~{turn_id}"
 
 
 def legacy_turn_message_id(space: str, turn_id: str) -> str:
@@ -37,8 +37,8 @@ def legacy_turn_message_id(space: str, turn_id: str) -> str:
 
 
 def recording_message_id(space: str, recording_id: str, index: int) -> str:
-    """The message id of a recording's turn starting at piece ``index``: ``<space>/r/<rec>/<i>``."""
-    return f"{space}/r/{recording_id}/{index}"
+    """The message id of a recording's turn starting at piece ``index``: ``<space>~r~<rec>~<i>``."""
+    return f"{space}~r~{recording_id}~{index}"
 
 
 def name_key(name: str) -> str:

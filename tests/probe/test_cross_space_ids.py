@@ -15,7 +15,7 @@ pytestmark = pytest.mark.integration
 def test_ids_are_unambiguous() -> None:
     assert turn_message_id("nest", "t:x") != turn_message_id("nest:t", "x")
     assert turn_message_id("s", "r1:0") != recording_message_id("s", "r1", 0)
-    assert turn_message_id("s", "r/r1/0") != recording_message_id("s", "r1", 0)  # '/' is refused anyway
+    assert turn_message_id("s", "r~r1~0") != recording_message_id("s", "r1", 0)  # '~' is refused anyway
 
 
 @pytest.fixture
@@ -46,6 +46,10 @@ def test_nested_space_names_cannot_take_each_others_turns(app_client, nested) ->
     assert second.status_code == 201, second.text
     assert first.json()["id"] != second.json()["id"]
     assert second.json()["text"] == "outer space speaking"
+    got = app_client.get(
+        f"/spaces/{outer}/messages/{second.json()['id']}", headers={"Authorization": f"Bearer {keys[outer]}"}
+    )
+    assert got.status_code == 200 and got.json()["text"] == "outer space speaking"
     for space, text in ((outer, "outer space speaking"), (inner, "inner space speaking")):
         listed = app_client.get(
             f"/spaces/{space}/messages", headers={"Authorization": f"Bearer {keys[space]}"}
