@@ -1,3 +1,9 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param message_id => null
+// :param holder => null
+// :param attr => {}
+// :param embedding => [x IN range(1, 384) | 0.05]
 // Create one profile Attribute of a participant, DERIVED_FROM its message, with embedding.
 // Params: $space, $message_id, $holder, $attr {id, kind, text, slot, extractor, confidence},
 //         $embedding

@@ -1,3 +1,10 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param history => false
+// :param kind => 'preference'
+// :param participant => null
+// :param skip => 0
+// :param limit => 50
 // Profile attributes of a space, current only unless $history, optionally of one holder
 // (id or name key) and one kind, with provenance.
 // Params: $space, $participant (may be null), $kind (may be null), $history, $skip, $limit

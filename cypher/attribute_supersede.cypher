@@ -1,3 +1,7 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param new => null
+// :param old => null
 // A newer attribute of the same holder, kind and slot replaces an older one (kept as history).
 // Params: $space, $new, $old
 MATCH (n:Attribute {space: $space, id: $new}), (o:Attribute {space: $space, id: $old})

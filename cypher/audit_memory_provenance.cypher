@@ -1,3 +1,5 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
 // Audit: every Fact and Attribute must be DERIVED_FROM at least one message of its space.
 // Must be zero.
 // Params: $space

@@ -1,3 +1,5 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
 // Audit: messages attributed to more than one participant (SPEAKS). Must be zero.
 // Params: $space
 MATCH (m:Message {space: $space})

@@ -1,3 +1,5 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
 // Audit: NEXT edges must link idx n to idx n+1 of the same session, and no message may
 // have two successors or two predecessors. Must be zero.
 // Params: $space

@@ -1,3 +1,5 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
 // Audit (informational): open audit items (conflicting identity evidence etc.).
 // Params: $space
 MATCH (a:AuditItem {space: $space})

@@ -1,3 +1,5 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
 // Audit: an anonymous voice (Speaker) identified as more than one participant at once.
 // Must be zero: conflicting evidence belongs in an AuditItem, never two identities.
 // Params: $space

@@ -1,3 +1,5 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
 // Audit (informational): messages whose speaker is not yet a known participant,
 // e.g. a voice heard only once. Not an error, but worth a look in Browser.
 // Params: $space

@@ -1,3 +1,11 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param message_id => null
+// :param fact => {}
+// :param embedding => [x IN range(1, 384) | 0.05]
+// :param speaker => null
+// :param addressees => []
+// :param about => null
 // Create one Fact with its provenance (DERIVED_FROM the message), STATED_BY the speaker,
 // ADDRESSED_TO the message's addressees, ABOUT its subject and other people, and its
 // text embedding. Params: $space, $message_id, $fact {id, content, subject_key, slot,

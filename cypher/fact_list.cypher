@@ -1,3 +1,10 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param history => false
+// :param slot => null
+// :param participant => null
+// :param skip => 0
+// :param limit => 50
 // Facts of a space, current only unless $history, optionally about / stated by one
 // participant (id or name key) and of one slot; each with provenance, people, and the
 // facts it supersedes or conflicts with.

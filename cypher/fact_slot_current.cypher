@@ -1,3 +1,8 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param subject_key => null
+// :param content => 'Maya needs new football boots.'
+// :param slot => null
 // Current facts of one subject: same content (for deduplication) or same slot (for
 // supersession), with who stated them.
 // Params: $space, $subject_key, $slot (may be null), $content

@@ -1,3 +1,7 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param new => null
+// :param old => null
 // Memory evolution: the new fact replaces an older one of the same subject and slot. The
 // old fact stays (history) with its validity ended and current = false; any conflict flag
 // on it is settled.

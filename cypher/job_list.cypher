@@ -1,3 +1,7 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param status => 'running'
+// :param limit => 50
 // The saved jobs of a space, newest first, with the seconds since each one's last heartbeat.
 // Params: $space, $status (or null for every status), $limit
 MATCH (j:Job {space: $space})

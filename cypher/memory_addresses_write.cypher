@@ -1,3 +1,7 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param message_id => null
+// :param edges => []
 // Inferred ADDRESSES edges of one message, each with how it was inferred (source) and a
 // confidence. A message with client-given addressees gets none (the client knows best).
 // Params: $space, $message_id, $edges [{pid, source, confidence}]

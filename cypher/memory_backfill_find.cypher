@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param placeholder => null
 // Facts and attributes whose text still holds the placeholder of a participant that has
 // since been named ("{p_…}"), to be re-rendered with the name (back-fill).
 // Params: $space, $placeholder

@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param rows => []
+// :param space => 'demo-household'
 // Replace the text and embedding of back-filled facts and attributes.
 // Params: $space, $rows [{id, text, embedding}]
 UNWIND $rows AS row

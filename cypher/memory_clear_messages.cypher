@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param ids => []
 // Remove what extraction derived from some messages, so re-running it is idempotent:
 // facts and attributes supported only by these messages are deleted (facts they had
 // superseded become current again, conflict flags they caused are settled), others just

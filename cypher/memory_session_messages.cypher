@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param session => 'kitchen-monday'
 // Message ids of one session (or, with $session null, of every session of the space) in
 // conversation order: what reprocessing replays.
 // Params: $space, $session (may be null)

@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param ids => []
 // Anonymous voices (Speaker nodes) of some messages whose messages have no speaker
 // participant yet: identity mapping must give each one a Participant first.
 // Params: $space, $ids (message ids)

@@ -1,3 +1,7 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param id => null
+// :param n => 3
 // The context window of one message: the message and up to $n previous messages of its
 // session (oldest first), each with its speaker's current identity (SPEAKS participant,
 // else the participant its voice is IDENTIFIED_AS, else the anonymous Speaker), the

@@ -1,3 +1,17 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param session => 'kitchen-monday'
+// :param speaker => null
+// :param id => null
+// :param idx => 0
+// :param text => 'Tom, the plumber is coming on Thursday.'
+// :param ts => datetime()
+// :param source => 'text'
+// :param passage => 'Priya: Tom, the plumber is coming on Thursday.'
+// :param sparse_terms => []
+// :param sparse_weights => []
+// :param embedding => [x IN range(1, 384) | 0.05]
+// :param addressees => []
 // Append one text turn to a session, after session_lock in the same transaction.
 // Creates the speaker and addressee participants if new (by normalised name key),
 // the Message with its embedding, SPEAKS, ADDRESSES, PARTICIPATED_IN and NEXT edges.

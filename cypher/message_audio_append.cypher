@@ -1,3 +1,17 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param session => 'kitchen-monday'
+// :param speaker_id => null
+// :param id => null
+// :param idx => 0
+// :param text => 'Tom, the plumber is coming on Thursday.'
+// :param ts => datetime()
+// :param duration => 1.5
+// :param source => 'text'
+// :param audio_uri => null
+// :param start => 0.0
+// :param embedding => [x IN range(1, 384) | 0.05]
+// :param voiceprint_id => null
 // Append one audio turn after session_lock and routing, in the same transaction: the
 // Message (text from ASR, timing, audio fields), SPOKEN_AS its Speaker, SPEAKS from the
 // participant that speaker is IDENTIFIED_AS, PARTICIPATED_IN, HAS_MESSAGE and NEXT.

@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param id => null
+// :param space => 'demo-household'
 // One message with its speaker and addressees.
 // Params: $space, $id
 MATCH (m:Message {id: $id, space: $space})

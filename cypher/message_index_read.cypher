@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param ids => []
+// :param space => 'demo-household'
 // Message indexing (voxmem.passages): the messages to (re)index with what their passage is
 // built from: text, the speaker's current name and the names of addressees given by the client
 // (inferred addressees are guesses and stay out of the passage), and the passage stored now.

@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param rows => []
+// :param space => 'demo-household'
 // Message indexing (voxmem.passages): store the speaker-aware passage, its dense embedding and
 // its SPLADE terms (space-separated `t<vocabulary id>`, full-text indexed by 'message_sparse')
 // with the aligned weights.

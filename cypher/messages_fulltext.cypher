@@ -1,3 +1,8 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param lucene => 'plumber'
+// :param fetch => 100
+// :param space => 'demo-household'
+// :param k => 10
 // Full-text (BM25) search over message text, restricted to one space.
 // The index is shared by all spaces, so it over-fetches ($fetch) and filters.
 // Params: $space, $lucene (escaped Lucene query), $fetch, $k

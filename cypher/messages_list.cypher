@@ -1,3 +1,10 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param session => 'kitchen-monday'
+// :param speaker => null
+// :param addressee => null
+// :param skip => 0
+// :param limit => 50
 // Messages of a space in conversation order, optionally filtered by session, by speaker
 // and by addressee (participant id or name key). Params: $space, $session, $speaker,
 // $addressee (each may be null), $skip, $limit

@@ -1,3 +1,8 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param id => null
+// :param alias_key => 'mom'
+// :param alias => 'Mom'
 // Add an alias (nickname, kinship or role term) to a participant, once (compared by name key).
 // Params: $space, $id, $alias, $alias_key (voxmem.ids.name_key of $alias)
 MATCH (p:Participant {space: $space, id: $id})

@@ -1,3 +1,8 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param id => null
+// :param message_id => null
+// :param entry => null
 // Remember one piece of name evidence ("key|name|weight|kind|message_id") on a participant,
 // once per message, so weak evidence can accumulate into a name over several turns.
 // Params: $space, $id, $entry, $message_id

@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param ids => []
 // Delete the deleted participant's messages with their images, the voiceprints taken from
 // them and the routing decisions about them; returns the sessions to re-link.
 // Params: $space, $ids (message ids)

@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param id => null
 // Finally delete the participant and the audit items that name them.
 // Params: $space, $id
 MATCH (p:Participant {space: $space, id: $id})

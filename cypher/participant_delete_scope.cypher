@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param id => null
 // What deleting a participant touches: the messages they spoke and the voices (Speaker
 // nodes) identified only as them. Params: $space, $id
 MATCH (p:Participant {space: $space, id: $id})

@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param speakers => []
 // Delete voices identified only as the deleted participant: their Voiceprints, routing
 // decisions and the Speaker nodes themselves. Params: $space, $speakers (speaker ids)
 MATCH (sk:Speaker {space: $space}) WHERE sk.id IN $speakers

@@ -1,3 +1,7 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param speaker_id => null
+// :param pid => null
 // Identity mapping for an anonymous voice: the Participant its Speaker is IDENTIFIED_AS,
 // created (unnamed, key null) when none exists yet, and SPEAKS edges from it to every
 // message spoken as that voice that has no speaker participant yet. Voiceprints untouched.

@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param key => 'maya'
 // Participants of a space who bear a name key as their name or as an alias.
 // Keys come from voxmem.ids.name_key (Unicode-aware: NFKC + casefold, Latin accents folded),
 // never from Cypher's toLower, so "Wei 王" and "Wei 李" stay apart and "Иван" has a key.

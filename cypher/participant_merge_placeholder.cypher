@@ -1,3 +1,8 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param from => null
+// :param into => null
+// :param keep_name => true
 // Fold a voiceless placeholder participant (known only by a name others used) into the
 // speaking participant who turned out to bear that name: its edges move over, its name
 // is taken (or, with $keep_name, kept as an alias: a nickname like 'Mel' of Melanie), and the

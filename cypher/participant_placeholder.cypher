@@ -1,3 +1,10 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param key => 'maya'
+// :param pid => null
+// :param name => 'Maya'
+// :param present => true
+// :param session => 'kitchen-monday'
 // A participant known only by name (addressed or mentioned before they spoke): found by
 // name key or created without any voice. Someone *addressed* is present, so they take part
 // in the session ($present true); someone only *mentioned* ("my sister Anna") does not, so

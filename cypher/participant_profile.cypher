@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param participant => null
 // One participant's profile: names, voices, counts, and open audit items naming them.
 // Params: $space, $participant (id or name key)
 MATCH (p:Participant {space: $space})

@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param sessions => ['kitchen-monday', 'car-wednesday']
+// :param space => 'demo-household'
 // Re-link NEXT over gaps left by deleted messages, so each session stays one chain in idx
 // order (MERGE: existing links are kept). Params: $space, $sessions (session ids)
 UNWIND $sessions AS sid

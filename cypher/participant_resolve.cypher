@@ -1,3 +1,7 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param ref => 'maya'
+// :param key => 'maya'
 // Participants of a space that a caller's reference can mean: the participant with that id, or those
 // bearing the normalised name as their name or an alias (askers may be given by id or by name).
 // Params: $space, $ref (as given), $key (voxmem.ids.name_key of it)

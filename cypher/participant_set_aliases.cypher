@@ -1,3 +1,8 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param id => null
+// :param aliases => ['Mom']
+// :param alias_keys => ['mom']
 // Rewrite a participant's aliases with their name keys after its name changed (a rename keeps
 // the old name as an alias; a placeholder folded in brings its aliases). Python computes the
 // keys (voxmem.ids.name_key) and drops aliases that repeat the name, so lookups by alias

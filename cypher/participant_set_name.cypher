@@ -1,3 +1,8 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param id => null
+// :param key => 'maya'
+// :param name => 'Maya'
 // Give a participant its name (learned from conversation); the previous name, if any,
 // becomes an alias. Every message it SPEAKS is thereby named too (back-fill of messages).
 // Params: $space, $id, $name, $key

@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param ids => []
+// :param space => 'demo-household'
 // Identity state of participants: name, aliases, accumulated name evidence, and whether a
 // voice or a spoken message belongs to them (a participant with neither is a placeholder
 // created because someone was addressed or mentioned by name).

@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param recording_id => null
 // State of one recording in a space (re-ingestion guard and resume): how many turns are
 // stored, in which session, and whether a job finished it (a Recording node).
 // Params: $space, $recording_id

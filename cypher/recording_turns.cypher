@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param recording_id => null
 // The turns of a recording already stored (a job cut short): their span in the recording
 // and their current speaker, in time order, so a resumed job skips them.
 // Params: $space, $recording_id

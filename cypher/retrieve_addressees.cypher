@@ -1,3 +1,8 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param asker => null
+// :param message_id => null
+// :param policy => 'open'
 // Graph tool "to whom was this addressed": the ADDRESSES edges (with source and confidence) and
 // the SPEAKS edge of one message, if the message is inside the asker's scope (else no row).
 // Scope (MODEL.md): open = all; participant = sessions the asker PARTICIPATED_IN; private = turns

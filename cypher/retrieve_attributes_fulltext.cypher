@@ -1,3 +1,13 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param asker => null
+// :param lucene => 'plumber'
+// :param fetch => 100
+// :param policy => 'open'
+// :param participant => null
+// :param kind => 'preference'
+// :param current_only => true
+// :param k => 10
 // Retrieval tool: full-text (BM25) search over profile attribute text, inside the asker's scope.
 // Scope (MODEL.md): open = all attributes; participant = attributes all of whose DERIVED_FROM
 // messages lie in sessions the asker PARTICIPATED_IN; private = the asker's own attributes

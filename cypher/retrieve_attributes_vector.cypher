@@ -1,3 +1,13 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param asker => null
+// :param fetch => 100
+// :param embedding => [x IN range(1, 384) | 0.05]
+// :param policy => 'open'
+// :param participant => null
+// :param kind => 'preference'
+// :param current_only => true
+// :param k => 10
 // Retrieval tool: approximate nearest profile attributes by embedding, inside the asker's scope.
 // Over-fetches ($fetch) from the shared index; Python falls back to retrieve_attributes_vector_exact.
 // Scope (MODEL.md): open = all attributes; participant = attributes all of whose DERIVED_FROM

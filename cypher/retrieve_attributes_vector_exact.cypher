@@ -1,3 +1,12 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param asker => null
+// :param policy => 'open'
+// :param participant => null
+// :param kind => 'preference'
+// :param current_only => true
+// :param embedding => [x IN range(1, 384) | 0.05]
+// :param k => 10
 // Retrieval tool: exact nearest profile attributes by cosine within one space, inside the scope.
 // Scope (MODEL.md): open = all attributes; participant = attributes all of whose DERIVED_FROM
 // messages lie in sessions the asker PARTICIPATED_IN; private = the asker's own attributes

@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param sessions => ['kitchen-monday', 'car-wednesday']
+// :param space => 'demo-household'
 // Benchmark loader, second step: the NEXT chain of each listed session (idx order), for
 // sessions written by retrieve_bench_load_messages.
 // Params: $space, $sessions (list of session ids)

@@ -1,3 +1,7 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param rows => []
+// :param space => 'demo-household'
+// :param addressed_by => null
 // Benchmark loader (bench/retrieval_data.py): write a batch of turns of one space in one
 // transaction, following MODEL.md: Participant (by key), Session, Message with its embedding,
 // HAS_MESSAGE, SPEAKS, ADDRESSES {source}, PARTICIPATED_IN. NEXT edges come after, per session

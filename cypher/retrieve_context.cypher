@@ -1,3 +1,9 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param asker => null
+// :param message_id => null
+// :param window => 3
+// :param policy => 'open'
 // Graph tool "context around a message": the turns of the same session within $window positions
 // of it (itself included), oldest first; every turn is checked against the asker's scope on its
 // own, so a visible turn never drags an invisible neighbour along.

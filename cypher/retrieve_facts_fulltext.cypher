@@ -1,3 +1,17 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param asker => null
+// :param lucene => 'plumber'
+// :param fetch => 100
+// :param policy => 'open'
+// :param current_only => true
+// :param speaker => null
+// :param addressee => null
+// :param about => null
+// :param session => 'kitchen-monday'
+// :param ts_to => null
+// :param ts_from => null
+// :param k => 10
 // Retrieval tool: full-text (BM25) search over fact content, inside the asker's access scope.
 // Over-fetches ($fetch) from the shared Lucene index and filters.
 // Scope (MODEL.md): open = all facts; participant = facts all of whose DERIVED_FROM messages lie

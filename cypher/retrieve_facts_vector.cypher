@@ -1,3 +1,17 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param asker => null
+// :param fetch => 100
+// :param embedding => [x IN range(1, 384) | 0.05]
+// :param policy => 'open'
+// :param current_only => true
+// :param speaker => null
+// :param addressee => null
+// :param about => null
+// :param session => 'kitchen-monday'
+// :param ts_to => null
+// :param ts_from => null
+// :param k => 10
 // Retrieval tool: approximate nearest facts by embedding, inside the asker's access scope.
 // Over-fetches () from the shared index; Python falls back to retrieve_facts_vector_exact.
 // Scope (MODEL.md): open = all facts; participant = facts all of whose DERIVED_FROM messages lie

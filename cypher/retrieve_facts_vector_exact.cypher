@@ -1,3 +1,16 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param asker => null
+// :param policy => 'open'
+// :param current_only => true
+// :param speaker => null
+// :param addressee => null
+// :param about => null
+// :param session => 'kitchen-monday'
+// :param ts_to => null
+// :param ts_from => null
+// :param embedding => [x IN range(1, 384) | 0.05]
+// :param k => 10
 // Retrieval tool: exact nearest facts by cosine within one space, inside the asker's scope.
 // The fallback when the shared index's over-fetch leaves fewer than $k facts.
 // Scope (MODEL.md): open = all facts; participant = facts all of whose DERIVED_FROM messages lie

@@ -1,3 +1,15 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param asker => null
+// :param lucene => 'plumber'
+// :param fetch => 100
+// :param policy => 'open'
+// :param session => 'kitchen-monday'
+// :param speaker => null
+// :param addressee => null
+// :param ts_from => null
+// :param ts_to => null
+// :param k => 10
 // Retrieval tool: full-text (BM25) search over message text, inside the asker's access scope.
 // The Lucene index is shared by all spaces, so it over-fetches ($fetch) and filters; Python
 // retries with a larger $fetch when fewer than $k rows survive.

@@ -1,3 +1,16 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param asker => null
+// :param lucene => 'plumber'
+// :param fetch => 100
+// :param policy => 'open'
+// :param session => 'kitchen-monday'
+// :param speaker => null
+// :param addressee => null
+// :param ts_from => null
+// :param ts_to => null
+// :param weights => {}
+// :param k => 10
 // Retrieval tool: learned sparse (SPLADE) search over message passages, inside the asker's scope.
 // Candidates come from the 'message_sparse' full-text index: $lucene requires the space
 // (`+space:<id>`, indexed in the same Lucene document, so other spaces never crowd the

@@ -1,3 +1,15 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param asker => null
+// :param fetch => 100
+// :param embedding => [x IN range(1, 384) | 0.05]
+// :param policy => 'open'
+// :param session => 'kitchen-monday'
+// :param speaker => null
+// :param addressee => null
+// :param ts_from => null
+// :param ts_to => null
+// :param k => 10
 // Retrieval tool: approximate nearest messages by embedding, inside the asker's access scope.
 // The HNSW index is shared by all spaces, so it over-fetches ($fetch) and filters on space,
 // scope and the optional filters; Python falls back to retrieve_messages_vector_exact when

@@ -1,3 +1,14 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param asker => null
+// :param speaker => null
+// :param policy => 'open'
+// :param session => 'kitchen-monday'
+// :param addressee => null
+// :param ts_from => null
+// :param ts_to => null
+// :param embedding => [x IN range(1, 384) | 0.05]
+// :param k => 10
 // Retrieval tool: exact nearest messages by cosine, inside the asker's access scope.
 // Used when the shared index's over-fetch leaves too few rows (small space, narrow scope or
 // filter). Candidates come from the narrowest anchor (speaker filter, the asker's own turns,

@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param limit => 50
 // Names, aliases and ids of the participants of a space, so a planner can map names in a question
 // to participant filters. Names are not evidence: no message, fact or attribute is returned.
 // Params: $space, $limit

@@ -1,3 +1,9 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param asker => null
+// :param participant => null
+// :param policy => 'open'
+// :param current_only => true
 // Retrieval tool: a participant's profile (name, aliases, visible attributes with provenance),
 // inside the asker's scope. Returns no row when the participant is unknown in the space.
 // Scope (MODEL.md): open = all attributes; participant = attributes all of whose DERIVED_FROM

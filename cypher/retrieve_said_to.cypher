@@ -1,3 +1,14 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param asker => null
+// :param speaker => null
+// :param addressee => null
+// :param policy => 'open'
+// :param session => 'kitchen-monday'
+// :param ts_from => null
+// :param ts_to => null
+// :param embedding => [x IN range(1, 384) | 0.05]
+// :param k => 10
 // Graph tool "what did A say to B": turns A SPEAKS that ADDRESS B, inside the asker's scope, ranked
 // by similarity to $embedding when given, else newest first. A and B are participant ids or name keys.
 // Scope (MODEL.md): open = all; participant = sessions the asker PARTICIPATED_IN; private = turns

@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param asker => null
 // The access policy of a space and the asker as a participant of it (null when unknown), read
 // before any retrieval so the policy always comes from the Space node, never from the client.
 // Params: $space, $asker (participant id or null)

@@ -1,3 +1,17 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param asker => null
+// :param lucene => 'plumber'
+// :param fetch => 100
+// :param about => null
+// :param policy => 'open'
+// :param current_only => true
+// :param speaker => null
+// :param addressee => null
+// :param session => 'kitchen-monday'
+// :param ts_to => null
+// :param ts_from => null
+// :param k => 10
 // Retrieval tool: a topic's timeline of facts with validity, oldest first, inside the asker's
 // scope. The topic is a Lucene query over fact content ($lucene) and/or a participant the facts are
 // ABOUT ($about); superseded facts stay in the timeline with their valid_to and the fact that

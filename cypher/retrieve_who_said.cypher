@@ -1,3 +1,13 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param asker => null
+// :param lucene => 'plumber'
+// :param fetch => 100
+// :param policy => 'open'
+// :param session => 'kitchen-monday'
+// :param ts_from => null
+// :param ts_to => null
+// :param k => 10
 // Graph tool "who said X": turns whose text matches a quote (Lucene phrase or terms), with the
 // participant who SPEAKS each, inside the asker's scope. Rows without a known speaker are kept
 // (speaker null) so the caller can tell "nobody known said it" from "nobody said it".

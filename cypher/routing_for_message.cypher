@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param message_id => null
 // The routing decision(s) recorded for one message (audit view): the latest first.
 // Params: $space, $message_id
 MATCH (r:RoutingDecision {space: $space, message_id: $message_id})

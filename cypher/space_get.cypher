@@ -1,3 +1,5 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
 // One space with its access policy and a count of its messages.
 // Params: $space
 MATCH (s:Space {id: $space})

@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param skip => 0
+// :param limit => 50
 // Every space with its access policy and a count of its messages (admin listing).
 // Params: $skip, $limit
 MATCH (s:Space)

@@ -1,3 +1,10 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param id => null
+// :param encoder => 'resemblyzer'
+// :param embedding => [x IN range(1, 256) | 0.0625]
+// :param pid => null
+// :param label => 'browser'
 // A new anonymous voice: the Speaker (centroid = first observation) and an unnamed
 // Participant it is IDENTIFIED_AS (name and key null, like participant_ensure_for_speaker,
 // so identity mapping can name it later; `label` is only a display handle).

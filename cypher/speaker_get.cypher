@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param id => null
 // One speaker with its centroid and participant. Params: $space, $id
 MATCH (s:Speaker {space: $space, id: $id})
 OPTIONAL MATCH (s)-[:IDENTIFIED_AS]->(p:Participant)

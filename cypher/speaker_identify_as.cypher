@@ -1,3 +1,9 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param id => null
+// :param participant_id => null
+// :param confidence => 0.9
+// :param source => 'text'
 // Identify a speaker as a participant (by hand or after a merge): IDENTIFIED_AS moves to
 // $participant_id and every message spoken as this voice is SPOKEN by that participant.
 // Params: $space, $id, $participant_id, $source, $confidence

@@ -1,3 +1,5 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
 // Speakers of a space with their participant and observation counts (identity management).
 // Params: $space
 MATCH (s:Speaker {space: $space})

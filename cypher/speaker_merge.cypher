@@ -1,3 +1,10 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param source => 'text'
+// :param target => null
+// :param reason => null
+// :param score => 0.9
+// :param centroid => [x IN range(1, 256) | 0.0625]
 // Merge speaker $source into $target, reversibly: a MERGED_INTO edge keeps the target's
 // previous centroid and count; the source's voiceprints and messages move to the target
 // remembering their origin (Voiceprint.origin_speaker, SPOKEN_AS.origin_speaker); the

@@ -1,3 +1,7 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param id => null
+// :param centroid => [x IN range(1, 256) | 0.0625]
 // A LINK: count the observation and, when the policy updated the voice state, store the
 // new centroid. Params: $space, $id, $centroid (list of floats or null)
 MATCH (s:Speaker {space: $space, id: $id})

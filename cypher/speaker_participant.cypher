@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param id => null
 // The participant a speaker is identified as (null if none). Params: $space, $id
 MATCH (s:Speaker {space: $space, id: $id})
 OPTIONAL MATCH (s)-[:IDENTIFIED_AS]->(p:Participant)

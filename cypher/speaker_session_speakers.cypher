@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param encoder => 'resemblyzer'
 // Active speakers of a space with the sessions each one spoke in, for reconciliation
 // (split_from: a manual split is never undone by it; sessions: two speakers heard in one
 // session need the stricter merge threshold, and a session's own speakers are those listing it).

@@ -1,3 +1,12 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param id => null
+// :param new_id => null
+// :param encoder => 'resemblyzer'
+// :param pid => null
+// :param label => 'browser'
+// :param centroid => [x IN range(1, 256) | 0.0625]
+// :param message_ids => []
 // Split: the given messages (and their voiceprints) of speaker $id move to a new Speaker
 // $new_id with centroid $centroid, identified as a new unnamed participant $pid.
 // Params: $space, $id, $message_ids, $new_id, $centroid, $pid, $label, $encoder

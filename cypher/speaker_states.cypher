@@ -1,3 +1,8 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param ids => []
+// :param with_exemplars => false
+// :param max_exemplars => 8
 // Exact state of some speakers for re-scoring: centroid, observation count and (for the
 // knn policy) up to $max_exemplars most recent voiceprint embeddings.
 // Params: $space, $ids, $with_exemplars (bool), $max_exemplars

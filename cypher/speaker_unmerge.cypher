@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param source => 'text'
 // Undo speaker_merge: voiceprints and messages whose origin is $source go back to it, the
 // target's centroid and count are restored from the MERGED_INTO edge, which is deleted.
 // A merge of a forgotten voice is not undone (its record no longer holds the centroid).

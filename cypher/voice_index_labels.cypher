@@ -1,3 +1,9 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param speaker_id => null
+// :param speaker_labels => ['Speaker']
+// :param vp_id => null
+// :param voiceprint_labels => ['Voiceprint']
 // Put a new Speaker and Voiceprint of an encoder whose vectors have their own vector indexes
 // (the fused encoder's 512-d vectors: labels FusedSpeaker / FusedVoiceprint, indexes
 // speaker_centroid_fused / voiceprint_embedding_fused, migration 0005). Neo4j indexes one

@@ -1,3 +1,12 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param speaker_id => null
+// :param vp_id => null
+// :param encoder => 'resemblyzer'
+// :param message_id => null
+// :param updated => false
+// :param embedding => [x IN range(1, 256) | 0.0625]
+// :param decision => 'LINK'
 // One observation of a voice: the Voiceprint exemplar OF its speaker, and the audit record
 // of the routing decision. Params: $space, $vp_id, $speaker_id, $encoder, $embedding,
 // $message_id (or null), $updated (bool), $decision {id, decision, score, margin, policy}

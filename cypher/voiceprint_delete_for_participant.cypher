@@ -1,3 +1,6 @@
+// Neo4j Browser: paste these :param lines first, then the query (example values).
+// :param space => 'demo-household'
+// :param participant_id => null
 // Forget a person's voice, every copy of it: the speakers identified as the participant and
 // every speaker joined to them by a merge (either direction: a merge says "same voice"),
 // whatever encoder made them. Deleted: their Voiceprints and any Voiceprint of a message they
