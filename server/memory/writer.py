@@ -23,12 +23,13 @@ from neo4j import ManagedTransaction
 
 from voxmem.cypher import query
 from voxmem.db import Database
-from voxmem.embeddings import TextEmbedder
+from voxmem.embeddings import TextEmbedder, sparse_encoder
 from voxmem.extractors.offline.names import plausible_new_name
 from voxmem.extractors.schema import GROUP, ExtractionResult, is_label
 from voxmem.extractors.window import Window
 from voxmem.ids import name_key, new_id
 from voxmem.memory.identity import NOT_ME, PersonState, decide, evidence_entry
+from voxmem.passages import MessageIndexer
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,7 @@ class MemoryWriter:
     def __init__(self, db: Database, embedder: TextEmbedder) -> None:
         self.db = db
         self.embedder = embedder
+        self.passages = MessageIndexer(db, embedder, sparse_encoder())
 
     # --- public ----------------------------------------------------------------------------
     def write(self, space: str, window: Window, result: ExtractionResult) -> WriteSummary:
@@ -90,6 +92,7 @@ class MemoryWriter:
         summary = self.db.write(work)
         for pid, name in summary.named.items():
             self.backfill(space, pid, name)
+            self.passages.reindex_participant(space, pid)  # "Name: text" passages carry the new name
         return summary
 
     def backfill(self, space: str, pid: str, name: str) -> int:
