@@ -79,6 +79,25 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return 1 if report.failed else 0
 
 
+def cmd_index(args: argparse.Namespace) -> int:
+    """Backfill speaker-aware passages, embeddings and SPLADE terms of messages stored without them."""
+    from voxmem.db import Database
+    from voxmem.embeddings import TextEmbedder, sparse_encoder
+    from voxmem.passages import MessageIndexer
+
+    settings = get_settings()
+    db = Database(settings)
+    try:
+        indexer = MessageIndexer(db, TextEmbedder(settings), sparse_encoder())
+        done = {args.space: indexer.backfill(args.space)} if args.space else indexer.backfill_all()
+    finally:
+        db.close()
+    for space, n in done.items():
+        print(f"{space}: {n} messages indexed")
+    print(f"{sum(done.values())} messages indexed in {len(done)} space(s)")
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from voxmem.demo import run_demo
 
@@ -109,6 +128,12 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("space")
     audit.add_argument("--json", action="store_true", help="print the findings as JSON")
     audit.set_defaults(func=cmd_audit)
+
+    index = sub.add_parser(
+        "index", help="backfill passages, embeddings and SPLADE terms of unindexed messages (idempotent)"
+    )
+    index.add_argument("--space", help="only this space (default: every space with unindexed messages)")
+    index.set_defaults(func=cmd_index)
 
     demo = sub.add_parser("demo", help="start everything, ingest a conversation, answer questions")
     demo.add_argument("--keep-running", action="store_true", help="leave the API server up afterwards")
