@@ -105,6 +105,10 @@ class MessageIndexer:
                 return total
             total += written
 
+    def backfill_all(self) -> dict[str, int]:
+        """Backfill every space that has unindexed messages; returns messages indexed per space."""
+        return {r["id"]: self.backfill(r["id"]) for r in self.db.query(query("message_index_spaces"))}
+
     def reindex_participant(self, space: str, participant_id: str) -> int:
         """Re-index the messages whose passage names this participant (after a naming or renaming)."""
         rows = self.db.query(query("message_index_participant"), space=space, participant=participant_id)
