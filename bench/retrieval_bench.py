@@ -1,7 +1,10 @@
 """Retrieval benchmark: evidence recall@k and answer-in-evidence on LoCoMo and FriendsQA by
-question category (agent policies vs a plain vector and a plain BM25 baseline, same run),
-rounds used per policy, attribution exactness, and retrieval latency p50/p95 (no LLM) at
-10k and 100k synthetic messages.
+question category, for every channel alone (dense MiniLM, plain BM25, keyword BM25, SPLADE),
+fused by RRF in one round (with and without SPLADE) and for the agent policies, same run;
+the effect of speaker-aware passages (exact offline scoring of bare text vs "Speaker: text"
+for MiniLM and SPLADE); ingest cost per turn; query-encoding latency (ONNX int8 vs torch,
+SPLADE); rounds used per policy, attribution exactness, and retrieval latency p50/p95 (no LLM)
+at synthetic sizes.
 
     python -m voxmem.bench.retrieval_bench                       # everything (long)
     python -m voxmem.bench.retrieval_bench --latency 0 --locomo 2 --friendsqa 30   # quick
@@ -26,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy import sparse as sp
 from tqdm import tqdm
 
 from voxmem.bench.retrieval_data import (
@@ -37,9 +41,12 @@ from voxmem.bench.retrieval_data import (
     synthetic_sentences,
 )
 from voxmem.config import Settings
+from voxmem.embeddings import sparse_encoder
 from voxmem.messages import lucene_query
+from voxmem.passages import MessageIndexer, passage, sparse_fields
 from voxmem.retrieval.agent import POLICIES
 from voxmem.retrieval.answer import compose
+from voxmem.retrieval.fusion import fuse
 from voxmem.retrieval.scope import resolve_scope
 from voxmem.retrieval.service import RetrievalService
 from voxmem.retrieval.text import content_words, normalise
@@ -47,6 +54,10 @@ from voxmem.retrieval.tools import Filters, MessageFulltextRetriever
 from voxmem.services import Services
 
 KS = (5, 10, 30)
+# channels measured through the product's tools (Neo4j), then fused one round by RRF
+CHANNELS = ["vector", "bm25", "keyword", "splade", "fused_no_splade", "fused"]
+# exact offline scoring of the same turns as bare text and as speaker-aware passages (numpy)
+OFFLINE = ["x_vector_bare", "x_vector_passage", "x_splade_bare", "x_splade_passage"]
 
 
 class PlainBM25(MessageFulltextRetriever):
@@ -97,6 +108,35 @@ def _hit_dicts(hits) -> list[dict[str, Any]]:
     return [s.as_dict() for h in hits for s in h.sources]
 
 
+def _csr(maps: list[dict[int, float]], width: int) -> sp.csr_matrix:
+    rows = [i for i, m in enumerate(maps) for _ in m]
+    cols = [t for m in maps for t in m]
+    vals = [w for m in maps for w in m.values()]
+    return sp.csr_matrix((vals, (rows, cols)), shape=(len(maps), width), dtype=np.float32)
+
+
+class Offline:
+    """Exact scores over one corpus as bare text and as passages (what the indexes approximate)."""
+
+    def __init__(
+        self, ids: list[str], dense: dict[str, np.ndarray], sparse: dict[str, sp.csr_matrix]
+    ) -> None:
+        self.ids = ids
+        self.dense = dense
+        self.sparse = sparse
+
+    def rankings(self, qv: np.ndarray, qs: sp.csr_matrix, k: int) -> dict[str, list[str]]:
+        out = {}
+        for kind in ("bare", "passage"):
+            for name, scores in (
+                ("vector", self.dense[kind] @ qv),
+                ("splade", np.asarray((self.sparse[kind] @ qs.T).todense()).ravel()),
+            ):
+                top = np.argsort(-scores, kind="stable")[:k]
+                out[f"x_{name}_{kind}"] = [self.ids[i] for i in top]
+        return out
+
+
 class Evaluator:
     """Runs every method on every question of a loaded corpus and keeps per-question rows."""
 
@@ -105,27 +145,72 @@ class Evaluator:
         self.retrieval = retrieval
         self.policies = policies
         self.bm25 = PlainBM25(services.db, None, fetch=400)
+        self.sparse = sparse_encoder()
+        self.indexer = MessageIndexer(services.db, services.embedder, self.sparse)
+        self.offline: dict[str, Offline] = {}
+        self.ingest: dict[str, list[float]] = defaultdict(list)
 
     def load(self, corpus: Corpus, addressed_by: str) -> str:
+        """Index speaker-aware passages as ingest does (addressees only when given), in batches."""
         space = f"bench-ret-{corpus.name}-{uuid.uuid4().hex[:6]}"
         self.services.spaces.create(space, "open")
         texts = [r.text for r in corpus.rows]
-        vectors = self.services.embedder.embed(texts)
-        BatchLoader(self.services.db, addressed_by=addressed_by).load(space, corpus.rows, vectors)
+        passages = [
+            passage(r.text, r.speaker, sorted(r.addressees) if addressed_by == "given" else [])
+            for r in corpus.rows
+        ]
+        started = time.perf_counter()
+        index = self.indexer.encode(passages)
+        self.ingest["batched_passage_ms_per_turn"].append((time.perf_counter() - started) * 1000 / len(texts))
+        started = time.perf_counter()
+        bare_vectors = self.services.embedder.embed(texts)
+        self.ingest["batched_bare_dense_ms_per_turn"].append(
+            (time.perf_counter() - started) * 1000 / len(texts)
+        )
+        vectors = np.asarray([row["embedding"] for row in index], dtype=np.float32)
+        BatchLoader(self.services.db, addressed_by=addressed_by).load(
+            space, corpus.rows, vectors, index=index
+        )
+        width = 30522
+        passage_sparse = [
+            {int(t[1:]): w for t, w in zip(row["sparse_terms"].split(), row["sparse_weights"], strict=True)}
+            for row in index
+        ]
+        self.offline[space] = Offline(
+            [f"{space}:{r.turn_id}" for r in corpus.rows],
+            {"bare": bare_vectors, "passage": vectors},
+            {"bare": _csr(self.sparse.encode(texts), width), "passage": _csr(passage_sparse, width)},
+        )
         return space
 
     def run(self, corpus: Corpus, space: str, limit: int | None, bar: tqdm) -> list[dict[str, Any]]:
         scope = resolve_scope(self.services.db, space, None)
         agent = self.retrieval.agent()
-        vector = self.retrieval.tools["message_vector"]
+        tools = self.retrieval.tools
+        offline = self.offline[space]
         rows = []
+        k = max(KS)
         for qa in subsample(corpus.qas, limit):
             gold = {f"{space}:{e}" for e in qa.evidence}
             row: dict[str, Any] = {"qid": qa.qid, "category": qa.category, "n_gold": len(gold)}
-            ranked: dict[str, list[dict[str, Any]]] = {
-                "vector": _hit_dicts(vector.search(scope, qa.question, Filters(), k=max(KS))),
-                "bm25": _hit_dicts(self.bm25.search(scope, qa.question, Filters(), k=max(KS))),
+            hits = {
+                "vector": tools["message_vector"].search(scope, qa.question, Filters(), k=k),
+                "keyword": tools["message_fulltext"].search(scope, qa.question, Filters(), k=k),
+                "splade": tools["message_sparse"].search(scope, qa.question, Filters(), k=k),
             }
+            ranked: dict[str, list[dict[str, Any]]] = {
+                "vector": _hit_dicts(hits["vector"]),
+                "bm25": _hit_dicts(self.bm25.search(scope, qa.question, Filters(), k=k)),
+                "keyword": _hit_dicts(hits["keyword"]),
+                "splade": _hit_dicts(hits["splade"]),
+                "fused_no_splade": [e.as_dict() for e in fuse([hits["vector"], hits["keyword"]])],
+                "fused": [e.as_dict() for e in fuse(list(hits.values()))],
+            }
+            qv = self.services.embedder.embed_queries([qa.question])[0]
+            qs = _csr(self.sparse.encode([qa.question]), 30522)
+            for name, ids in offline.rankings(qv, qs, k).items():
+                for kk in KS:
+                    row[f"{name}_r@{kk}"] = _recall(ids, gold, kk)
             for name in self.policies:
                 started = time.perf_counter()
                 result = agent.run(qa.question, scope, POLICIES[name]())
@@ -143,12 +228,63 @@ class Evaluator:
                     )
             for method, items in ranked.items():
                 ids = [e["id"] for e in items]
-                for k in KS:
-                    row[f"{method}_r@{k}"] = _recall(ids, gold, k)
+                for kk in KS:
+                    row[f"{method}_r@{kk}"] = _recall(ids, gold, kk)
                 row[f"{method}_aie@10"] = _answer_in(qa.answer, _evidence_texts(items[:10]))
             rows.append(row)
             bar.update(1)
         return rows
+
+    def ingest_cost(self, corpus: Corpus, n: int = 100) -> dict[str, Any]:
+        """Per-turn encoding as the turn route does it (one turn at a time): today's bare-text
+        MiniLM vs the passage's MiniLM + SPLADE; medians over ``n`` turns, warm."""
+        rows = subsample(corpus.rows, n)
+        self.services.embedder.embed_one(rows[0].text)
+        self.sparse.encode([rows[0].text])
+        before, after = [], []
+        for r in rows:
+            text = passage(r.text, r.speaker)
+            t = time.perf_counter()
+            self.services.embedder.embed_one(r.text)
+            before.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            self.services.embedder.embed_one(text)
+            self.sparse.encode([text])
+            after.append((time.perf_counter() - t) * 1000)
+        batched = {k: round(statistics.fmean(v), 2) for k, v in self.ingest.items()}
+        return {
+            "turns": len(rows),
+            "per_turn_today_ms_p50": round(float(np.median(before)), 2),
+            "per_turn_passage_plus_splade_ms_p50": round(float(np.median(after)), 2),
+            "per_turn_added_ms_p50": round(float(np.median(np.subtract(after, before))), 2),
+            **batched,
+            "loadavg": [round(x, 2) for x in os.getloadavg()],
+        }
+
+
+def query_encoding(services: Services, n: int = 200) -> dict[str, Any]:
+    """Query-encoding latency: ONNX int8 MiniLM (the query path) vs torch, and SPLADE."""
+    questions = synthetic_sentences(n + 10, seed=123)
+    encoder = sparse_encoder()
+    out: dict[str, Any] = {"loadavg_before": [round(x, 2) for x in os.getloadavg()]}
+    for name, fn in (
+        ("minilm_onnx_int8", lambda q: services.embedder.embed_queries([q])),
+        ("minilm_torch", lambda q: services.embedder.embed([q])),
+        ("splade", lambda q: encoder.encode([q])),
+    ):
+        for q in questions[:10]:
+            fn(q)
+        times = []
+        for q in questions[10:]:
+            t = time.perf_counter()
+            fn(q)
+            times.append((time.perf_counter() - t) * 1000)
+        out[name] = _percentiles(times)
+    vectors = services.embedder.embed(questions)
+    onnx = services.embedder.embed_queries(questions)
+    out["onnx_vs_torch_cosine_min"] = round(float((vectors * onnx).sum(axis=1).min()), 5)
+    out["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
+    return out
 
 
 def subsample(items: list[Any], limit: int | None) -> list[Any]:
@@ -170,7 +306,8 @@ def summarise(rows: list[dict[str, Any]], methods: list[str]) -> dict[str, Any]:
         for m in methods:
             for k in KS:
                 table[cat][f"{m}_r@{k}"] = round(statistics.fmean(r[f"{m}_r@{k}"] for r in items), 4)
-            table[cat][f"{m}_aie@10"] = round(statistics.fmean(float(r[f"{m}_aie@10"]) for r in items), 4)
+            if f"{m}_aie@10" in items[0]:
+                table[cat][f"{m}_aie@10"] = round(statistics.fmean(float(r[f"{m}_aie@10"]) for r in items), 4)
     return table
 
 
@@ -204,20 +341,14 @@ def rounds_summary(rows: list[dict[str, Any]], policies: list[str]) -> dict[str,
 
 
 def print_table(title: str, table: dict[str, Any], methods: list[str]) -> None:
-    print(f"\n{title}")
-    head = f"{'category':<16}{'n':>6}" + "".join(
-        f"{m + ' R@5':>16}{m + ' R@10':>16}{m + ' R@30':>16}" for m in methods
-    )
-    print(head)
+    """Recall@10 per category and method (R@5 and R@30 are in the JSON)."""
+    print(f"\n{title}: evidence recall@10")
+    width = max(len(m) for m in methods) + 2
+    print(f"{'category':<16}{'n':>6}" + "".join(f"{m:>{width}}" for m in methods))
     for cat, vals in table.items():
-        line = f"{cat:<16}{vals['n']:>6}" + "".join(
-            f"{vals[f'{m}_r@5']:>16.3f}{vals[f'{m}_r@10']:>16.3f}{vals[f'{m}_r@30']:>16.3f}" for m in methods
-        )
-        print(line)
-    print(
-        f"{'answer-in-evidence@10':<22}"
-        + "".join(f"{m}={table['ALL'][f'{m}_aie@10']:.3f}  " for m in methods)
-    )
+        print(f"{cat:<16}{vals['n']:>6}" + "".join(f"{vals[f'{m}_r@10']:>{width}.3f}" for m in methods))
+    aie = [m for m in methods if f"{m}_aie@10" in table["ALL"]]
+    print(f"{'answer-in-evidence@10':<22}" + "".join(f"{m}={table['ALL'][f'{m}_aie@10']:.3f}  " for m in aie))
 
 
 # --- latency ----------------------------------------------------------------------------------
@@ -238,6 +369,7 @@ def latency(
     rng = np.random.default_rng(5)
     pool_texts = synthetic_sentences(3000)
     pool = services.embedder.embed(pool_texts)
+    pool_sparse = [sparse_fields(w) for w in sparse_encoder().encode(pool_texts)]
     loader = BatchLoader(services.db, batch=2000)
     results: dict[str, Any] = {}
     loaded = 0
@@ -245,13 +377,14 @@ def latency(
     try:
         for size in sorted(sizes):
             rows = list(synthetic_rows(loaded, size - loaded))
-            vectors = pool[rng.integers(0, len(pool), len(rows))] + rng.normal(
-                0, 0.04, (len(rows), pool.shape[1])
-            )
+            picks = rng.integers(0, len(pool), len(rows))
+            vectors = pool[picks] + rng.normal(0, 0.04, (len(rows), pool.shape[1]))
             vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+            # SPLADE terms of the same pool sentence (no noise: a sparse vector has no neighbourhood)
+            index = [{"sparse_terms": pool_sparse[i][0], "sparse_weights": pool_sparse[i][1]} for i in picks]
             started = time.perf_counter()
             with tqdm(total=len(rows), desc=f"load synthetic to {size}", unit="msg") as bar:
-                loader.load(space, rows, vectors, progress=bar.update)
+                loader.load(space, rows, vectors, progress=bar.update, index=index)
             load_s = time.perf_counter() - started
             services.db.execute("CALL db.awaitIndexes(1800)")
             loaded = size
@@ -269,7 +402,7 @@ def latency(
             times = []
             for q in questions[20:]:
                 t = time.perf_counter()
-                services.embedder.embed_one(q)
+                services.embedder.embed_queries([q])
                 times.append((time.perf_counter() - t) * 1000)
             entry["query_embedding"] = _percentiles(times)
             retrieval.embed.prime(questions)
@@ -279,8 +412,16 @@ def latency(
                 )
                 scope = resolve_scope(services.db, space, asker_id)
                 tag = f"{policy_name}{'' if asker_id is None else '+asker'}"
+                for q in questions:  # SPLADE query weights cached too, like the embeddings
+                    retrieval.tools["message_sparse"].encode(q)
                 modes = {
                     f"message_vector[{tag}]": lambda q, s=scope: retrieval.tools["message_vector"].search(
+                        s, q, k=10
+                    ),
+                    f"message_fulltext[{tag}]": lambda q, s=scope: retrieval.tools["message_fulltext"].search(
+                        s, q, k=10
+                    ),
+                    f"message_sparse[{tag}]": lambda q, s=scope: retrieval.tools["message_sparse"].search(
                         s, q, k=10
                     ),
                     f"hybrid_round[{tag}]": lambda q, s=scope: retrieval.search(s, q, None, None, k=10),
@@ -401,7 +542,9 @@ def merge(folders: list[Path], out: Path) -> int:
     for folder in folders:
         part = json.loads((folder / "retrieval_bench.json").read_text())
         for key, value in part.items():
-            if (key in ("locomo", "friendsqa", "latency") and value) or key not in report:
+            if (
+                key in ("locomo", "friendsqa", "latency", "ingest", "query_encoding") and value
+            ) or key not in report:
                 report[key] = value
     out.mkdir(parents=True, exist_ok=True)
     (out / "retrieval_bench.json").write_text(json.dumps(report, indent=1))
@@ -426,6 +569,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--policies", default="fixed,heuristic")
     parser.add_argument("--latency", default="10000,100000", help="Synthetic sizes ('0' = skip).")
     parser.add_argument("--latency-queries", type=int, default=100)
+    parser.add_argument("--query-encoding", type=int, default=1, help="Time query encoders (1) or not (0).")
     parser.add_argument("--out", type=Path, default=Path("results/retrieval"))
     parser.add_argument("--keep", action="store_true", help="Keep the benchmark spaces.")
     parser.add_argument(
@@ -445,7 +589,7 @@ def main(argv: list[str] | None = None) -> int:
     services.start()
     retrieval = RetrievalService(settings, services.db, services.embedder, chat_model=None)
     policies = [p for p in args.policies.split(",") if p]
-    methods = ["vector", "bm25", *policies]
+    methods = [*CHANNELS, *OFFLINE, *policies]
     evaluator = Evaluator(services, retrieval, policies)
     report: dict[str, Any] = {
         "cores": os.cpu_count(),
@@ -477,6 +621,8 @@ def main(argv: list[str] | None = None) -> int:
                 "skipped": {c.name: c.skipped for c in corpora},
             }
             print_section(report, "locomo")
+            report["ingest"] = evaluator.ingest_cost(corpora[0])
+            print("\ningest cost per turn (ms):", json.dumps(report["ingest"]))
         if args.friendsqa:
             corpus = friendsqa(args.friendsqa)
             space = evaluator.load(corpus, addressed_by="given")
@@ -496,6 +642,9 @@ def main(argv: list[str] | None = None) -> int:
                 "messages": len(corpus.rows),
             }
             print_section(report, "friendsqa")
+        if args.query_encoding:
+            report["query_encoding"] = query_encoding(services)
+            print(f"\nquery encoding, ms ({os.cpu_count()} cores):", json.dumps(report["query_encoding"]))
         sizes = [int(s) for s in args.latency.split(",") if s and int(s) > 0]
         if sizes:
             report["latency"] = latency(services, retrieval, sizes, args.latency_queries, args.keep)

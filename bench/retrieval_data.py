@@ -247,6 +247,11 @@ def synthetic_rows(start: int, count: int, seed: int = 11, per_session: int = 20
 
 
 # --- writer -----------------------------------------------------------------------------------
+def _index_fields(fields: dict[str, Any] | None) -> dict[str, Any]:
+    keys = ("passage", "sparse_terms", "sparse_weights")
+    return {k: (fields or {}).get(k) for k in keys}
+
+
 class BatchLoader:
     """Writes rows with precomputed embeddings in batches (one transaction per batch)."""
 
@@ -263,8 +268,15 @@ class BatchLoader:
         return {"key": key, "id": self._ids[key], "name": name}
 
     def load(
-        self, space: str, rows: list[Row], vectors: np.ndarray, progress: Callable[[int], None] | None = None
+        self,
+        space: str,
+        rows: list[Row],
+        vectors: np.ndarray,
+        progress: Callable[[int], None] | None = None,
+        index: list[dict[str, Any]] | None = None,
     ) -> int:
+        """Write the rows; ``index`` (one dict per row: passage, sparse_terms, sparse_weights, from
+        voxmem.passages.MessageIndexer.encode) adds the speaker-aware passage and SPLADE terms."""
         written = 0
         for start in range(0, len(rows), self.batch):
             chunk = rows[start : start + self.batch]
@@ -281,6 +293,7 @@ class BatchLoader:
                         self._person(a) for a in r.addressees if name_key(a) != name_key(r.speaker)
                     ],
                     "embedding": vectors[start + i].tolist(),
+                    **_index_fields(index[start + i] if index else None),
                 }
                 for i, r in enumerate(chunk)
             ]
