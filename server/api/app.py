@@ -12,16 +12,16 @@ from fastapi.responses import JSONResponse
 
 from voxmem import __version__
 from voxmem.api.docs import mount_docs
-from voxmem.api.limits import BodySizeLimit
+from voxmem.api.limits import BodySizeLimit, ErrorShield, JsonDepthLimit
 from voxmem.api.routes import admin, health, jobs, messages
 from voxmem.api.routes import audio as audio_routes
-from voxmem.api.routes import audit as audit_routes
 from voxmem.api.routes import audit as audit_routes
 from voxmem.api.routes import identity as identity_routes
 from voxmem.api.routes import memory as memory_routes
 from voxmem.api.routes import query as query_routes
 from voxmem.config import Settings, get_settings
 from voxmem.errors import VoxmemError
+from voxmem.mcp_server import build_mcp
 from voxmem.services import Services
 
 log = logging.getLogger(__name__)
@@ -39,7 +39,8 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             svc.start()
         app.state.services = svc
         try:
-            yield
+            async with mcp.session_manager.run():  # MCP sessions live as long as the app
+                yield
         finally:
             if owned:
                 svc.close()
@@ -53,7 +54,12 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         redoc_url=None,
     )
     mount_docs(app)
+    # MCP over streamable HTTP at /mcp, one space per key (voxmem.mcp_server)
+    mcp = build_mcp(lambda: app.state.services)
+    mcp_routes = mcp.streamable_http_app(streamable_http_path="/mcp", host=settings.host).routes
+    app.add_middleware(JsonDepthLimit)  # inside the size limit: the body it buffers is bounded
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(ErrorShield)  # outermost: any unexpected error is a JSON 500, connection kept
 
     @app.exception_handler(VoxmemError)
     async def voxmem_error(_: Request, exc: VoxmemError) -> JSONResponse:
@@ -61,7 +67,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         candidates = getattr(exc, "candidates", None)
         if candidates is not None:  # an ambiguous name lists who it could mean (ErrorOut)
             content["candidates"] = candidates
-        return JSONResponse(status_code=exc.status_code, content=content)
+        return JSONResponse(status_code=exc.status_code, content=content, headers=exc.headers or None)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -78,11 +84,11 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     app.include_router(health.router)
     app.include_router(admin.router)
     app.include_router(audit_routes.router)
-    app.include_router(audit_routes.router)
     app.include_router(messages.router)
     app.include_router(memory_routes.router)
     app.include_router(audio_routes.router)
     app.include_router(identity_routes.router)
     app.include_router(query_routes.router)
     app.include_router(jobs.router)
+    app.router.routes.extend(mcp_routes)
     return app

@@ -10,6 +10,22 @@ from pydantic import BaseModel, ConfigDict, Field
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"
 
 
+class Out(BaseModel):
+    """Base of every response model. ``obj["field"]`` and ``obj.get("field")`` also work, so code
+    written against the untyped (dict) client keeps running on the typed one."""
+
+    def __getitem__(self, name: str) -> Any:
+        if name in type(self).model_fields or name in (self.model_extra or {}):
+            return getattr(self, name)
+        raise KeyError(name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+
 class SpaceIn(BaseModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"id": "household-1"}]})
 
@@ -19,7 +35,7 @@ class SpaceIn(BaseModel):
     )
 
 
-class SpaceOut(BaseModel):
+class SpaceOut(Out):
     id: str
     policy: str
     created_at: str
@@ -32,7 +48,7 @@ class KeyIn(BaseModel):
     label: str = Field("", max_length=200, description="Free text to recognise the key later.")
 
 
-class KeyOut(BaseModel):
+class KeyOut(Out):
     key_id: str
     space: str
     key: str = Field(description="The secret key. Shown once; only its hash is stored.")
@@ -63,12 +79,12 @@ class TurnIn(BaseModel):
     )
 
 
-class PersonRef(BaseModel):
+class PersonRef(Out):
     id: str
     name: str | None = Field(None, description="Null for a voice nobody has named yet.")
 
 
-class MessageOut(BaseModel):
+class MessageOut(Out):
     id: str
     session: str
     idx: int
@@ -80,7 +96,7 @@ class MessageOut(BaseModel):
     matched_by: list[str] | None = None
 
 
-class HealthOut(BaseModel):
+class HealthOut(Out):
     status: Literal["ok", "degraded"]
     neo4j: dict
     schema_version: int | None
@@ -92,11 +108,11 @@ class HealthOut(BaseModel):
 # Response models declare the fields a client may rely on. Models over data produced by other
 # subsystems (voice routing, extraction) allow extra fields, so a subsystem that reports one
 # more number does not turn a 200 into a 500; the declared fields stay checked.
-class _Open(BaseModel):
+class _Open(Out):
     model_config = ConfigDict(extra="allow")
 
 
-class ErrorOut(BaseModel):
+class ErrorOut(Out):
     """The one error shape of the API: every 4xx and 5xx body looks like this."""
 
     model_config = ConfigDict(
@@ -141,7 +157,7 @@ SPACE_ERRORS = error_responses(400, 401, 403, 404, 409, 413, 422, 503)
 ADMIN_ERRORS = error_responses(400, 401, 403, 404, 409, 422, 503)
 
 
-class SpaceDeletedOut(BaseModel):
+class SpaceDeletedOut(Out):
     model_config = ConfigDict(
         json_schema_extra={"examples": [{"space": "household-1", "deleted_nodes": 118}]}
     )
@@ -150,7 +166,7 @@ class SpaceDeletedOut(BaseModel):
     deleted_nodes: int = Field(description="Nodes removed (messages, people, facts, keys, the space).")
 
 
-class SpaceListOut(BaseModel):
+class SpaceListOut(Out):
     spaces: list[SpaceOut]
 
 
@@ -259,7 +275,7 @@ class ReprocessOut(_Open):
     extractor: str
 
 
-class CheckOut(BaseModel):
+class CheckOut(Out):
     clean: bool = Field(description="True when every orphan/leak count is 0.")
     counts: dict[str, int]
 
@@ -282,7 +298,7 @@ class ImageOut(_Open):
     extraction: ExtractionOut
 
 
-class JobOut(BaseModel):
+class JobOut(Out):
     model_config = ConfigDict(
         json_schema_extra={
             "examples": [
@@ -314,7 +330,7 @@ class JobOut(BaseModel):
     error: str | None = None
 
 
-class JobListOut(BaseModel):
+class JobListOut(Out):
     jobs: list[JobOut]
 
 
@@ -380,3 +396,193 @@ class ForgetOut(_Open):
     participant_id: str
     speakers: int
     voiceprints: int
+
+
+ASKER_DOC = (
+    "The person asking: participant id (p_…) or name (resolved in the space; a name several people "
+    "bear is refused with 409 listing them); omit for the unknown asker."
+)
+
+
+# --- retrieval bodies (query, retrieve, profile) ----------------------------------------------
+class QueryIn(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "question": "What did I ask Tom for on the way home?",
+                    "asker": "Maya",
+                    "policy": "heuristic",
+                },
+                {"question": "Who said the garage code is 4417?"},
+            ]
+        },
+    )
+
+    question: str = Field(min_length=1, max_length=2000, description="The question, in plain words.")
+    asker: str | None = Field(None, max_length=200, description=ASKER_DOC)
+    policy: str | None = Field(
+        None, description="Retrieval policy: fixed | heuristic | llm (default: settings)."
+    )
+    budgets: str | None = Field(
+        None, description="Per-round evidence budgets, e.g. '30,8,5'.", examples=["30,8,5"]
+    )
+    max_rounds: int | None = Field(None, ge=1, le=3, description="At most this many rounds (≤ 3).")
+    max_evidence: int = Field(10, ge=1, le=50, description="Evidence items returned with the answer.")
+    use_llm: bool = Field(True, description="Let a configured LLM answer (graph-native answers always win).")
+
+
+class PersonOut(Out):
+    id: str
+    name: str | None = None
+    source: str | None = None
+    confidence: float | None = None
+
+
+class EvidenceOut(Out):
+    id: str = Field(description="Message id of the source turn.")
+    session: str
+    idx: int
+    text: str
+    ts: str | None
+    speaker: PersonOut | None
+    addressees: list[PersonOut]
+    score: float
+    tools: list[str] = Field(description="Tools whose rankings contained this turn.")
+    layers: list[str]
+    support: list[dict[str, Any]] = Field(
+        description="Facts / attributes derived from this turn that matched."
+    )
+    round: int
+
+
+class ScopeOut(Out):
+    space: str
+    policy: str
+    asker: str | None
+    asker_name: str | None
+    identified_by: Literal["id", "voice", "none"]
+    rule: str = Field(description="What the asker may read under this policy.")
+
+
+class QueryOut(Out):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "question": "Who said the garage code is 4417?",
+                    "answer": "Tom",
+                    "supported": True,
+                    "answerer": "graph",
+                    "used": ["household-1:kitchen-1"],
+                    "evidence": [
+                        {
+                            "id": "household-1:kitchen-1",
+                            "session": "kitchen",
+                            "idx": 0,
+                            "text": "The garage door code is 4417, don't tell the kids.",
+                            "ts": "2026-11-02T18:04:00Z",
+                            "speaker": {"id": "p_1", "name": "Tom"},
+                            "addressees": [{"id": "p_2", "name": "Ana", "source": "given"}],
+                            "score": 0.0328,
+                            "tools": ["who_said", "message_fulltext"],
+                            "layers": ["interaction"],
+                            "support": [],
+                            "round": 1,
+                        }
+                    ],
+                    "trace": [
+                        {
+                            "round": 1,
+                            "policy": "heuristic",
+                            "actions": [],
+                            "hits": [3],
+                            "gained": [],
+                            "retained": 3,
+                            "ms": 41.0,
+                            "stop": "evidence suffices: quote found with its speaker",
+                        }
+                    ],
+                    "scope": {
+                        "space": "household-1",
+                        "policy": "open",
+                        "asker": None,
+                        "asker_name": None,
+                        "identified_by": "none",
+                        "rule": "open: every message, fact and attribute",
+                    },
+                    "policy": "heuristic",
+                    "reading": {"kind": "who_said", "quote": "the garage code is 4417"},
+                    "notes": [],
+                }
+            ]
+        }
+    )
+
+    question: str
+    answer: str = Field(description="The answer, or 'not in memory' when the evidence does not support one.")
+    supported: bool
+    answerer: Literal["graph", "extractive", "llm", "none"]
+    used: list[str] = Field(description="Evidence ids the answer rests on.")
+    evidence: list[EvidenceOut]
+    trace: list[dict[str, Any]] = Field(
+        description="One entry per round: actions, hits, gained ids, stop reason."
+    )
+    scope: ScopeOut
+    policy: str
+    reading: dict[str, Any] = Field(description="How the question was read (kind, quote, people, ...).")
+    notes: list[str] = []
+    transcript: str | None = Field(None, description="For spoken questions: the ASR transcript asked.")
+    voice: dict[str, Any] | None = Field(None, description="For spoken questions: the read-only voice match.")
+    offline: dict[str, str] = Field(
+        default_factory=dict, description="Which parts ran offline (deterministic) and which on the LLM."
+    )
+
+
+class SearchIn(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "text": "pizza on the way home",
+                    "asker": "p_6f1c0e…",
+                    "k": 5,
+                    "layers": ["interaction", "fact"],
+                    "speaker": "Maya",
+                }
+            ]
+        },
+    )
+
+    text: str = Field(min_length=1, max_length=2000)
+    asker: str | None = Field(None, max_length=200, description=ASKER_DOC)
+    layers: list[Literal["interaction", "fact", "profile"]] | None = Field(
+        None, description="Memory layers to search (default: all three)."
+    )
+    speaker: str | None = Field(
+        None, max_length=200, description="Only turns/facts by this participant (id or name)."
+    )
+    addressee: str | None = Field(
+        None, max_length=200, description="Only turns/facts addressed to this participant."
+    )
+    about: str | None = Field(
+        None, max_length=200, description="Only facts about / attributes of this participant."
+    )
+    session: str | None = Field(None, max_length=128)
+    ts_from: str | None = Field(None, description="ISO-8601; turns at or after / facts valid at or after.")
+    ts_to: str | None = Field(None, description="ISO-8601; turns at or before / facts valid at or before.")
+    current_only: bool = Field(False, description="Facts and attributes still current only.")
+    k: int = Field(10, ge=1, le=100)
+
+
+class SearchOut(Out):
+    scope: ScopeOut
+    evidence: list[EvidenceOut]
+
+
+class ProfileOut(Out):
+    participant: dict[str, Any]
+    attributes: list[dict[str, Any]] = Field(description="Visible attributes with their source turns.")
+    scope: ScopeOut

@@ -1,7 +1,7 @@
 """Retrieval routes for agents: ask a question (text or spoken), scoped search, participant profile.
 
 The asker decides what evidence may come back (access scopes, MODEL.md): a text question
-names the asker by participant id (or nobody); a spoken question is matched to a
+names the asker by participant id or name (or nobody); a spoken question is matched to a
 participant by voice, read-only, with the voice stack (``voxmem.voice``) — unrecognised
 voices are the unknown asker. Every response names the scope applied.
 """
@@ -9,15 +9,15 @@ voices are the unknown asker. Every response names the scope applied.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from voxmem.api.deps import SpaceAccess, require_space, services
-from voxmem.api.schemas import SPACE_ERRORS
+from voxmem.api.schemas import ASKER_DOC, SPACE_ERRORS, ProfileOut, QueryIn, QueryOut, SearchIn, SearchOut
 from voxmem.errors import InvalidInput, VoxmemError
 from voxmem.retrieval.service import parse_budgets, retrieval_for
 from voxmem.retrieval.tools import Filters
@@ -25,198 +25,12 @@ from voxmem.services import Services
 
 router = APIRouter(prefix="/spaces/{space}", tags=["retrieval"], responses=SPACE_ERRORS)
 
-ASKER_DOC = (
-    "The person asking: participant id (p_…) or name (resolved in the space; a name several people "
-    "bear is refused with 409 listing them); omit for the unknown asker."
-)
-
 
 class NotImplementedYet(VoxmemError):
     status_code = 501
 
 
-# --- bodies --------------------------------------------------------------------------------
-class QueryIn(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        json_schema_extra={
-            "examples": [
-                {
-                    "question": "What did I ask Tom for on the way home?",
-                    "asker": "Maya",
-                    "policy": "heuristic",
-                },
-                {"question": "Who said the garage code is 4417?"},
-            ]
-        },
-    )
-
-    question: str = Field(min_length=1, max_length=2000, description="The question, in plain words.")
-    asker: str | None = Field(None, max_length=200, description=ASKER_DOC)
-    policy: str | None = Field(
-        None, description="Retrieval policy: fixed | heuristic | llm (default: settings)."
-    )
-    budgets: str | None = Field(
-        None, description="Per-round evidence budgets, e.g. '30,8,5'.", examples=["30,8,5"]
-    )
-    max_rounds: int | None = Field(None, ge=1, le=3, description="At most this many rounds (≤ 3).")
-    max_evidence: int = Field(10, ge=1, le=50, description="Evidence items returned with the answer.")
-    use_llm: bool = Field(True, description="Let a configured LLM answer (graph-native answers always win).")
-
-
-class PersonOut(BaseModel):
-    id: str
-    name: str | None = None
-    source: str | None = None
-    confidence: float | None = None
-
-
-class EvidenceOut(BaseModel):
-    id: str = Field(description="Message id of the source turn.")
-    session: str
-    idx: int
-    text: str
-    ts: str | None
-    speaker: PersonOut | None
-    addressees: list[PersonOut]
-    score: float
-    tools: list[str] = Field(description="Tools whose rankings contained this turn.")
-    layers: list[str]
-    support: list[dict[str, Any]] = Field(
-        description="Facts / attributes derived from this turn that matched."
-    )
-    round: int
-
-
-class ScopeOut(BaseModel):
-    space: str
-    policy: str
-    asker: str | None
-    asker_name: str | None
-    identified_by: Literal["id", "voice", "none"]
-    rule: str = Field(description="What the asker may read under this policy.")
-
-
-class QueryOut(BaseModel):
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "question": "Who said the garage code is 4417?",
-                    "answer": "Tom",
-                    "supported": True,
-                    "answerer": "graph",
-                    "used": ["household-1:kitchen-1"],
-                    "evidence": [
-                        {
-                            "id": "household-1:kitchen-1",
-                            "session": "kitchen",
-                            "idx": 0,
-                            "text": "The garage door code is 4417, don't tell the kids.",
-                            "ts": "2026-11-02T18:04:00Z",
-                            "speaker": {"id": "p_1", "name": "Tom"},
-                            "addressees": [{"id": "p_2", "name": "Ana", "source": "given"}],
-                            "score": 0.0328,
-                            "tools": ["who_said", "message_fulltext"],
-                            "layers": ["interaction"],
-                            "support": [],
-                            "round": 1,
-                        }
-                    ],
-                    "trace": [
-                        {
-                            "round": 1,
-                            "policy": "heuristic",
-                            "actions": [],
-                            "hits": [3],
-                            "gained": [],
-                            "retained": 3,
-                            "ms": 41.0,
-                            "stop": "evidence suffices: quote found with its speaker",
-                        }
-                    ],
-                    "scope": {
-                        "space": "household-1",
-                        "policy": "open",
-                        "asker": None,
-                        "asker_name": None,
-                        "identified_by": "none",
-                        "rule": "open: every message, fact and attribute",
-                    },
-                    "policy": "heuristic",
-                    "reading": {"kind": "who_said", "quote": "the garage code is 4417"},
-                    "notes": [],
-                }
-            ]
-        }
-    )
-
-    question: str
-    answer: str = Field(description="The answer, or 'not in memory' when the evidence does not support one.")
-    supported: bool
-    answerer: Literal["graph", "extractive", "llm", "none"]
-    used: list[str] = Field(description="Evidence ids the answer rests on.")
-    evidence: list[EvidenceOut]
-    trace: list[dict[str, Any]] = Field(
-        description="One entry per round: actions, hits, gained ids, stop reason."
-    )
-    scope: ScopeOut
-    policy: str
-    reading: dict[str, Any] = Field(description="How the question was read (kind, quote, people, ...).")
-    notes: list[str] = []
-    transcript: str | None = Field(None, description="For spoken questions: the ASR transcript asked.")
-    voice: dict[str, Any] | None = Field(None, description="For spoken questions: the read-only voice match.")
-    offline: dict[str, str] = Field(
-        default_factory=dict, description="Which parts ran offline (deterministic) and which on the LLM."
-    )
-
-
-class SearchIn(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        json_schema_extra={
-            "examples": [
-                {
-                    "text": "pizza on the way home",
-                    "asker": "p_6f1c0e…",
-                    "k": 5,
-                    "layers": ["interaction", "fact"],
-                    "speaker": "Maya",
-                }
-            ]
-        },
-    )
-
-    text: str = Field(min_length=1, max_length=2000)
-    asker: str | None = Field(None, max_length=200, description=ASKER_DOC)
-    layers: list[Literal["interaction", "fact", "profile"]] | None = Field(
-        None, description="Memory layers to search (default: all three)."
-    )
-    speaker: str | None = Field(
-        None, max_length=200, description="Only turns/facts by this participant (id or name)."
-    )
-    addressee: str | None = Field(
-        None, max_length=200, description="Only turns/facts addressed to this participant."
-    )
-    about: str | None = Field(
-        None, max_length=200, description="Only facts about / attributes of this participant."
-    )
-    session: str | None = Field(None, max_length=128)
-    ts_from: str | None = Field(None, description="ISO-8601; turns at or after / facts valid at or after.")
-    ts_to: str | None = Field(None, description="ISO-8601; turns at or before / facts valid at or before.")
-    current_only: bool = Field(False, description="Facts and attributes still current only.")
-    k: int = Field(10, ge=1, le=100)
-
-
-class SearchOut(BaseModel):
-    scope: ScopeOut
-    evidence: list[EvidenceOut]
-
-
-class ProfileOut(BaseModel):
-    participant: dict[str, Any]
-    attributes: list[dict[str, Any]] = Field(description="Visible attributes with their source turns.")
-    scope: ScopeOut
+# Bodies (QueryIn, SearchIn, ...) live in voxmem.api.schemas so clients can import them alone.
 
 
 # --- helpers --------------------------------------------------------------------------------
