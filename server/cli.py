@@ -104,6 +104,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(get_settings(), keep_running=args.keep_running, spoken=not args.text)
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from voxmem.mcp_server import run_stdio
+
+    run_stdio(args.key)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="voxmem", description=__doc__)
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
@@ -134,6 +141,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     index.add_argument("--space", help="only this space (default: every space with unindexed messages)")
     index.set_defaults(func=cmd_index)
+
+    mcp = sub.add_parser("mcp", help="serve one space to an MCP client over stdio")
+    mcp.add_argument("--key", help="the space's API key (default: VOXMEM_API_KEY)")
+    mcp.set_defaults(func=cmd_mcp)
 
     demo = sub.add_parser("demo", help="start everything, ingest a conversation, answer questions")
     demo.add_argument("--keep-running", action="store_true", help="leave the API server up afterwards")
