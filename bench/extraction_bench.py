@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import random
+import re
 import statistics
 import time
 from collections import defaultdict
@@ -36,7 +37,7 @@ from typing import Any
 from tqdm import tqdm
 
 from voxmem.extractors.offline import OfflineExtractor
-from voxmem.extractors.schema import GROUP, is_label
+from voxmem.extractors.schema import GROUP, ExtractionResult, TurnExtraction, is_label
 from voxmem.extractors.window import Window, WindowPerson, WindowTurn
 from voxmem.ids import name_key
 from voxmem.memory.identity import NOT_ME, PersonState, decide, evidence_entry
@@ -372,6 +373,95 @@ def name_resolution(
     return out
 
 
+# --- FriendsQA with speakers hidden: per-turn naming accuracy --------------------------------------
+def _detok(text: str) -> str:
+    """FriendsQA's tokenised lines back to written form ("It 's gon na be ok ." → "It's gonna be ok.")."""
+    text = re.sub(r" ([,.!?;:])", r"\1", text)
+    text = re.sub(r" (n't|'s|'re|'m|'ll|'ve|'d)\b", r"\1", text)
+    return text.replace("gon na", "gonna").replace("wan na", "wanna").replace(" - ", "-").strip()
+
+
+def friendsqa_names(extractor: OfflineExtractor, context: int) -> dict[str, Any]:
+    """Speakers hidden on FriendsQA (dev): every speaker of an episode is one anonymous voice
+    across that episode's scenes (as a voiceprint would be), the rules name voices from what is
+    said, and each single-speaker turn is scored by the name its voice carries at the end.
+    Right when the name is the gold speaker's full name or a word of it ("Ross Geller": "Ross",
+    "Geller"). Stage directions (``#NOTE#``) are not speech and are left out."""
+    data = json.loads((DATA / "friendsqa" / "friendsqa_dev.json").read_text())["data"]
+    safe = _CountingExtractor(extractor)
+    episodes: dict[str, list[Any]] = defaultdict(list)
+    for scene in data:
+        episodes[scene["title"].rsplit("_", 1)[0]].append(scene)
+    turns = right = wrong = 0
+    voices = voices_right = voices_wrong = 0
+    examples: list[str] = []
+    for _, scenes in sorted(episodes.items()):
+        sessions = []
+        gold_turns: list[str] = []
+        for k, scene in enumerate(sorted(scenes, key=lambda s: s["title"])):
+            rows = []
+            for u in scene["paragraphs"][0]["utterances:"]:
+                if u["speakers"] == ["#NOTE#"]:  # stage directions, not speech
+                    continue
+                sid = " + ".join(u["speakers"]) or "?"
+                rows.append((sid, _detok(u["utterance"])))
+                if len(u["speakers"]) == 1 and u["speakers"][0] != "#ALL#":
+                    gold_turns.append(sid)
+            sessions.append((rows, datetime(2020, 1, 1, tzinfo=UTC) + timedelta(days=k)))
+        names = resolve_names(safe, sessions, context)  # type: ignore[arg-type]
+        for sid, got in names.items():
+            if " + " in sid or sid == "#ALL#":
+                continue
+            voices += 1
+            ok = got is not None and _right_name(got, sid)
+            voices_right += ok
+            voices_wrong += got is not None and not ok
+            if got is not None and not ok and len(examples) < 12:
+                examples.append(f"{sid} named {got!r}")
+        for sid in gold_turns:
+            got = names.get(sid)
+            turns += 1
+            ok = got is not None and _right_name(got, sid)
+            right += ok
+            wrong += got is not None and not ok
+    return {
+        "episodes": len(episodes),
+        "turns": turns,
+        "turns_right": right,
+        "turns_wrong": wrong,
+        "turns_unnamed": turns - right - wrong,
+        "turn_accuracy": right / turns if turns else 0.0,
+        "voices": voices,
+        "voices_right": voices_right,
+        "voices_wrong": voices_wrong,
+        "wrong_examples": examples,
+        "extraction_errors": safe.errors,
+    }
+
+
+def _right_name(got: str, gold: str) -> bool:
+    """The full name or one of its words ("Ross Geller": "Ross", "Geller"; "Dr. Johnson": "Johnson")."""
+    words = {name_key(w) for w in gold.replace(".", " ").split()} - {"dr", "mr", "mrs", "ms"}
+    return name_key(got) in words | {name_key(gold)}
+
+
+class _CountingExtractor:
+    """The extractor, with turns it rejects (e.g. a record over a schema length limit) counted
+    and read as saying nothing, so one long line does not end the benchmark."""
+
+    def __init__(self, inner: OfflineExtractor) -> None:
+        self.inner = inner
+        self.errors = 0
+
+    def extract(self, window: Window) -> ExtractionResult:
+        try:
+            return self.inner.extract(window)
+        except ValueError:
+            self.errors += 1
+            empty = TurnExtraction()
+            return ExtractionResult(message_id=window.current.message_id, extractor="offline", record=empty)
+
+
 # --- LoCoMo fact coverage -------------------------------------------------------------------------
 def locomo_coverage(extractor: OfflineExtractor, thresholds: list[float], quick: bool) -> dict[str, Any]:
     from voxmem.config import Settings
@@ -599,6 +689,7 @@ def main(argv: list[str] | None = None) -> int:
     own = own_dialogues(seed=5, n_sessions=20 if args.quick else 80)
     results["own_addressees"] = own_addressees(extractor, own, args.context)
     results["names"] = name_resolution(extractor, own, cases, args.context)
+    results["friendsqa_names"] = friendsqa_names(extractor, args.context)
     if not args.no_locomo:
         results["locomo"] = locomo_coverage(extractor, [0.5, 0.6, 0.7], args.quick)
     results["throughput"] = throughput(extractor, 3 if args.quick else 7)
@@ -655,6 +746,19 @@ def _print(r: dict[str, Any]) -> None:
         )
     )
     rows.append(("", "wrongly named", str(sc["wrong"])))
+    if "friendsqa_names" in r:
+        fq = r["friendsqa_names"]
+        rows.append(
+            (
+                f"FriendsQA dev, speakers hidden, {fq['turns']} turns",
+                "turns named right / wrong / unnamed",
+                f"{fq['turns_right']} / {fq['turns_wrong']} / {fq['turns_unnamed']}"
+                f" (accuracy {fq['turn_accuracy']:.3f})",
+            )
+        )
+        rows.append(
+            ("", f"voices ({fq['voices']}) right / wrong", f"{fq['voices_right']} / {fq['voices_wrong']}")
+        )
     if "locomo" in r:
         c = r["locomo"]
         for th in c["coverage"]:

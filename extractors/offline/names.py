@@ -18,8 +18,15 @@ from voxmem.extractors.offline.lexicon import GROUP_WORDS, KINSHIP, NOT_NAMES, P
 # case ("李雷", "محمد") or starting with a non-Latin capital ("Иван"); up to two words ("Wei 王").
 _NAME_WORD = r"(?:[A-Z](?:[a-z'’-]|[^\W\d_A-Za-z])+|(?![A-Za-z])[^\W\d_](?:[^\W\d_A-Za-z]|['’-])*)"
 _NAME = r"(" + _NAME_WORD + r"(?: " + _NAME_WORD + r")?)"
-_SELF_STRONG = re.compile(r"\b(?:my name is|my name's|the name's|name is)\s+" + _NAME)
-_SELF_IM = re.compile(r"(?:^|[.!?,]\s*|\b(?:hi|hello|hey),?\s+)(?:I'm|I am|I’m)\s+" + _NAME + r"(?!['’]s)\b")
+# "my son's name is Jamie" names the son: a bare "name is" only counts at a clause start.
+_SELF_STRONG = re.compile(
+    r"(?:\b(?i:my name is|my name's|the name's)|(?:^|[.!?,]\s*)(?i:name is))\s+" + _NAME + r"(?!['’]s)\b"
+)
+_SELF_IM = re.compile(
+    r"(?:^|[.!?,]\s*|\b(?:hi|hello|hey),?\s+)(?:I'm|I am|I’m)(?:,?\s+(?:uh|um|er|erm|ah)\b,?)?\s+"
+    + _NAME
+    + r"(?!['’]s)\b"
+)
 _SELF_THIS = re.compile(
     r"(?i:^(?:(?:hi|hello|hey|yes|yeah)[,!]?\s+)?(?:this is|it's|it is|it’s)\s+)" + _NAME + r"(?!['’]s)"
     r"(?i:\s*(?:here|speaking)?\s*(?:[.!,]|$)(?!\s*my\b))"
@@ -69,7 +76,8 @@ _APPOSITIVE_AFTER = re.compile(r"^\s*,\s*(?:" + _PERSON_NP + r"\s*,|who\b|whom\b
 _PREDICATE_AFTER = re.compile(
     r"^\s*,\s*(?:(?:must|will|would|can|could|should|shall|may|might|is|was|has|had|does|did|"
     r"won't|can't|cannot|wouldn't|couldn't|shouldn't|doesn't|didn't|isn't|wasn't|hasn't|mustn't)\b"
-    r"(?!\s+(?:you|u|we|i|it|that|this|there|he|she|they|the|your|not you|anyone|somebody|someone)\b)"
+    r"(?!\s+(?:you|u|we|i|it|that|this|there|these|those|he|she|they|the|a|an|your|my|our|his|her|their|"
+    r"not you|anyone|anybody|somebody|someone|everyone|everybody|all|both|y'all)\b)"
     r"|(?:said|says|told|tells|thinks|thought|knows|knew|wants|wanted|needs|likes|hates|came|went|"
     r"lives|works|called|asked)\b)",
     re.I,
@@ -113,6 +121,11 @@ def _name_like(word: str) -> bool:
     ("李", "م"): names in any script, never digits or punctuation alone."""
     first = word[:1]
     cased = first.isupper() or (first.isalpha() and first.lower() == first.upper())
+    if word.lower().endswith(("'s", "’s")):  # "Rachel's" (boyfriend): a possessive, not a name
+        return False
+    parts = [p for p in re.split(r"[-'’]", word.lower()) if p]
+    if len(parts) > 1 and all(p in NOT_NAMES for p in parts):  # "No-no-no", "Oh-oh"
+        return False
     return cased and all(c.isalpha() or c in "'’-" for c in word)
 
 
