@@ -191,6 +191,56 @@ def trim_case(case: Case, n_sessions: int) -> Case:
     return Case.model_validate(case.model_dump() | {"sessions": sessions, "qa": qa})
 
 
+def sample_questions(case: Case, n: int) -> Case:
+    """At most ``n`` questions, evenly spaced over the case's list (keeps its type mix); the kept
+    question ids say which were asked, so a sampled run is reproducible."""
+    if n >= len(case.qa):
+        return case
+    step = len(case.qa) / n
+    qa = [case.qa[int(i * step)] for i in range(n)]
+    return Case.model_validate(case.model_dump() | {"qa": qa})
+
+
+def load_paraphrases(path: str | Path) -> dict[str, Any]:
+    """A hand-written paraphrase set: ``{"case_id": …, "paraphrases": {qa_id: {"tune": [...],
+    "heldout": [...]}}}``. Why two parts: rules are tuned on ``tune`` only, and ``heldout`` is
+    scored without ever being read while tuning."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise CaseError(f"{path}: cannot read paraphrases: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("paraphrases"), dict):
+        raise CaseError(f"{path}: paraphrases must be an object of qa_id -> {{tune, heldout}}")
+    return data
+
+
+def with_paraphrases(case: Case, data: dict[str, Any], split: str = "all") -> Case:
+    """The case with each question replaced by its paraphrases of ``split`` (tune | heldout |
+    all); a paraphrase keeps the original's answer, type, asker and evidence, and records the
+    original question and its split in ``meta``."""
+    if data.get("case_id") not in (None, case.case_id):
+        raise CaseError(f"paraphrases are for {data.get('case_id')!r}, not {case.case_id!r}")
+    by_id = {q.qa_id: q for q in case.qa}
+    unknown = sorted(set(data["paraphrases"]) - set(by_id))
+    if unknown:
+        raise CaseError(f"paraphrases name questions the case lacks: {unknown}")
+    qa: list[QA] = []
+    for qa_id, parts in data["paraphrases"].items():
+        original = by_id[qa_id]
+        for part in ("tune", "heldout"):
+            if split not in (part, "all"):
+                continue
+            for i, text in enumerate(parts.get(part) or []):
+                meta = original.meta | {"paraphrase_of": original.question, "split": part}
+                qa.append(
+                    original.model_copy(
+                        update={"qa_id": f"{qa_id}-{part[0]}{i}", "question": text, "meta": meta}
+                    )
+                )
+    return Case.model_validate(case.model_dump() | {"qa": [q.model_dump() for q in qa]})
+
+
 def parse_case(data: dict[str, Any], where: str = "<case>") -> Case:
     """Validate one case dict; raises ``CaseError`` naming the file and the broken field."""
     version = data.get("schema_version") if isinstance(data, dict) else None

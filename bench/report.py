@@ -141,13 +141,14 @@ def markdown(results: dict[str, Any], plots: list[Path], command: str | None = N
         "",
         "## Scores",
         "",
-        "| type | n | exact/contain | exact (attr.) | containment | token F1 | judge | R@5 | R@10 | R@30 "
-        "| errors |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| type | n | exact/contain | first names accepted | exact (attr.) | containment | token F1 | judge "
+        "| R@5 | R@10 | R@30 | errors |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, row in [*s["by_type"].items(), ("**overall**", o)]:
         lines.append(
-            f"| {name} | {row['n']} | {_f(row['correct'])} | {_f(row['exact'])} | {_f(row['contains'])} | "
+            f"| {name} | {row['n']} | {_f(row['correct'])} | {_f(row.get('correct_first_name'))} | "
+            f"{_f(row['exact'])} | {_f(row['contains'])} | "
             f"{_f(row['f1'])} | {_f(row['judge'])} | {_f(row['recall@5'])} | {_f(row['recall@10'])} | "
             f"{_f(row['recall@30'])} | {row['errors']} |"
         )

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import logging
 import os
 import re
@@ -43,8 +44,11 @@ from voxmem.bench.cases import (
     Session,
     load_case,
     load_locomo,
+    load_paraphrases,
     locomo_id_case,
+    sample_questions,
     trim_case,
+    with_paraphrases,
 )
 from voxmem.bench.target import AskResult, Target, TargetError
 from voxmem.config import Settings, get_settings
@@ -123,9 +127,13 @@ def visible_turns(case: Case, asker: str, policy: str) -> set[str] | None:
 
 
 def auto_policy(case: Case) -> str:
-    """participant when most questions have askers (identity matters), else open (LoCoMo)."""
-    with_asker = sum(q.asker is not None for q in case.qa)
-    return "participant" if case.qa and with_asker >= 0.8 * len(case.qa) else "open"
+    """participant as soon as any question has an asker, else open (LoCoMo).
+
+    Why not "most questions": under ``open`` every turn is visible to everyone, so a case where
+    only some questions are asked by a participant could never count a wrong authorization.
+    Questions without an asker are answered from everything under either policy.
+    """
+    return "participant" if any(q.asker is not None for q in case.qa) else "open"
 
 
 def majority_owner(gold: Sequence[str], pred: Sequence[str | None]) -> dict[str, str]:
@@ -303,7 +311,8 @@ class Run:
             [r["gold"] for r in self.turn_log], [r.get("final_entity", r["entity"]) for r in self.turn_log]
         )
         prefix = f"{self.space}:"
-        questions = self.case.qa[: self.max_questions] if self.max_questions else self.case.qa
+        conversation = " ".join(turn.text for _, turn in self.case.turns())
+        questions = self.case.qa if self.max_questions is None else self.case.qa[: self.max_questions]
         for qa in tqdm(questions, desc="ask", unit="q", disable=not self.progress):
             audio = None
             asker_label = None
@@ -320,7 +329,7 @@ class Run:
                 result = AskResult("", [], 0.0, mode="error")
                 error = str(exc)
             turn_ids = [e[len(prefix) :] if e.startswith(prefix) else e for e in result.evidence]
-            score = scoring.score_answer(qa, result.answer, roster)
+            score = scoring.score_answer(qa, result.answer, roster, conversation)
             record: dict[str, Any] = {
                 "qa_id": qa.qa_id,
                 "type": qa.type,
@@ -352,13 +361,19 @@ class Run:
             self.question_log.append(record)
 
     # --- whole run ------------------------------------------------------------------------------
-    def run(self, keep_space: bool = False) -> dict[str, Any]:
+    def run(self, keep_space: bool = False, state: Path | None = None) -> dict[str, Any]:
+        """Ingest (or, with ``state`` from an earlier ``save_state``, reuse that ingested space),
+        then ask and score."""
         started = time.perf_counter()
         # Other work on the machine slows every timing; the report shows how busy it was.
         self.load_start = os.getloadavg()[0]
-        self.target.create_space(self.space, self.policy)
+        if state is not None:
+            ingestion = self.load_state(state)
+        else:
+            self.target.create_space(self.space, self.policy)
         try:
-            ingestion = self.ingest()
+            if state is None:
+                ingestion = self.ingest()
             t0 = time.perf_counter()
             self.ask_all()
             asking_wall = time.perf_counter() - t0
@@ -366,6 +381,35 @@ class Run:
             if not keep_space:
                 self.target.delete_space(self.space)
         return self.summarise(ingestion, asking_wall, time.perf_counter() - started)
+
+    def save_state(self, path: Path, ingestion: dict[str, Any]) -> Path:
+        """What asking needs from an ingestion (space, pseudonym → participant ids, turn log), so
+        a reader can be re-measured on the same memory without ingesting again (``--reuse``)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        state = {
+            "case_id": self.case.case_id,
+            "space": self.space,
+            "mode": self.mode,
+            "names": self.names,
+            "policy": self.policy,
+            "voices": self.voices,
+            "participant_ids": self.participant_ids,
+            "turn_log": self.turn_log,
+            "ingestion": ingestion,
+        }
+        path.write_text(json.dumps(state, indent=1))
+        return path
+
+    def load_state(self, path: Path) -> dict[str, Any]:
+        state = json.loads(path.read_text())
+        if state["case_id"] != self.case.case_id or state["mode"] != self.mode:
+            raise ValueError(f"{path} holds {state['case_id']} ({state['mode']}), not this case and mode")
+        self.space, self.voices = state["space"], state["voices"] or self.voices
+        self.participant_ids, self.turn_log = state["participant_ids"], state["turn_log"]
+        if state["policy"] != self.policy:
+            raise ValueError(f"{path} was ingested under policy {state['policy']}, not {self.policy}")
+        self.target.attach_space(self.space)
+        return state["ingestion"]
 
     def summarise(self, ingestion: dict[str, Any], asking_wall: float, total_wall: float) -> dict[str, Any]:
         questions = self.question_log
@@ -438,6 +482,7 @@ def _aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {
         "n": len(rows),
         "correct": scoring.mean(r["correct"] for r in rows),
+        "correct_first_name": scoring.mean(r.get("correct_first_name") for r in rows),
         "exact": scoring.mean(r["exact"] for r in rows),
         "contains": scoring.mean(r["contains"] for r in rows),
         "f1": scoring.mean(r["f1"] for r in rows),
@@ -474,7 +519,12 @@ def _load_cases(args: argparse.Namespace) -> list[Case]:
 
         cases = [generate_case(args.generate, args.seed, args.speakers, args.sessions, args.turns)]
     elif args.locomo:
-        cases = load_locomo(args.locomo)[: args.locomo_conversations]
+        cases = load_locomo(args.locomo)
+        if args.locomo_select:
+            wanted = args.locomo_select.split(",")
+            cases = [c for c in cases if any(c.case_id.endswith(w) for w in wanted)]
+        else:
+            cases = cases[: args.locomo_conversations]
         cases = [locomo_id_case(c) for c in cases] if args.locomo_id else cases
     elif args.case:
         cases = [load_case(path) for path in args.case]
@@ -482,6 +532,12 @@ def _load_cases(args: argparse.Namespace) -> list[Case]:
         raise SystemExit("give --case FILE, --generate SCENARIO or --locomo FILE")
     if args.max_sessions:
         cases = [trim_case(c, args.max_sessions) for c in cases]
+    if args.paraphrases:
+        cases = [
+            with_paraphrases(c, load_paraphrases(args.paraphrases), args.paraphrase_split) for c in cases
+        ]
+    if args.sample_questions:
+        cases = [sample_questions(c, args.sample_questions) for c in cases]
     return cases
 
 
@@ -502,6 +558,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     source.add_argument("--turns", type=int, default=60, help="turns per session")
     source.add_argument("--locomo", help="LoCoMo JSON (e.g. /work/shared/data/locomo/locomo_dev.json)")
     source.add_argument("--locomo-conversations", type=int, default=1)
+    source.add_argument("--locomo-select", help="comma-separated conversation ids, e.g. conv-26,conv-30")
+    source.add_argument(
+        "--paraphrases", help="hand-written paraphrase set (bench/paraphrases/*.json) replacing the questions"
+    )
+    source.add_argument("--paraphrase-split", choices=("tune", "heldout", "all"), default="all")
+    source.add_argument(
+        "--sample-questions",
+        type=int,
+        help="at most N questions per case, evenly spaced (keeps the type mix)",
+    )
     source.add_argument(
         "--locomo-id", action="store_true", help="LoCoMo-ID view: first-person questions by voice"
     )
@@ -538,6 +604,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--keep-space", action="store_true", help="leave the benchmark space in Neo4j to inspect it"
     )
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument(
+        "--ingest-only",
+        metavar="STATE_DIR",
+        help="ingest, keep the space, save what asking needs to STATE_DIR/<case>.json; ask nothing",
+    )
+    parser.add_argument(
+        "--reuse", metavar="STATE_DIR", help="ask against spaces saved by --ingest-only (no ingestion)"
+    )
     args = parser.parse_args(argv)
 
     from voxmem.bench.report import write_report
@@ -590,7 +664,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 progress=not args.no_progress,
                 names=args.names,
             )
-            results = run.run(keep_space=args.keep_space)
+            if args.ingest_only:
+                run.load_start = os.getloadavg()[0]
+                run.target.create_space(run.space, policy)
+                path = run.save_state(Path(args.ingest_only) / f"{case.case_id}.json", run.ingest())
+                print(f"[bench] ingested {case.case_id} into {run.space}; state in {path}", file=sys.stderr)
+                continue
+            state = Path(args.reuse) / f"{case.case_id}.json" if args.reuse else None
+            results = run.run(keep_space=args.keep_space or state is not None, state=state)
             folder = write_report(results, Path(args.out) / name)
             print(_headline(results, folder))
     return 0
@@ -602,7 +683,8 @@ def _headline(results: dict[str, Any], folder: Path) -> str:
     ident = results["identity"] or {}
     parts = [
         f"results: {folder}",
-        f"score (exact/containment) {_f(s['correct'])}  token F1 {_f(s['f1'])}  judge {_f(s['judge'])}  "
+        f"score (exact/containment) {_f(s['correct'])} (first names accepted {_f(s['correct_first_name'])})"
+        f"  token F1 {_f(s['f1'])}  judge {_f(s['judge'])}  "
         f"recall@30 {_f(s['recall@30'])}",
         f"ingest {t['ingest_turns']} turns in {t['ingest_wall_s']:.1f} s wall"
         + (f", RTF {_f(t.get('ingest_rtf'))}" if t.get("ingest_rtf") is not None else ""),

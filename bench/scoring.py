@@ -73,12 +73,47 @@ def _numbers_to_digits(tokens: list[str]) -> list[str]:
     return out
 
 
+_DASHES = re.compile(r"[\u2010-\u2015\u2212-]")
+_CLOCK = re.compile(r"\b(\d{1,2})[:.](\d{2})\b")  # "7:20" / "7.20" → "720", as the ASR writes it
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")  # "1,000" → "1000"
+_ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b")  # "7th May" → "7 May"
+
+
+def _join_spoken_numbers(tokens: list[str]) -> list[str]:
+    """Digit groups an ASR splits, joined: "400 12" → "412", "4 100 12" (from "four hundred
+    twelve") → "412", "2 thousand 5" → "2005". Only a round hundred/thousand absorbs a smaller
+    number after it, so "10 20" or "2 12" stay apart."""
+    out: list[str] = []
+    for tok in tokens:
+        prev = out[-1] if out else ""
+        if tok in ("hundred", "thousand") and prev.isdigit():
+            out[-1] = str(int(prev) * (100 if tok == "hundred" else 1000))
+            continue
+        if tok.isdigit() and prev.isdigit() and not prev.startswith("0"):
+            p, t = int(prev), int(tok)
+            round_to = 1000 if p % 1000 == 0 else 100 if p % 100 == 0 else 0
+            if round_to and 0 < t < round_to and len(tok) < len(prev):
+                out[-1] = str(p + t)
+                continue
+        out.append(tok)
+    return out
+
+
 def normalize(text: str) -> str:
-    """Lower case, no punctuation or articles, number words as digits, single spaces."""
-    text = str(text).lower().replace("-", " ").replace("’", "'")
+    """Lower case, no punctuation or articles, number words as digits, single spaces.
+
+    ASR forms fold to one spelling on both sides: dashes (em/en dashes glued to words
+    included) become spaces, clock times lose their colon ("7:20" = "720"), thousands lose
+    their comma, ordinals their suffix, and split spoken numbers are joined ("400 12" = "412").
+    """
+    text = str(text).lower().replace("’", "'")
+    text = _DASHES.sub(" ", text)
+    text = _CLOCK.sub(r"\1\2", text)
+    text = _THOUSANDS.sub("", text)
     text = text.translate(str.maketrans({c: " " for c in string.punctuation if c != "'"})).replace("'", "")
+    text = _ORDINAL.sub(r"\1", text)
     tokens = [t for t in text.split() if t not in _ARTICLES]
-    return " ".join(_numbers_to_digits(tokens))
+    return " ".join(_join_spoken_numbers(_numbers_to_digits(tokens)))
 
 
 def tokens(text: str) -> list[str]:
@@ -144,19 +179,54 @@ class AnswerScore:
     contains: float
     f1: float
     correct: float  # the headline per-question score: exact for attribution, containment otherwise
+    # the same, also accepting a first name for a full-name gold the conversation never said in full
+    correct_first_name: float | None = None
 
 
-def score_answer(qa: QA, prediction: str, roster: Sequence[str]) -> AnswerScore:
-    """Score one answer by the rules of its question type."""
-    prediction = prediction or ""
+def first_name_only(name: str, conversation: str | None) -> str | None:
+    """The first name of a multi-word name when ``conversation`` (all its text) never says the
+    full name but does say the first: then memory can only ever know the first name, so an
+    answer naming it is as right as the conversation allows. None otherwise."""
+    parts = normalize(name).split()
+    if len(parts) < 2 or conversation is None:
+        return None
+    said = f" {normalize(conversation)} "
+    if f" {' '.join(parts)} " in said or f" {parts[0]} " not in said:
+        return None
+    return name.split()[0]
+
+
+def _score(qa: QA, prediction: str, gold: str, roster: Sequence[str]) -> AnswerScore:
     if qa.type in ATTRIBUTION_TYPES:
-        exact = attribution_exact(prediction, qa.answer, roster)
-        return AnswerScore(exact, contains(prediction, qa.answer), token_f1(prediction, qa.answer), exact)
+        exact = attribution_exact(prediction, gold, roster)
+        return AnswerScore(exact, contains(prediction, gold), token_f1(prediction, gold), exact)
     if qa.type == "adversarial":
         ok = adversarial_correct(prediction, qa.meta.get("trap_answer"))
-        return AnswerScore(None, ok, max(ok, token_f1(prediction, qa.answer)), ok)
-    hit = contains(prediction, qa.answer)
-    return AnswerScore(None, hit, token_f1(prediction, qa.answer), hit)
+        return AnswerScore(None, ok, max(ok, token_f1(prediction, gold)), ok)
+    hit = contains(prediction, gold)
+    return AnswerScore(None, hit, token_f1(prediction, gold), hit)
+
+
+def score_answer(
+    qa: QA, prediction: str, roster: Sequence[str], conversation: str | None = None
+) -> AnswerScore:
+    """Score one answer by the rules of its question type.
+
+    ``correct`` is strict (the gold as written). ``correct_first_name`` also accepts, for every
+    full name in the gold or roster that ``conversation`` only ever said by its first name, that
+    first name (see :func:`first_name_only`); both are reported, never merged.
+    """
+    prediction = prediction or ""
+    strict = _score(qa, prediction, qa.answer, roster)
+    lenient_roster = [first_name_only(n, conversation) or n for n in roster]
+    lenient_gold = qa.answer
+    for name in {qa.answer, *roster}:
+        short = first_name_only(name, conversation)
+        if short and normalize(name) in normalize(lenient_gold):
+            lenient_gold = re.sub(re.escape(name), short, lenient_gold, flags=re.I)
+    lenient = _score(qa, prediction, lenient_gold, lenient_roster)
+    strict.correct_first_name = max(strict.correct, lenient.correct)
+    return strict
 
 
 def recall_at_k(gold: Sequence[str], retrieved: Sequence[str], k: int) -> float | None:

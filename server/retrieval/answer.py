@@ -14,11 +14,14 @@ import math
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
+
+import numpy as np
 
 from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
+from voxmem.retrieval.spans import short_span, spoken_date, wanted_shape
 from voxmem.retrieval.text import content_words, normalise
 
 NOT_IN_MEMORY = "not in memory"
@@ -54,11 +57,20 @@ class Answer:
         }
 
 
+# Labels the system gives people it cannot name yet: a benchmark pseudonym ("person-3f2a1c"), a
+# voice or participant id ("p_2b1c…", "spk-…"). An answer never uses one when a name is known.
+_PSEUDONYM = re.compile(r"^(?:person|speaker|voice|spk|p|unknown)[-_][0-9a-z]{3,}$", re.I)
+
+
 def _label(person: dict[str, Any] | None) -> str:
     """A person's name, or an honest label for a voice nobody has named yet."""
     if not person:
         return "someone unknown"
-    return person.get("name") or f"an unnamed voice ({person.get('id', '?')})"
+    names = [person.get("name") or "", *(person.get("aliases") or [])]
+    real = next((n for n in names if n and not _PSEUDONYM.match(n.strip())), None)
+    if real:
+        return real
+    return f"an unnamed voice ({person.get('id', '?')})"
 
 
 def _names(people: list[dict[str, Any]]) -> str:
@@ -68,15 +80,66 @@ def _names(people: list[dict[str, Any]]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
+def _stem(word: str) -> str:
+    """A crude stem so that "watering" meets "water" and "tomatoes" meets "tomato"."""
+    word = word.lower().replace("’", "'").split("'")[0]
+    if len(word) > 4:
+        word = re.sub(r"(?:ing|ed|es|s)$", "", word)
+    return word[:5]
+
+
 def _overlap(needle: list[str], text: str) -> float:
+    """Share of the needle's content words (by stem) found in ``text``."""
     if not needle:
         return 0.0
-    return len(set(needle) & set(content_words(text))) / len(set(needle))
+    here = {_stem(w) for w in content_words(text)}
+    stems = {_stem(w) for w in needle}
+    return len(stems & here) / len(stems)
+
+
+class Meaning:
+    """How well a turn matches a described utterance: shared words (by stem) or, through the
+    sentence embeddings, the same meaning in other words ("phone the plumber" ~ "I'll call the
+    plumber"). Without an embedder only words count."""
+
+    # MiniLM cosines: unrelated sentences sit near 0.1, paraphrases of one request near 0.6+
+    floor, span = 0.2, 0.5
+
+    def __init__(self, embed: Any = None) -> None:
+        self.embed = embed
+
+    def _cosines(self, query: str, texts: list[str]) -> list[float]:
+        if self.embed is None or not texts or not query.strip():
+            return [0.0] * len(texts)
+        if hasattr(self.embed, "prime"):
+            self.embed.prime([query, *texts])
+        q = np.asarray(self.embed(query), dtype=float)
+        out = []
+        for text in texts:
+            v = np.asarray(self.embed(text), dtype=float)
+            denom = float(np.linalg.norm(q) * np.linalg.norm(v)) or 1.0
+            out.append(float(q @ v) / denom)
+        return out
+
+    def scores(self, query: str, texts: list[str]) -> list[float]:
+        needle = content_words(query)
+        cos = self._cosines(query, texts)
+        out = []
+        for text, c in zip(texts, cos, strict=True):
+            semantic = min(1.0, max(0.0, (c - self.floor) / self.span))
+            out.append(max(_overlap(needle, text), semantic))
+        return out
 
 
 _REQUEST_FORM = re.compile(
     r"\b(?:can|could|would|will)\s+(?:we|you|i|someone)\b|\bplease\b|\bi(?:['’]d| would) like\b|"
     r"\bi want\b|\bi need\b|\blet's\b|\bmay i\b",
+    re.I,
+)
+# Taking a task on: "Sure, I'll call the plumber.", "I can do it.", "Leave it to me."
+_COMMIT_FORM = re.compile(
+    r"\b(?:i['’]ll|i will|i can|i['’]m going to|i am going to|let me|leave it to me|will do|no problem"
+    r"|sure|okay|of course|i['’]d be happy)\b",
     re.I,
 )
 
@@ -86,12 +149,30 @@ def is_request(text: str) -> bool:
     return bool(_REQUEST_FORM.search(text))
 
 
+def _act_fit(act: str, text: str) -> float:
+    """Bonus for a turn of the kind a who-question asks about: a request for "who asked …", a
+    first-person commitment (and not a request) for "who agreed / offered …"."""
+    request = is_request(text)
+    if act == "request":
+        return 0.15 if request else -0.1
+    if act == "commit":
+        if _COMMIT_FORM.search(text) and not request:
+            return 0.15
+        return -0.2 if request else 0.0
+    return 0.0
+
+
 class GraphAnswerer:
     """Who said…, to whom…, what A said to B, what X asked for: read from SPEAKS / ADDRESSES on
-    the evidence turns."""
+    the evidence turns. The turn a question describes is found by meaning (:class:`Meaning`) among
+    the retained evidence, which the retrieval already ranked by embeddings and BM25."""
 
     name = "graph"
-    min_quote_overlap = 0.6
+    min_match = 0.5
+    window = 15
+
+    def __init__(self, embed: Any = None) -> None:
+        self.meaning = Meaning(embed)
 
     def answer(self, result: AgentResult) -> tuple[str, list[str]] | None:
         reading = result.reading
@@ -113,21 +194,23 @@ class GraphAnswerer:
         return None
 
     def _who_said(self, reading, evidence: list[FusedEvidence]) -> tuple[str, list[str]] | None:
-        quote = content_words(reading.quote or "")
+        pool = [e for e in evidence[: self.window] if e.evidence.speaker is not None]
+        if not pool:
+            return None
+        matches = self.meaning.scores(reading.quote or "", [e.evidence.text for e in pool])
         best: tuple[float, FusedEvidence] | None = None
-        for entry in evidence[:10]:
-            if entry.evidence.speaker is None:
+        for rank, (entry, match) in enumerate(zip(pool, matches, strict=True)):
+            if match < self.min_match:
                 continue
-            if reading.addressee and all(
-                a.get("id") != reading.addressee["id"] for a in entry.evidence.addressees
-            ):
-                bonus = 0.0
-            else:
-                bonus = 0.05 if reading.addressee else 0.0
-            score = _overlap(quote, entry.evidence.text) + bonus
+            score = match + _act_fit(reading.act, entry.evidence.text) + 0.05 * (1 - rank / self.window)
+            if reading.addressee:
+                addressed = any(a.get("id") == reading.addressee["id"] for a in entry.evidence.addressees)
+                score += 0.15 if addressed else -0.15
+                if (entry.evidence.speaker or {}).get("id") == reading.addressee["id"]:
+                    continue  # "Who asked Peter to …" is never answered by Peter
             if best is None or score > best[0]:
                 best = (score, entry)
-        if best is None or best[0] < self.min_quote_overlap:
+        if best is None:
             return None
         entry = best[1]
         return _label(entry.evidence.speaker), [entry.id]
@@ -146,21 +229,31 @@ class GraphAnswerer:
         return f"{_label(reading.speaker)} asked: {quoted}", [e.id for e in mine]
 
     def _addressee(self, reading, evidence: list[FusedEvidence]) -> tuple[str, list[str]] | None:
-        keywords = [
-            w
-            for w in reading.keywords
-            if not reading.speaker or w not in (reading.speaker.get("name") or "").lower().split()
+        pool = [
+            e
+            for e in evidence[: self.window]
+            if e.evidence.addressees
+            and not (reading.speaker and (e.evidence.speaker or {}).get("id") != reading.speaker["id"])
         ]
-        for entry in evidence[:10]:
-            ev = entry.evidence
-            if reading.speaker and (ev.speaker or {}).get("id") != reading.speaker["id"]:
-                continue
-            if not ev.addressees:
-                continue
-            if keywords and _overlap(keywords, ev.text) < 0.3:
-                continue
-            return _names(ev.addressees), [ev.id]
-        return None
+        if not pool:
+            return None
+        name_words = (
+            set((reading.speaker or {}).get("name", "").lower().split()) if reading.speaker else set()
+        )
+        described = reading.quote or " ".join(w for w in reading.keywords if w not in name_words)
+        if not content_words(described):
+            entry = pool[0]
+            return _names(entry.evidence.addressees), [entry.id]
+        matches = self.meaning.scores(described, [e.evidence.text for e in pool])
+        scored = [
+            (m + 0.05 * (1 - rank / self.window), e)
+            for rank, (e, m) in enumerate(zip(pool, matches, strict=True))
+            if m >= 0.3
+        ]
+        if not scored:
+            return None
+        entry = max(scored, key=lambda item: item[0])[1]
+        return _names(entry.evidence.addressees), [entry.id]
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -170,42 +263,6 @@ _DATE = re.compile(
     r"last\s+\w+|next\s+\w+|ago)\b",
     re.I,
 )
-
-
-_RELATIVE_DAY = re.compile(
-    r"\b(today|tonight|this (?:morning|afternoon|evening)|yesterday|last night|tomorrow|"
-    r"(\d{1,3}|two|three|four|five|six|seven) days ago)\b",
-    re.I,
-)
-_SMALL = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
-
-
-def spoken_date(day: date) -> str:
-    """How people say a date: "6 April 2026"."""
-    return f"{day.day} {day.strftime('%B')} {day.year}"
-
-
-def resolve_day(sentence: str, ts: str | None) -> str | None:
-    """The calendar day a relative day word in ``sentence`` means, given when it was said
-    ("yesterday" said on 7 April 2026 → "6 April 2026"); None without one or without a time."""
-    match = _RELATIVE_DAY.search(sentence)
-    said = _day_of(ts)
-    if not match or said is None:
-        return None
-    word = match.group(1).lower()
-    if match.group(2):
-        n = match.group(2).lower()
-        offset = -(int(n) if n.isdigit() else _SMALL[n])
-    elif word in ("yesterday", "last night"):
-        offset = -1
-    elif word == "tomorrow":
-        offset = 1
-    else:
-        offset = 0
-    try:
-        return spoken_date(said + timedelta(days=offset))
-    except OverflowError:
-        return None
 
 
 def _mentions(person: dict[str, Any]) -> list[str]:
@@ -223,18 +280,28 @@ def _about(entry: FusedEvidence, sentence: str, ids: set[str], mentions: list[st
     return any(f" {m} " in padded for m in mentions)
 
 
-class ExtractiveAnswerer:
-    """Offline: the evidence sentence sharing the most (rarity-weighted) question words.
+_POSSESSIVE_ME = re.compile(r"\b(?:my|mine|me|i)\b", re.I)
 
-    Below ``min_support`` of the question's weighted content words the evidence does not
-    support an answer, and the answer is "not in memory". A turn of at most ``max_turn_chars``
-    is quoted whole. A question naming people is answered only from their turns or sentences
-    that name them.
+
+class ExtractiveAnswerer:
+    """Offline: the evidence sentence sharing the most (rarity-weighted, stemmed) question words,
+    helped by its meaning (sentence embeddings) when an embedder is given.
+
+    Below ``min_support`` the evidence does not support an answer, and the answer is "not in
+    memory". A question wanting a date, time, number, place or yes/no is answered with that
+    span of the sentence (:mod:`voxmem.retrieval.spans`); otherwise a turn of at most
+    ``max_turn_chars`` is quoted whole. A question naming people is answered only from their
+    turns or sentences that name them; a first-person question by a recognised asker ("Where do
+    I work?") only from the asker's own turns.
     """
 
     name = "extractive"
     min_support = 0.34
     max_turn_chars = 240
+    semantic_weight = 0.35
+
+    def __init__(self, embed: Any = None) -> None:
+        self.meaning = Meaning(embed)
 
     def answer(self, result: AgentResult, top: int = 10) -> tuple[str, list[str]] | None:
         reading = result.reading
@@ -248,29 +315,31 @@ class ExtractiveAnswerer:
                     candidates.append((sentence.strip(), entry))
             for support in entry.support:
                 candidates.append((support.get("text", ""), entry))
-        df = Counter(w for sentence, _ in candidates for w in set(content_words(sentence)))
+        stems = {w: _stem(w) for w in wanted}
+        df = Counter(s for sentence, _ in candidates for s in {_stem(w) for w in content_words(sentence)})
         n = len(candidates)
-        weight = {w: math.log(1 + n / (1 + df.get(w, 0))) for w in wanted}
+        weight = {w: math.log(1 + n / (1 + df.get(stems[w], 0))) for w in wanted}
         total = sum(weight.values()) or 1.0
         # A question about named people is answered only from what they said or what names them:
         # "What is Grace's favourite food?" must not be answered by Lucy's favourite food.
         people = list(reading.people)
-        # A first-person preference ("the way I like it") is about the asker, not Grace. Only
-        # preference questions: ASR invents first-person words ("Let me read to call the plumber"
-        # for "Who agreed to call the plumber?"), and other questions may be about anyone.
-        if reading.first_person and reading.preference and result.scope.asker:
+        # A first-person question ("What's my favourite drink?", "Where do I work?") is about the
+        # asker: their turns answer it, not the same generic turn for every asker.
+        if reading.first_person and result.scope.asker and _POSSESSIVE_ME.search(reading.text):
             people.append({"id": result.scope.asker, "name": result.scope.asker_name or ""})
         named_ids = {p.get("id") for p in people if p.get("id")}
         mentions = [m for p in people for m in _mentions(p)]
+        semantic = self.meaning.scores(reading.text, [c[0] for c in candidates])
         best: tuple[float, int, str, FusedEvidence] | None = None
-        for rank, (sentence, entry) in enumerate(candidates):
-            words_here = set(content_words(sentence))
+        for rank, ((sentence, entry), sem) in enumerate(zip(candidates, semantic, strict=True)):
+            words_here = {_stem(w) for w in content_words(sentence)}
             # the speaker's name counts as present in their own turn
             if entry.evidence.speaker:
-                words_here |= set(content_words(entry.evidence.speaker.get("name") or ""))
+                words_here |= {_stem(w) for w in content_words(entry.evidence.speaker.get("name") or "")}
             if people and not _about(entry, sentence, named_ids, mentions):
                 continue
-            support = sum(weight[w] for w in wanted if w in words_here) / total
+            support = sum(weight[w] for w in wanted if stems[w] in words_here) / total
+            support = (1 - self.semantic_weight) * support + self.semantic_weight * sem
             if reading.temporal and _DATE.search(sentence):
                 support += 0.1
             key = (support, -rank)
@@ -279,19 +348,19 @@ class ExtractiveAnswerer:
         if best is None or best[0] < self.min_support:
             return None
         _, _, sentence, entry = best
+        said = _day_of(entry.evidence.ts)
+        span = short_span(wanted_shape(reading.text), sentence, said)
+        if span is None and wanted_shape(reading.text) == "date" and said is not None:
+            span = spoken_date(said)  # nothing dated in the sentence: the day it was said
+        if span is not None:
+            return span, [entry.id]
         if sentence in entry.evidence.text and len(entry.evidence.text) <= self.max_turn_chars:
             # A short spoken turn is quoted whole: its answer often sits in the sentence next to
             # the one that matches the question ("For me it's always green tea. That's my
             # favourite drink.").
             sentence = entry.evidence.text.strip()
-        speaker = (entry.evidence.speaker or {}).get("name")
+        speaker = _label(entry.evidence.speaker) if entry.evidence.speaker else None
         text = f"{speaker}: {sentence}" if speaker else sentence
-        if reading.temporal and entry.evidence.ts:
-            day = resolve_day(sentence, entry.evidence.ts)
-            if day is not None:  # "yesterday" means nothing later: say which day it was
-                text += f" ({day})"
-            elif not _DATE.search(sentence):
-                text += f" (said {_said_on(entry.evidence.ts)})"
         return text, [entry.id]
 
 
@@ -301,11 +370,6 @@ def _day_of(ts: str | None) -> date | None:
         return date.fromisoformat(ts[:10]) if ts else None
     except ValueError:
         return None
-
-
-def _said_on(ts: str) -> str:
-    day = _day_of(ts)
-    return spoken_date(day) if day is not None else ts[:10]
 
 
 class LLMAnswerer:
@@ -371,12 +435,18 @@ def parse_json_object(text: str) -> dict[str, Any] | None:
     return None
 
 
-def compose(result: AgentResult, llm: LLMAnswerer | None = None, max_evidence: int = 10) -> Answer:
-    """Graph-native first for attribution questions, then the LLM if configured, else extractive."""
+def compose(
+    result: AgentResult, llm: LLMAnswerer | None = None, max_evidence: int = 10, embed: Any = None
+) -> Answer:
+    """Graph-native first for attribution questions, then the LLM if configured, else extractive.
+
+    ``embed`` (text → vector, e.g. the service's query-embedding cache) lets the offline readers
+    match the utterance a question describes by meaning, not only by shared words.
+    """
     chosen: tuple[str, list[str]] | None = None
     answerer = "none"
     notes: list[str] = []
-    graph = GraphAnswerer().answer(result)
+    graph = GraphAnswerer(embed).answer(result)
     if graph is not None:
         chosen, answerer = graph, "graph"
     elif result.reading.kind in ("who_said", "addressee", "said_to", "requests"):
@@ -389,10 +459,10 @@ def compose(result: AgentResult, llm: LLMAnswerer | None = None, max_evidence: i
             chosen = None
         answerer = "llm" if chosen else "none"
         if chosen is None:
-            chosen = ExtractiveAnswerer().answer(result)
+            chosen = ExtractiveAnswerer(embed).answer(result)
             answerer = "extractive" if chosen else "none"
     else:
-        chosen = ExtractiveAnswerer().answer(result)
+        chosen = ExtractiveAnswerer(embed).answer(result)
         answerer = "extractive" if chosen else "none"
     evidence = result.evidence[:max_evidence]
     used = chosen[1] if chosen else []

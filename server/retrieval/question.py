@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from voxmem.ids import name_key
-from voxmem.retrieval.text import content_words, words
+from voxmem.retrieval.text import STOPWORDS, content_words, words
 
 _QUOTE = re.compile(
     r"[\"“”]([^\"“”]{2,200})[\"“”]|(?<![A-Za-z])'([^']{3,200})'(?![A-Za-z])|``\s*(.{2,200}?)\s*''"
@@ -19,18 +19,42 @@ _QUOTE = re.compile(
 _FIRST_PERSON = {"i", "me", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll"}
 _SAY_VERBS = (
     r"(?:said|say|says|told|tell|asked|ask|mentioned|suggested|promised|wanted|requested|shouted|yelled"
-    r"|spoke|talked)"
+    r"|spoke|talked|agreed|offered|volunteered|announced|proposed|raised|brought\s+up|complained"
+    r"|reminded|warned|invited|recommended|explained|admitted|insisted|claimed|thanked|apologi[sz]ed"
+    r"|got|needed|wondered|noted|pointed\s+out|came\s+up\s+with|took\s+on|gave)"
 )
+# "Who was it that asked …", "Who is the one who said …", "Which person was it who …" → "Who asked …"
+_CLEFT = re.compile(
+    r"^\s*(who|which\s+(?:character|person|one|participant))\s+(?:was|is)\s+(?:it|the\s+(?:one|person))\s+"
+    r"(?:that|who)\s+",
+    re.I,
+)
+# What a who-question asks for by its verb: the person who asked, or the one who took a task on.
+_COMMIT_VERBS = re.compile(
+    r"\b(?:agreed|agree|offered|offer|volunteered|promised|took\s+on|accepted|said\s+(?:they|he|she)"
+    r"(?:['’]d|\s+would|\s+will|['’]ll)|would|will)\b",
+    re.I,
+)
+_REQUEST_VERBS = re.compile(r"\b(?:asked|ask|wanted|requested|told|got|needed|reminded|invited)\b", re.I)
+# "… when she asked about the train", "… after Tom mentioned the tour": the utterance described
+_DESCRIBED = re.compile(
+    r"\b(?:when|while|after|before|as|where)\s+(?:he|she|they|i|\w+)\s+(?P<what>[^,?]+)", re.I
+)
+_PRONOUNS = {"he", "she", "they", "him", "her", "them", "i", "me"}
 _WHO_SAID = re.compile(
     rf"^\s*(?:who|which\s+(?:character|person|one|participant)(?:\s+of\s+\w+)?)\s+{_SAY_VERBS}\b(?P<rest>.*)$"
     rf"|^\s*by\s+whom\s+(?:was|were|is|did)\s+(?P<by_rest>.*)$",
     re.I,
 )
 _WHOM = re.compile(
-    r"\bwhom\b|\bwho\s+(?:was|were|is|did)\s+(?P<name>[\w .'-]+?)\s+"
+    r"\bwho(?:m)?\s+(?:was|were|is|did)\s+(?P<name>[\w .'-]+?)\s+"
     r"(?:talking|speaking|asking|telling|saying|addressing|referring|replying|answering|responding)\b"
-    r"(?:\s+(?:to|at))?|\bto\s+whom\b"
-    r"|\bwho\s+did\s+(?P<name2>[\w .'-]+?)\s+(?:ask|tell|thank|call|address)\b",
+    r"(?:\s+(?:to|at))?"
+    r"|\b(?:to\s+)?who(?:m)?\s+did\s+(?P<name2>[\w .'-]+?)\s+(?:ask|tell|thank|call|address|want|need"
+    r"|remind|invite|announce|say|speak|talk|mention|direct|get)\b"
+    r"|^\s*who(?:m)?\s+(?:was|were|is)\s+(?P<name3>[\w .'-]+?)['’]s?\s+.*\b(?:addressed|directed|aimed|said"
+    r"|meant)\s+(?:to|at|for)\s*\??\s*$"
+    r"|\bwhom\b|\bto\s+whom\b",
     re.I,
 )
 _SAID_TO = re.compile(
@@ -103,6 +127,8 @@ class Reading:
     keywords: list[str] = field(default_factory=list)
     speaker: dict[str, Any] | None = None  # for addressee / said_to questions
     addressee: dict[str, Any] | None = None  # for said_to and "who told X ..." questions
+    # who-questions: 'request' (who asked/wanted …), 'commit' (who agreed/offered/promised …), 'say'
+    act: str = "say"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -115,6 +141,7 @@ class Reading:
             "keywords": self.keywords,
             "speaker": (self.speaker or {}).get("name"),
             "addressee": (self.addressee or {}).get("name"),
+            "act": self.act,
         }
 
 
@@ -129,28 +156,82 @@ _REQUESTS = re.compile(
 
 
 def _name_index(participants: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Every full name, alias and first name (when unambiguous) → participant."""
+    """Every full name and alias, and every part of one (first or last name) when only one
+    participant has that part → participant."""
     index: dict[str, dict[str, Any]] = {}
-    firsts: dict[str, list[dict[str, Any]]] = {}
+    parts: dict[str, list[dict[str, Any]]] = {}
     for p in participants:
         names = [p.get("name") or "", *(p.get("aliases") or [])]
         for name in names:
             key = name_key(name)
             if key:
                 index.setdefault(key, p)
-                first = key.split()[0]
-                if first != key:
-                    firsts.setdefault(first, []).append(p)
-    for first, owners in firsts.items():
-        if first not in index and len({o["id"] for o in owners}) == 1:
-            index[first] = owners[0]
+                for part in key.split():
+                    if part != key and len(part) > 1:
+                        parts.setdefault(part, []).append(p)
+    for part, owners in parts.items():
+        if part not in index and len({o["id"] for o in owners}) == 1:
+            index[part] = owners[0]
     return index
 
 
+def sound_key(word: str) -> str:
+    """A sound-alike key for names an ASR or a typist spells differently ("Jon" / "John",
+    "Sara" / "Sarah", "Katherine" / "Catherine", "Stephen" / "Steven", "Philip" / "Phillip"):
+    the first sound, then consonant classes with vowels, h, w, y and repeats dropped."""
+    w = re.sub(r"[^a-z]", "", word.lower())
+    if not w:
+        return ""
+    for a, b in (("ph", "f"), ("ck", "k"), ("sch", "sk"), ("gh", "g"), ("kn", "n"), ("wr", "r")):
+        w = w.replace(a, b)
+    first = {"c": "k", "q": "k", "z": "s", "y": "i", "e": "a", "i": "a", "o": "a", "u": "a"}.get(w[0], w[0])
+    classes = {
+        **dict.fromkeys("bfpv", "1"),
+        **dict.fromkeys("cgjkqsxz", "2"),
+        **dict.fromkeys("dt", "3"),
+        "l": "4",
+        **dict.fromkeys("mn", "5"),
+        "r": "6",
+    }
+    code, last = [], classes.get(w[0], "")
+    for ch in w[1:]:
+        c = classes.get(ch, "")
+        if c and c != last:
+            code.append(c)
+        last = c if ch not in "hw" else last
+    return first + "".join(code)
+
+
+def _sounds_like(token: str, index: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """The one participant whose name (or a part of it) sounds like ``token``, else None."""
+    if len(token) < 3:
+        return None
+    key = sound_key(token)
+
+    def vowels(w: str) -> str:
+        return re.sub(r"[^aeiou]", "", w)
+
+    # short names differ by a vowel too often to ignore it: "Tim" is not "Tom"
+    owners = {
+        p["id"]: p
+        for name, p in index.items()
+        if " " not in name
+        and sound_key(name) == key
+        and (min(len(name), len(token)) > 4 or vowels(name) == vowels(token))
+    }
+    return next(iter(owners.values())) if len(owners) == 1 else None
+
+
 def find_people(text: str, participants: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
-    """Participants named in ``text`` with the word position where each first appears."""
+    """Participants named in ``text`` with the word position where each first appears.
+
+    A name matches in full, by any unambiguous part (the question says "Caroline Smith", the
+    conversation only "Caroline"; or the other way round), by alias, or, for a capitalised word
+    that is no other participant's name, by sound ("Jon" for John, as an ASR may write it).
+    """
     index = _name_index(participants)
-    tokens = [name_key(w) for w in re.findall(r"[\w'-]+", text)]
+    raw = re.findall(r"[\w'’-]+", text)
+    tokens = [name_key(w).replace("’", "'") for w in raw]
     tokens = [t[:-2] if t.endswith("'s") else t for t in tokens]
     found: dict[str, tuple[int, dict[str, Any]]] = {}
     longest = max((len(k.split()) for k in index), default=1)
@@ -161,6 +242,11 @@ def find_people(text: str, participants: list[dict[str, Any]]) -> list[tuple[int
             if person is not None:
                 found.setdefault(person["id"], (i, person))
                 break
+        else:
+            if i > 0 and raw[i][:1].isupper() and tokens[i] not in STOPWORDS:
+                person = _sounds_like(tokens[i], index)
+                if person is not None:
+                    found.setdefault(person["id"], (i, person))
     return sorted(found.values(), key=lambda item: item[0])
 
 
@@ -169,6 +255,32 @@ def _person_in(fragment: str | None, participants: list[dict[str, Any]]) -> dict
         return None
     people = find_people(fragment, participants)
     return people[0][1] if people else None
+
+
+def _described(text: str) -> str | None:
+    """The utterance a question describes rather than quotes: "Who was Maya talking to when she
+    asked about the train?" → "asked about the train"."""
+    match = _DESCRIBED.search(text)
+    return match.group("what").strip() if match else None
+
+
+def _act(verbs: str) -> str:
+    """What a who-question wants by its verb: who took a task on, who asked for it, or who said it."""
+    if _COMMIT_VERBS.search(verbs):
+        return "commit"
+    if _REQUEST_VERBS.search(verbs):
+        return "request"
+    return "say"
+
+
+# "Who went …", "Which person took …": a who-question with any verb (not a copula or auxiliary,
+# which ask about a relation: "Who is Tom's sister?", "Who did Tom meet?") asks who said or did it.
+_WHO_VERB = re.compile(
+    r"^\s*(?:who|which\s+(?:character|person|one|participant)(?:\s+of\s+\w+)?)\s+"
+    r"(?!(?:is|was|are|were|did|does|do|has|have|had|will|would|can|could|should|may|might)\b)"
+    r"(?P<verb>[a-z]+(?:ed|ght|ew|ook|ave|ent|old|id|ade|ote|ang|ame|ok|ld|ew))\b(?P<rest>.*)$",
+    re.I,
+)
 
 
 def read_question(
@@ -191,10 +303,11 @@ def read_question(
         keywords=content_words(text),
     )
     me = asker if (first_person and asker) else None
+    plain = _CLEFT.sub(r"\1 ", text)
 
-    said_to = _SAID_TO.search(text)
-    who_said = _WHO_SAID.search(text)
-    whom = None if who_said else _WHOM.search(text)
+    said_to = _SAID_TO.search(plain)
+    who_said = _WHO_SAID.search(plain)
+    whom = None if who_said else _WHOM.search(plain)
     if said_to:
         a = _person_in(said_to.group("a"), participants) or (
             me if said_to.group("a").lower() == "i" else None
@@ -206,11 +319,17 @@ def read_question(
             reading.kind, reading.speaker, reading.addressee = "said_to", a, b
             return reading
     if whom:
-        name = whom.group("name") or whom.group("name2")
+        name = whom.group("name") or whom.group("name2") or whom.group("name3")
         speaker = _person_in(name, participants)
-        if speaker is None and name and name.strip().lower() == "i":
+        if speaker is None and name and name.strip().lower() in {"i", "me"}:
             speaker = me
+        if speaker is None and (not name or name.strip().lower() in _PRONOUNS) and people:
+            # "When Sophie mentioned the outage, who was she addressing?": the pronoun is the one
+            # person the question names
+            speaker = people[0]
         reading.kind, reading.speaker = "addressee", speaker
+        if reading.quote is None:
+            reading.quote = _described(plain) or _addressee_topic(plain, whom)
         return reading
     # whitespace collapsed first: the pattern then cannot backtrack over long runs of spaces
     requests = None if (who_said or quote) else _REQUESTS.search(" ".join(text.split()))
@@ -220,11 +339,15 @@ def read_question(
         if requester is not None:
             reading.kind, reading.speaker = "requests", requester
             return reading
-    if who_said:
-        rest = who_said.group("rest")
-        if rest is None:  # "By whom was Ross told to count faster?" → "Ross told to count faster"
+    who_verb = None if who_said or quote else _WHO_VERB.search(plain)
+    if who_said or who_verb:
+        rest = who_said.group("rest") if who_said else who_verb.group("verb") + who_verb.group("rest")
+        if (
+            who_said and rest is None
+        ):  # "By whom was Ross told to count faster?" → "Ross told to count faster"
             rest = re.sub(rf"^\s*([\w'-]+)\s+{_SAY_VERBS}\b", r"\1", who_said.group("by_rest"), flags=re.I)
         reading.kind = "who_said"
+        reading.act = _act(plain)
         # "Who told Ross to count faster?" → Ross is the addressee, "count faster" the quote
         lead = find_people(rest, participants)
         if lead and lead[0][0] <= 1:
@@ -240,3 +363,12 @@ def read_question(
     elif quote is not None:
         reading.kind = "who_said" if re.match(r"^\s*who\b", text, re.I) else "general"
     return reading
+
+
+def _addressee_topic(text: str, whom: re.Match[str]) -> str | None:
+    """For "Who was Ben's announcement about painting the hallway addressed to?" or "Whom did Sophie
+    ask to phone the plumber?": the words after the name and verb describe the utterance."""
+    tail = text[whom.end() :].strip(" ?")
+    if whom.group("name3"):
+        tail = re.sub(r"^.*?['’]s?\s+", "", text[: whom.end()]).strip(" ?")
+    return tail or None

@@ -96,3 +96,33 @@ def test_percentile_and_judge_parsing() -> None:
     assert parse_grade("0.6") == 0.5
     assert parse_grade("no idea") is None
     assert parse_grade("7") is None
+
+
+def test_normalize_folds_asr_number_and_punctuation_forms_on_both_sides() -> None:
+    assert normalize("400 12") == normalize("412") == normalize("four hundred twelve") == "412"
+    assert normalize("7:20") == normalize("720") == "720"
+    assert normalize("the talk—at noon") == "talk at noon"  # an em dash glued to words
+    assert normalize("well–yes") == "well yes"  # en dash
+    assert normalize("1,000 people") == "1000 people"
+    assert normalize("the 7th of May") == "7 of may"
+    assert normalize("10 20") == "10 20"  # two numbers that are not a split spoken one stay apart
+    assert normalize("2 12") == "2 12"
+    assert contains("Room 400 12, second floor", "room 412") == 1.0
+    assert contains("We meet at 720 tomorrow", "7:20") == 1.0
+    assert contains("room 4012", "room 412") == 0.0
+
+
+def test_first_name_is_accepted_only_when_the_conversation_never_said_the_full_name() -> None:
+    only_first = "Hi Ross. Ross, can you hold this? Sure."
+    who = QA(question="Who held it?", answer="Ross Geller", type="speaker_attribution")
+    what = QA(question="Who did Monica call?", answer="Ross Geller", type="single_hop")
+    roster = ["Ross Geller", "Monica Geller", "Rachel Green"]
+    strict = score_answer(who, "Ross", roster, only_first)
+    assert strict.correct == 0.0 and strict.correct_first_name == 1.0
+    assert score_answer(what, "She called Ross.", roster, only_first).correct_first_name == 1.0
+    # the full name was said: the first name alone is not enough, either way
+    said_full = "This is Ross Geller. Ross, hold this."
+    assert score_answer(who, "Ross", roster, said_full).correct_first_name == 0.0
+    # without the conversation there is nothing to be lenient about
+    assert score_answer(who, "Ross", roster).correct_first_name == 0.0
+    assert score_answer(who, "Ross Geller", roster, only_first).correct_first_name == 1.0

@@ -1,0 +1,402 @@
+"""Answer benchmark for the offline reader on data nobody here wrote: LoCoMo (all conversations),
+FriendsQA, Molweni and generated cases with hand-written paraphrased questions.
+
+Why a second runner next to ``bench/runner.py``: the runner posts every turn through the full
+turn pipeline (about 1 s per turn on an idle 2-core machine, 6 s with the machine shared),
+which makes all of LoCoMo (4,124 turns) a multi-hour job. Here turns are bulk-loaded with
+precomputed embeddings (``BatchLoader``, as the retrieval benchmark does), the retrieval agent
+runs once per question and its result is cached, and the reader (``compose``) is scored on the
+cached evidence, so a reader change is re-measured in seconds on the same evidence.
+
+What differs from the runner, said in every report: speakers are stored under their dataset
+names (no name learning from speech; the naming engineer's benchmark covers that), extraction
+(facts, profiles) does not run, so only the interaction layer answers.
+
+    python -m voxmem.bench.answers_bench --dataset locomo --split dev          # conv-26, conv-30
+    python -m voxmem.bench.answers_bench --dataset locomo --split heldout --sample 60
+    python -m voxmem.bench.answers_bench --dataset friendsqa --sample 300
+    python -m voxmem.bench.answers_bench --dataset molweni
+    python -m voxmem.bench.answers_bench --dataset paraphrases --split tune   # household, hand-written
+
+Results: ``results/answers/<dataset>-<split>/results.json``, ``report.md`` and a per-type plot.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import pickle
+import time
+import uuid
+from collections import defaultdict
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from voxmem.bench import scoring
+from voxmem.bench.cases import (
+    EVERYONE,
+    NOT_MENTIONED,
+    QA,
+    Case,
+    load_case,
+    load_locomo,
+    load_paraphrases,
+    sample_questions,
+    with_paraphrases,
+)
+from voxmem.bench.retrieval_data import DATA, BatchLoader, Row, friendsqa
+from voxmem.bench.runner import session_start
+from voxmem.config import get_settings
+
+LOCOMO_DEV = ("conv-26", "conv-30")  # tuning happens on these two only
+PARAPHRASES = {"household": ("bench/cases/household.json", "bench/paraphrases/household.json")}
+CACHE = Path(os.environ.get("VOXMEM_CACHE_DIR", "/tmp")) / "answers_bench"
+
+
+# --- datasets as (case id, rows, questions) ------------------------------------------------------
+def case_rows(case: Case) -> list[Row]:
+    """A case's turns as rows; addressees as the case gives them (LoCoMo: the other speaker)."""
+    rows = []
+    names = [p.name for p in case.participants] or case.speakers()
+    for index, session in enumerate(case.sessions):
+        start = session_start(session, index)
+        for turn in session.turns:
+            text = turn.text
+            for image in turn.images:
+                text += f" [shares a photo: {image.caption}]"
+            to = [n for n in names if n != turn.speaker] if EVERYONE in turn.addressees else turn.addressees
+            if not to and len(names) == 2:
+                to = [n for n in names if n != turn.speaker]
+            rows.append(
+                Row(
+                    turn.turn_id,
+                    session.session_id,
+                    turn.turn_idx,
+                    turn.speaker,
+                    text,
+                    start + timedelta(seconds=15 * turn.turn_idx),
+                    to,
+                )
+            )
+    return rows
+
+
+def friendsqa_case(limit: int | None) -> tuple[list[Row], list[QA], list[str]]:
+    corpus = friendsqa(limit)
+    qas = [
+        QA(
+            qa_id=q.qid,
+            question=q.question,
+            answer=q.answer,
+            type="speaker_attribution" if q.is_speaker else "single_hop",
+            evidence_ids=q.evidence,
+            meta={"category": q.category},
+        )
+        for q in corpus.qas
+    ]
+    return corpus.rows, qas, sorted({r.speaker for r in corpus.rows})
+
+
+def molweni_case(limit: int | None) -> tuple[list[Row], list[QA], list[str]]:
+    """Molweni (Ubuntu IRC): each dialogue a session; unanswerable questions are adversarial."""
+    from datetime import UTC, datetime
+
+    dialogues = json.loads((DATA / "molweni" / "molweni_dev.json").read_text())["data"]["dialogues"][:limit]
+    rows: list[Row] = []
+    qas: list[QA] = []
+    base = datetime(2026, 1, 1, tzinfo=UTC)
+    for n, dialogue in enumerate(dialogues):
+        session = f"molweni-{n}"
+        for i, edu in enumerate(dialogue["edus"]):
+            rows.append(
+                Row(
+                    f"{session}-t{i}",
+                    session,
+                    i,
+                    edu["speaker"],
+                    edu["text"],
+                    base + timedelta(days=n, seconds=20 * i),
+                )
+            )
+        for qa in dialogue["qas"]:
+            impossible = qa.get("is_impossible") or not qa.get("answers")
+            answer = NOT_MENTIONED if impossible else qa["answers"][0]["text"]
+            qas.append(
+                QA(
+                    qa_id=qa["id"],
+                    question=qa["question"],
+                    answer=answer,
+                    type="adversarial" if impossible else "single_hop",
+                    evidence_ids=[],
+                    meta={"session": session},
+                )
+            )
+    return rows, qas, sorted({r.speaker for r in rows})
+
+
+def datasets(args: argparse.Namespace) -> list[tuple[str, list[Row], list[QA], list[str], str]]:
+    """(case id, rows, questions, roster, conversation text) per space to load."""
+    out = []
+    if args.dataset == "locomo":
+        for case in load_locomo(args.locomo):
+            dev = any(case.case_id.endswith(c) for c in LOCOMO_DEV)
+            if (args.split == "dev") != dev and args.split != "all":
+                continue
+            if args.sample:
+                case = sample_questions(case, args.sample)
+            out.append(_case_entry(case))
+    elif args.dataset == "paraphrases":
+        for name, (case_path, para_path) in PARAPHRASES.items():
+            case = with_paraphrases(load_case(case_path), load_paraphrases(para_path), args.split)
+            out.append(_case_entry(case, name=f"{name}-{args.split}"))
+    elif args.dataset == "friendsqa":
+        rows, qas, roster = friendsqa_case(args.scenes)
+        qas = _every(qas, args.sample)
+        out.append(("friendsqa", rows, qas, roster, " ".join(r.text for r in rows)))
+    elif args.dataset == "molweni":
+        rows, qas, roster = molweni_case(args.scenes)
+        qas = _every(qas, args.sample)
+        out.append(("molweni", rows, qas, roster, " ".join(r.text for r in rows)))
+    return out
+
+
+def _every(items: list[Any], n: int | None) -> list[Any]:
+    if not n or n >= len(items):
+        return items
+    step = len(items) / n
+    return [items[int(i * step)] for i in range(n)]
+
+
+def _case_entry(case: Case, name: str | None = None) -> tuple[str, list[Row], list[QA], list[str], str]:
+    roster = [p.name for p in case.participants] or case.speakers()
+    text = " ".join(t.text for _, t in case.turns())
+    return name or case.case_id, case_rows(case), list(case.qa), roster, text
+
+
+# --- the run -----------------------------------------------------------------------------------
+def retrieve(services: Any, retrieval: Any, key: str, rows: list[Row], qas: list[QA], policy: str) -> dict:
+    """Load the rows into a fresh space, run the agent on every question, keep the results."""
+    from voxmem.retrieval.agent import POLICIES
+    from voxmem.retrieval.scope import resolve_scope
+
+    space = f"bench-ans-{key[:40]}-{uuid.uuid4().hex[:6]}"
+    services.spaces.create(space, policy)
+    try:
+        loader = BatchLoader(services.db)
+        loader.load(space, rows, services.embedder.embed([r.text for r in rows]))
+        ids = {name: loader._person(name)["id"] for name in {r.speaker for r in rows}}
+        agent = retrieval.agent()
+        results: dict[str, Any] = {}
+        latencies = []
+        for qa in tqdm(qas, desc=f"retrieve {key}", unit="q"):
+            asker = ids.get(qa.asker) if qa.asker else None
+            scope = resolve_scope(services.db, space, asker)
+            t0 = time.perf_counter()
+            results[qa.qa_id] = agent.run(qa.question, scope, POLICIES["heuristic"]())
+            latencies.append(time.perf_counter() - t0)
+        people = retrieval.directory.list(space)
+    finally:
+        services.spaces.delete(space, batch=5000)
+    return {"space": space, "results": results, "people": people, "latency": latencies, "ids": ids}
+
+
+def read_all(cached: dict, qas: list[QA], roster: list[str], conversation: str, embed: Any) -> list[dict]:
+    """Re-read every question (the reader may have changed) and compose an answer offline."""
+    from voxmem.retrieval.answer import compose
+    from voxmem.retrieval.question import read_question
+
+    rows = []
+    for qa in qas:
+        result = cached["results"][qa.qa_id]
+        asker = {"id": result.scope.asker, "name": result.scope.asker_name} if result.scope.asker else None
+        result.reading = read_question(qa.question, cached["people"], asker)
+        t0 = time.perf_counter()
+        answer = compose(result, embed=embed)
+        ms = (time.perf_counter() - t0) * 1000
+        prefix = f"{cached['space']}:"
+        evidence = [e.id[len(prefix) :] for e in result.evidence]
+        score = scoring.score_answer(qa, answer.answer, roster, conversation)
+        row = {
+            "qa_id": qa.qa_id,
+            "type": qa.type,
+            "split": qa.meta.get("split"),
+            "category": qa.meta.get("category") or qa.meta.get("locomo_category"),
+            "question": qa.question,
+            "gold": qa.answer,
+            "answer": answer.answer,
+            "answerer": answer.answerer,
+            "reading": answer.reading.get("kind"),
+            "reader_ms": ms,
+            "correct": score.correct,
+            "correct_first_name": score.correct_first_name,
+            "f1": score.f1,
+            "abstained": not answer.supported,
+            "gold_in_top10": any(scoring.contains(e.evidence.text, qa.answer) for e in result.evidence[:10]),
+        }
+        for k in (10, 30):
+            row[f"recall@{k}"] = scoring.recall_at_k(qa.evidence_ids, evidence, k)
+        rows.append(row)
+    return rows
+
+
+def summarise(rows: list[dict]) -> dict[str, Any]:
+    def agg(part: list[dict]) -> dict[str, Any]:
+        return {
+            "n": len(part),
+            "correct": scoring.mean(r["correct"] for r in part),
+            "correct_first_name": scoring.mean(r["correct_first_name"] for r in part),
+            "f1": scoring.mean(r["f1"] for r in part),
+            "abstained": sum(r["abstained"] for r in part),
+            "abstained_gold_in_top10": sum(r["abstained"] and r["gold_in_top10"] for r in part),
+            "recall@30": scoring.mean(r["recall@30"] for r in part),
+        }
+
+    by_type: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        by_type[r["type"]].append(r)
+    attribution = [r for r in rows if r["type"] in scoring.ATTRIBUTION_TYPES]
+    out = {"overall": agg(rows), "by_type": {t: agg(p) for t, p in sorted(by_type.items())}}
+    if attribution:
+        out["attribution"] = agg(attribution)
+    return out
+
+
+def plot(summary: dict[str, Any], title: str, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    types = list(summary["by_type"])
+    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(types) + 2), 4))
+    xs = range(len(types))
+    strict = [summary["by_type"][t]["correct"] or 0 for t in types]
+    first = [summary["by_type"][t]["correct_first_name"] or 0 for t in types]
+    ax.bar([x - 0.2 for x in xs], strict, 0.4, label="strict")
+    ax.bar([x + 0.2 for x in xs], first, 0.4, label="first names accepted")
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels(
+        [f"{t}\n(n={summary['by_type'][t]['n']})" for t in types], rotation=30, ha="right", fontsize=8
+    )
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("exact (attribution) / containment")
+    ax.set_title(f"{title}: overall {summary['overall']['correct']:.3f}", fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def report_md(name: str, meta: dict[str, Any], summary: dict[str, Any]) -> str:
+    lines = [f"# Offline reader: {name}", "", f"- command: `{meta['command']}`", f"- {meta['note']}"]
+    lines += [
+        f"- cores {meta['cores']}, 1-min load average {meta['load_start']:.1f} at start, "
+        f"{meta['load_end']:.1f} at end; retrieval p50 {meta['retrieval_p50_ms']:.0f} ms, "
+        f"reader p50 {meta['reader_p50_ms']:.1f} ms",
+        "",
+        "| type | n | correct (strict) | first names accepted | token F1 | abstained "
+        "| of which gold in top 10 | recall@30 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    parts = [*summary["by_type"].items()]
+    if "attribution" in summary:
+        parts.append(("attribution (both kinds)", summary["attribution"]))
+    for t, row in [*parts, ("**overall**", summary["overall"])]:
+        lines.append(
+            f"| {t} | {row['n']} | {_f(row['correct'])} | {_f(row['correct_first_name'])} | "
+            f"{_f(row['f1'])} | {row['abstained']} | {row['abstained_gold_in_top10']} | "
+            f"{_f(row['recall@30'])} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _f(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.3f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    import sys
+
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--dataset", choices=("locomo", "friendsqa", "molweni", "paraphrases"), required=True)
+    parser.add_argument(
+        "--split", default="all", help="locomo: dev | heldout | all; paraphrases: tune | heldout | all"
+    )
+    parser.add_argument("--sample", type=int, help="at most N questions per conversation (evenly spaced)")
+    parser.add_argument(
+        "--scenes", type=int, help="FriendsQA scenes / Molweni dialogues to load (default all)"
+    )
+    parser.add_argument("--locomo", default=str(DATA / "locomo" / "locomo_dev.json"))
+    parser.add_argument("--out", type=Path, default=Path("results/answers"))
+    parser.add_argument("--fresh", action="store_true", help="re-run retrieval even when cached")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
+
+    from voxmem.retrieval.service import retrieval_for
+    from voxmem.services import Services
+
+    load_start = os.getloadavg()[0]
+    settings = get_settings()
+    services = Services.build(settings)
+    services.start(warm_models=False)
+    retrieval = retrieval_for(services)
+    name = f"{args.dataset}-{args.split}" + (f"-s{args.sample}" if args.sample else "")
+    all_rows: list[dict] = []
+    latencies: list[float] = []
+    CACHE.mkdir(parents=True, exist_ok=True)
+    try:
+        for key, rows, qas, roster, conversation in datasets(args):
+            policy = "participant" if any(q.asker for q in qas) else "open"
+            cache = CACHE / f"{key}-{args.scenes}-{len(rows)}.pkl"
+            cached = pickle.loads(cache.read_bytes()) if cache.exists() and not args.fresh else None
+            missing = [q for q in qas if cached is None or q.qa_id not in cached["results"]]
+            if missing:
+                cached = retrieve(services, retrieval, key, rows, qas, policy)
+                cache.write_bytes(pickle.dumps(cached))
+            latencies += cached["latency"]
+            for row in read_all(cached, qas, roster, conversation, retrieval.embed):
+                row["conversation"] = key
+                all_rows.append(row)
+    finally:
+        services.close()
+    summary = summarise(all_rows)
+    per_conv = {
+        c: summarise([r for r in all_rows if r["conversation"] == c])["overall"]
+        for c in {r["conversation"] for r in all_rows}
+    }
+    folder = args.out / name
+    folder.mkdir(parents=True, exist_ok=True)
+    meta = {
+        "command": "python -m voxmem.bench.answers_bench "
+        + " ".join(argv if argv is not None else sys.argv[1:]),
+        "note": "turns bulk-loaded under their dataset speaker names (no name learning, no fact/profile "
+        "extraction); heuristic retrieval policy; offline reader (graph + extractive), no LLM",
+        "cores": os.cpu_count(),
+        "load_start": load_start,
+        "load_end": os.getloadavg()[0],
+        "retrieval_p50_ms": (scoring.percentile(latencies, 50) or 0) * 1000,
+        "reader_p50_ms": scoring.percentile([r["reader_ms"] for r in all_rows], 50) or 0,
+    }
+    (folder / "results.json").write_text(
+        json.dumps(
+            {"meta": meta, "summary": summary, "per_conversation": per_conv, "questions": all_rows}, indent=1
+        )
+    )
+    (folder / "report.md").write_text(report_md(name, meta, summary))
+    plot(summary, name, folder / "scores_by_type.png")
+    print(report_md(name, meta, summary))
+    for conv, s in sorted(per_conv.items()):
+        print(f"  {conv}: n={s['n']} correct {_f(s['correct'])}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

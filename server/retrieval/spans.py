@@ -1,0 +1,166 @@
+"""Short answers without a model: what shape of answer a question wants, and that span of a sentence.
+
+Why: "When did Leo go to the dentist?" wants a date, "How many kids does she have?" a number,
+"Where does Tom work?" a place, "Did she like it?" yes or no; answering with the whole turn
+buries the answer (and an ASR-heard "yesterday" means nothing later). Pure string logic,
+unit-tested without a database. When no span of the wanted shape is found, the caller keeps
+the sentence: a short answer is never invented.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+_WANTS = (
+    ("time", re.compile(r"^\W*(?:at\s+)?what\s+time\b|^\W*when\b.*\bwhat\s+time\b", re.I)),
+    (
+        "date",
+        re.compile(
+            r"^\W*(?:when|on\s+what\s+(?:date|day)|what\s+(?:date|day|year|month)|which\s+(?:date|day|year|month)"
+            r"|in\s+what\s+year|in\s+which\s+(?:year|month)|how\s+long\s+ago)\b",
+            re.I,
+        ),
+    ),
+    (
+        "number",
+        re.compile(r"^\W*how\s+(?:many|much|old|often|long)\b|^\W*what\s+(?:number|amount|age)\b", re.I),
+    ),
+    (
+        "place",
+        re.compile(r"^\W*where\b|^\W*(?:in\s+)?(?:what|which)\s+(?:city|country|town|place|state)\b", re.I),
+    ),
+    (
+        "yesno",
+        re.compile(
+            r"^\W*(?:did|does|do|is|was|are|were|has|have|had|can|could|will|would|should)\s+\w", re.I
+        ),
+    ),
+)
+
+_MONTHS = [
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december",
+]  # fmt: skip
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_EXPLICIT_DATE = re.compile(
+    rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:,?\s+\d{{4}})?|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?"
+    rf"|{_MONTH}\s+\d{{4}}|(?:19|20)\d{{2}})\b",
+    re.I,
+)
+_WEEKDAYS = [
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+]  # fmt: skip
+_NUMBER_WORDS = [
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+    "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred",
+]  # fmt: skip
+_SMALL = {w: i + 1 for i, w in enumerate(_NUMBER_WORDS[:10])}
+_RELATIVE = re.compile(
+    r"\b(?:(?P<last>last|past|this|next)\s+(?P<unit>week|weekend|month|year|"
+    + "|".join(_WEEKDAYS)
+    + r"|night|summer|winter|spring|fall|autumn)"
+    r"|(?P<n>\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a\s+couple\s+of)\s+"
+    r"(?P<unit2>day|week|month|year)s?\s+ago"
+    r"|(?P<day>yesterday|today|tonight|tomorrow|last\s+night))\b",
+    re.I,
+)
+_CLOCK = re.compile(r"\b(?:\d{1,2}(?::\d{2})?\s*(?:a\.?m\b\.?|p\.?m\b\.?)|\d{1,2}:\d{2}|noon|midnight)", re.I)
+# "at nine", "at 10", "at ten thirty": an hour said after "at" (looked for only without a clock time)
+_AT_HOUR = re.compile(
+    r"\bat\s+((?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})"
+    r"(?:\s+(?:o'clock|thirty|fifteen|forty-five))?)\b",
+    re.I,
+)
+_NUMBER = re.compile(
+    r"\b(?P<num>\d+(?:[.,]\d+)?|(?:"
+    + "|".join(_NUMBER_WORDS)
+    + r")(?:[\s-](?:"
+    + "|".join(_NUMBER_WORDS)
+    + r"))*)"
+    r"(?P<unit>\s+[a-z]+)?",
+    re.I,
+)
+_PLACE = re.compile(
+    r"\b(?:in|at|to|from|near|into)\s+(?P<place>(?:the\s+)?(?:[A-Z][\w'-]+)(?:\s+(?:of\s+)?[A-Z][\w'-]+)*)"
+)
+_NEGATION = re.compile(r"\b(?:not|never|no|n't|didn't|don't|doesn't|wasn't|isn't|haven't|hasn't)\b", re.I)
+
+
+def wanted_shape(question: str) -> str | None:
+    """'date' | 'time' | 'number' | 'place' | 'yesno' or None (a free-text answer)."""
+    for shape, pattern in _WANTS:
+        if pattern.search(question):
+            return shape
+    return None
+
+
+def spoken_date(day: date) -> str:
+    """How people say a date: "6 April 2026"."""
+    return f"{day.day} {day.strftime('%B')} {day.year}"
+
+
+def relative_date(sentence: str, said: date | None) -> str | None:
+    """A relative time in ``sentence`` as a calendar statement, given the day it was said:
+    "yesterday" → "6 April 2026", "last week" → "the week before 7 April 2026", "two years ago"
+    → "2024", "last Friday" → "the Friday before 7 April 2026"; None without one or without a day."""
+    match = _RELATIVE.search(sentence)
+    if not match or said is None:
+        return None
+    if match.group("day"):
+        word = " ".join(match.group("day").lower().split())
+        offset = {"yesterday": -1, "last night": -1, "tomorrow": 1}.get(word, 0)
+        return spoken_date(said + timedelta(days=offset))
+    if match.group("unit2"):
+        raw = " ".join(match.group("n").lower().split())
+        n = (
+            int(raw)
+            if raw.isdigit()
+            else _SMALL.get(raw, 1 if raw in ("a", "an") else 3 if "few" in raw else 2)
+        )
+        unit = match.group("unit2").lower()
+        if unit == "day":
+            return spoken_date(said - timedelta(days=n))
+        if unit == "year":
+            return str(said.year - n)
+        if unit == "month":
+            month = (said.month - 1 - n) % 12
+            year = said.year + (said.month - 1 - n) // 12
+            return f"{_MONTHS[month].capitalize()} {year}"
+        return f"{n} week{'s' if n > 1 else ''} before {spoken_date(said)}"
+    which, unit = match.group("last").lower(), match.group("unit").lower()
+    if unit == "year":
+        return str(said.year + {"last": -1, "past": -1, "next": 1}.get(which, 0))
+    if unit == "night" and which == "last":
+        return spoken_date(said - timedelta(days=1))
+    if unit == "month" and which in ("last", "past"):
+        month = (said.month - 2) % 12
+        return f"{_MONTHS[month].capitalize()} {said.year - (1 if said.month == 1 else 0)}"
+    where = {"last": "before", "past": "before", "next": "after", "this": "of"}[which]
+    noun = unit.capitalize() if unit in _WEEKDAYS else unit
+    return f"the {noun} {where} {spoken_date(said)}"
+
+
+def short_span(shape: str | None, sentence: str, said: date | None) -> str | None:
+    """The part of ``sentence`` a question of ``shape`` asks for, or None when there is none."""
+    if shape == "date":
+        explicit = _EXPLICIT_DATE.search(sentence)
+        if explicit:
+            return explicit.group(0)
+        return relative_date(sentence, said)
+    if shape == "time":
+        clock = _CLOCK.search(sentence)
+        if clock:
+            return clock.group(0).strip()
+        hour = _AT_HOUR.search(sentence)
+        return hour.group(1) if hour else None
+    if shape == "number":
+        match = _NUMBER.search(sentence)
+        return (match.group("num") + (match.group("unit") or "")).strip() if match else None
+    if shape == "place":
+        place = _PLACE.search(sentence)
+        return place.group("place") if place else None
+    if shape == "yesno":
+        return "No" if _NEGATION.search(sentence) else "Yes"
+    return None

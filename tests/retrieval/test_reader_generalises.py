@@ -1,0 +1,193 @@
+"""The offline reader on hand-written questions phrased otherwise than the generator phrases them:
+paraphrased who-said / to-whom questions, names by part and by sound, short answers, the asker's
+own turns, no pseudonyms. Pure: evidence is built in memory, no database."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import numpy as np
+
+from voxmem.retrieval.agent import AgentResult
+from voxmem.retrieval.answer import Meaning, _label, compose
+from voxmem.retrieval.fusion import fuse
+from voxmem.retrieval.question import find_people, read_question, sound_key
+from voxmem.retrieval.scope import Scope
+from voxmem.retrieval.spans import relative_date, short_span, wanted_shape
+from voxmem.retrieval.tools import Evidence, Hit
+
+PEOPLE = [
+    {"id": "p_sophie", "name": "Sophie"},
+    {"id": "p_peter", "name": "Peter"},
+    {"id": "p_leo", "name": "Leo"},
+    {"id": "p_carol", "name": "Caroline", "aliases": ["Caro"]},
+]
+
+
+def _hit(
+    i: str, text: str, speaker: str, to: list[str] | None = None, ts: str = "2026-05-08T10:00:00Z"
+) -> Hit:
+    person = {p["name"]: p for p in PEOPLE}
+    evidence = Evidence(
+        id=i,
+        session="s1",
+        idx=int(i[1:]) if i[1:].isdigit() else 0,
+        text=text,
+        ts=ts,
+        speaker=person[speaker],
+        addressees=[person[a] for a in (to or [])],
+    )
+    return Hit("interaction", "message_vector", i, text, 1.0, [evidence])
+
+
+def _ask(question: str, hits: list[Hit], asker: str | None = None, embed=None):
+    me = next((p for p in PEOPLE if p["id"] == asker), None)
+    scope = Scope("sp", "participant" if asker else "open", asker, (me or {}).get("name"))
+    reading = read_question(question, PEOPLE, me)
+    result = AgentResult(question, scope, reading, "heuristic", fuse([hits]), [], {})
+    return compose(result, embed=embed)
+
+
+PLUMBER = [
+    _hit("m1", "Peter, could you call the plumber?", "Sophie", ["Peter"]),
+    _hit("m2", "Sure, I'll call the plumber.", "Peter", ["Sophie"]),
+    _hit("m3", "Everyone, the internet will be down on Tuesday for repairs.", "Sophie", ["Peter", "Leo"]),
+]
+
+
+# --- reading paraphrased attribution questions -------------------------------------------------
+def test_who_questions_with_any_verb_or_a_cleft_are_attribution_questions():
+    for question, act in [
+        ("Who offered to get in touch with the plumber?", "commit"),
+        ("Which person took on calling the plumber?", "commit"),
+        ("Who was it that asked Peter about calling the plumber?", "request"),
+        ("Who got Peter to ring the plumber?", "request"),
+        ("Who gave everyone the heads-up about the outage?", "say"),
+    ]:
+        r = read_question(question, PEOPLE)
+        assert (r.kind, r.act) == ("who_said", act), question
+        assert (r.quote and "plumber" in r.quote) or "outage" in (r.quote or "")
+    # a copula or an auxiliary asks about a relation, not about who said something
+    assert read_question("Who is Peter's sister?", PEOPLE).kind == "general"
+    assert read_question("Who did Peter meet at the station?", PEOPLE).kind == "general"
+
+
+def test_to_whom_questions_that_describe_the_utterance():
+    for question in [
+        "Who was Sophie talking to when she brought up the plumber?",
+        "Whom did Sophie ask to phone the plumber?",
+        "When Sophie mentioned the plumber, who was she speaking to?",
+        "Who did Sophie want to contact the plumber?",
+        "Who was Sophie's request about the plumber addressed to?",
+    ]:
+        r = read_question(question, PEOPLE)
+        assert r.kind == "addressee" and r.speaker["id"] == "p_sophie", question
+        assert "plumber" in (r.quote or ""), question
+
+
+def test_paraphrased_attribution_answers_come_from_speaks_and_addresses():
+    # no shared verb: only the meaning ("get in touch" ~ "call") finds the turn
+    assert _ask("Who offered to get in touch with the plumber?", PLUMBER).answer == "not in memory"
+    assert (
+        _ask("Who offered to get in touch with the plumber?", PLUMBER, embed=_BagOfWords()).answer == "Peter"
+    )
+    assert _ask("Who said they would phone the plumber?", PLUMBER, embed=_BagOfWords()).answer == "Peter"
+    assert _ask("Who wanted Peter to call the plumber?", PLUMBER).answer == "Sophie"
+    out = _ask("When Sophie brought up the plumber, who was she speaking to?", PLUMBER)
+    assert (out.answer, out.answerer, out.used) == ("Peter", "graph", ["m1"])
+    group = _ask("Who did Sophie tell about the internet repairs?", PLUMBER)
+    assert group.answer == "Peter and Leo"
+
+
+def test_who_asked_for_something_is_the_speaker_of_the_request():
+    hits = [
+        _hit("m1", "Dad, can we have pizza for dinner on Friday?", "Leo", ["Peter"]),
+        _hit("m2", "Only if it is vegetarian, Leo.", "Peter", ["Leo"]),
+    ]
+    out = _ask("Who asked for pizza?", hits)
+    assert (out.answer, out.answerer) == ("Leo", "graph")
+
+
+class _BagOfWords:
+    """A stand-in sentence embedder whose vectors share a dimension for words of one meaning
+    (so the reader's use of meaning is tested without a model)."""
+
+    groups = ({"phone", "call", "ring", "contact", "touch"}, {"plumber"}, {"internet", "outage", "down"})
+
+    def __call__(self, text: str) -> list[float]:
+        words = {w.strip(".,?!'").lower() for w in text.split()}
+        return [float(bool(words & g)) for g in self.groups] + [0.1]
+
+
+def test_meaning_matches_a_paraphrase_that_shares_no_content_word():
+    m = Meaning(_BagOfWords())
+    scores = m.scores("ring him up", ["Sure, I'll call the plumber.", "Everyone, the internet is down."])
+    assert scores[0] > 0.5 > scores[1]
+    assert Meaning().scores("ring him up", ["Sure, I'll call the plumber."]) == [0.0]  # words only
+    cos = Meaning(lambda t: np.ones(3))._cosines("a", ["b"])
+    assert abs(cos[0] - 1.0) < 1e-9
+
+
+# --- names by part, alias and sound -----------------------------------------------------------
+def test_people_found_by_any_part_of_their_name_alias_or_sound():
+    people = [
+        {"id": "1", "name": "John"},
+        {"id": "2", "name": "Melanie Smith"},
+        {"id": "3", "name": "Caroline"},
+    ]
+    assert [p["id"] for _, p in find_people("What did Caroline Jones say?", people)] == ["3"]
+    assert [p["id"] for _, p in find_people("Where does Smith work?", people)] == ["2"]
+    assert [p["id"] for _, p in find_people("When did Jon arrive?", people)] == ["1"]  # ASR spelling
+    assert [p["id"] for _, p in find_people("What did Carolyn bake?", people)] == ["3"]
+    assert find_people("What did Tim bake?", [{"id": "t", "name": "Tom"}]) == []  # a vowel apart
+    assert find_people("When did they arrive?", people) == []
+    assert sound_key("Katherine") == sound_key("Catherine")
+    assert sound_key("Sarah") == sound_key("Sara") != sound_key("Sam")
+
+
+def test_no_pseudonym_or_voice_id_when_a_name_is_known():
+    assert _label({"id": "p_1", "name": "person-3f2a1c", "aliases": ["Priya"]}) == "Priya"
+    assert _label({"id": "p_1", "name": "Priya", "aliases": []}) == "Priya"
+    assert _label({"id": "p_9", "name": "person-3f2a1c"}) == "an unnamed voice (p_9)"
+
+
+# --- short answers --------------------------------------------------------------------------
+def test_wanted_shape_of_questions():
+    assert wanted_shape("When did Leo go to the dentist?") == "date"
+    assert wanted_shape("In what year did she move?") == "date"
+    assert wanted_shape("What time is the match on Sunday?") == "time"
+    assert wanted_shape("How many kids does Melanie have?") == "number"
+    assert wanted_shape("Where are the old football boots?") == "place"
+    assert wanted_shape("Did Peter fix the light?") == "yesno"
+    assert wanted_shape("What is Leo's favourite drink?") is None
+
+
+def test_short_spans_of_the_wanted_shape():
+    said = date(2023, 5, 8)
+    assert short_span("date", "I went to a support group yesterday.", said) == "7 May 2023"
+    assert short_span("date", "We moved there in 2019.", said) == "2019"
+    assert short_span("date", "The game was last Saturday!", said) == "the Saturday before 8 May 2023"
+    assert relative_date("I started two years ago.", said) == "2021"
+    assert short_span("time", "The match moved to Sunday morning at nine.", said) == "nine"
+    assert short_span("time", "Dinner is at 7:30 pm sharp.", said) == "7:30 pm"
+    assert short_span("number", "I have three kids and a dog.", said) == "three kids"
+    assert short_span("place", "Sure, they are in the garage next to the bikes.", said) is None
+    assert short_span("place", "She moved to New Zealand last spring.", said) == "New Zealand"
+    assert short_span("yesno", "I never fixed it.", said) == "No"
+    assert short_span("date", "I like pottery.", said) is None
+
+
+def test_when_question_is_answered_with_a_date_not_the_turn():
+    hits = [_hit("m1", "I went to the LGBTQ support group yesterday and it was powerful.", "Caroline")]
+    out = _ask("When did Caroline go to the LGBTQ support group?", hits)
+    assert out.answer == "7 May 2026" and out.used == ["m1"]
+
+
+# --- personal questions by a recognised asker ---------------------------------------------------
+def test_first_person_question_is_answered_from_the_askers_own_turns():
+    hits = [
+        _hit("m1", "For me it's always black coffee, that's my favourite drink.", "Peter"),
+        _hit("m2", "For me it's always ginger ale, that's my favourite drink.", "Leo"),
+    ]
+    assert "ginger ale" in _ask("Which drink is my favorite?", hits, asker="p_leo").answer
+    assert "black coffee" in _ask("Which drink is my favorite?", hits, asker="p_peter").answer
