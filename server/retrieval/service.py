@@ -104,7 +104,7 @@ class RetrievalService:
         """Run the agent inside ``scope`` and answer from what it retained."""
         result = self.agent(budgets, max_rounds).run(question, scope, self.policy(policy))
         llm = LLMAnswerer(self.chat_model) if (use_llm and self.chat_model is not None) else None
-        return compose(result, llm=llm, max_evidence=max_evidence)
+        return compose(result, llm=llm, max_evidence=max_evidence, embed=self.embed)
 
     def search(
         self,
