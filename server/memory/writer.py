@@ -93,7 +93,16 @@ class MemoryWriter:
         for pid, name in summary.named.items():
             self.backfill(space, pid, name)
             self.passages.reindex_participant(space, pid)  # "Name: text" passages carry the new name
+        self.refresh_display(space)
         return summary
+
+    def refresh_display(self, space: str) -> None:
+        """Keep the ``display`` captions people read in Browser (names, never '{p_…}') current.
+
+        Run after the back-fill, so a fact about a person named in this turn reads with the
+        name; a person never named reads as 'unnamed voice …', like their Participant node.
+        """
+        self.db.execute(query("memory_display_refresh"), space=space)
 
     def backfill(self, space: str, pid: str, name: str) -> int:
         """Re-render facts/attributes written while ``pid`` had no name ('{p_…}' → name)."""
