@@ -1,4 +1,5 @@
-"""LangChain adapters: a retriever and a tool over the voxmem HTTP API.
+"""LangChain adapters over the voxmem HTTP API: a chat-message history that writes and reads
+turns (speaker, addressees), a retriever and a tool.
 
     from voxmem.client import VoxmemClient
     from voxmem.integrations.langchain import VoxmemRetriever, voxmem_tool
@@ -6,6 +7,7 @@
     client = VoxmemClient("http://127.0.0.1:8765", api_key="vxm_…")
     docs = VoxmemRetriever(client=client, space="household-1", asker="p_…").invoke("pizza")
     tool = voxmem_tool(client, "household-1", asker="p_…")   # give it to any tool-calling agent
+    history = VoxmemChatMessageHistory(client, "household-1", "chat-1", user="Maya", ai="Assistant")
 
 Both go through the API, so the space key and the asker's access scope apply exactly as
 for any other client: the agent sees only what the asker may see.
@@ -17,7 +19,9 @@ import json
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.documents import Document
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import StructuredTool
 from pydantic import BaseModel, ConfigDict, Field
@@ -112,3 +116,65 @@ def voxmem_tool(
         ),
         args_schema=_AskArgs,
     )
+
+
+class VoxmemChatMessageHistory(BaseChatMessageHistory):
+    """A LangChain chat history kept as a voxmem session: every message is a turn with a speaker
+    and addressees, so what the chat says becomes memory (facts, profiles) like any other turn.
+
+    A human message is spoken by ``message.name`` or ``user``; an AI message by ``ai``. The
+    addressees are ``additional_kwargs["addressees"]`` when given, else the other side. Reading
+    returns the session's turns in order: the ``ai`` speaker's as ``AIMessage``, everyone else's
+    as ``HumanMessage`` with ``name`` = speaker, and ``addressees``/``message_id``/``ts`` in
+    ``additional_kwargs``. Several people can talk in one history (set ``name`` per message).
+    """
+
+    def __init__(
+        self, client: VoxmemClient, space: str, session: str, user: str = "User", ai: str = "Assistant"
+    ) -> None:
+        self.client, self.space, self.session, self.user, self.ai = client, space, session, user, ai
+
+    def add_messages(self, messages: list[BaseMessage]) -> None:
+        for message in messages:
+            is_ai = isinstance(message, AIMessage)
+            speaker = message.name or (self.ai if is_ai else self.user)
+            addressees = message.additional_kwargs.get("addressees")
+            if addressees is None:
+                addressees = [self.user if is_ai else self.ai]
+            self.client.append_turn(
+                self.space,
+                self.session,
+                speaker,
+                message.text if hasattr(message, "text") else str(message.content),
+                addressees=[a for a in addressees if a != speaker],
+                turn_id=f"{self.session}-{message.id}" if message.id else None,
+            )
+
+    @property
+    def messages(self) -> list[BaseMessage]:  # type: ignore[override]
+        turns, page = [], 1000
+        while True:
+            batch = self.client.list_messages(self.space, session=self.session, skip=len(turns), limit=page)
+            turns += batch
+            if len(batch) < page:
+                break
+        out: list[BaseMessage] = []
+        for turn in turns:
+            speaker = (turn.speaker.name if turn.speaker else None) or "unknown"
+            extra = {
+                "addressees": [a.name or a.id for a in turn.addressees],
+                "message_id": turn.id,
+                "ts": turn.ts,
+            }
+            if speaker == self.ai:
+                out.append(AIMessage(content=turn.text, name=speaker, additional_kwargs=extra))
+            else:
+                out.append(HumanMessage(content=turn.text, name=speaker, additional_kwargs=extra))
+        return out
+
+    def clear(self) -> None:
+        """Not offered: turns are memory evidence and leave only with their speaker
+        (``client.delete_participant``) or their space; a chat cannot erase what people said."""
+        raise NotImplementedError(
+            "voxmem does not delete single sessions; delete a participant or the space instead"
+        )
