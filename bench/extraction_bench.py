@@ -358,6 +358,7 @@ def name_resolution(
         "resolved_of_resolvable": correct / resolvable if resolvable else 0.0,
     }
     resolvable = correct = wrong = total = 0
+    turns_total = turns_right = turns_wrong = 0
     for case in cases:
         sessions = [([(t.speaker, t.text) for t in s.turns], _date(s.date)) for s in case.sessions]
         names = resolve_names(extractor, sessions, context)
@@ -369,7 +370,20 @@ def name_resolution(
             resolvable += intro
             correct += got is not None and name_key(got) == name_key(p.name)
             wrong += got is not None and name_key(got) != name_key(p.name)
-    out["scenarios"] = {"speakers": total, "self_introduced": resolvable, "correct": correct, "wrong": wrong}
+        for t in (t for s in case.sessions for t in s.turns):  # per turn: the name its voice ends with
+            got = names.get(t.speaker)
+            turns_total += 1
+            turns_right += got is not None and name_key(got) == name_key(t.speaker)
+            turns_wrong += got is not None and name_key(got) != name_key(t.speaker)
+    out["scenarios"] = {
+        "speakers": total,
+        "self_introduced": resolvable,
+        "correct": correct,
+        "wrong": wrong,
+        "turns": turns_total,
+        "turns_right": turns_right,
+        "turns_wrong": turns_wrong,
+    }
     return out
 
 
@@ -746,6 +760,8 @@ def _print(r: dict[str, Any]) -> None:
         )
     )
     rows.append(("", "wrongly named", str(sc["wrong"])))
+    turns = f"{sc['turns_right']} / {sc['turns_wrong']} of {sc['turns']}"
+    rows.append(("", "turns named right / wrong", turns))
     if "friendsqa_names" in r:
         fq = r["friendsqa_names"]
         rows.append(
