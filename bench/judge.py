@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from voxmem.config import Settings
+from voxmem.llm.client import chat_model
 
 SCALE = (0.0, 0.25, 0.5, 0.75, 1.0)
 
@@ -45,30 +46,12 @@ class LLMJudge:
         """``model``: an already built langchain chat model (tests pass a scripted one)."""
         if model is None and not settings.llm_enabled:
             raise ValueError("no LLM configured: set VOXMEM_LLM_PROVIDER and VOXMEM_LLM_MODEL")
-        self.model = model if model is not None else _chat_model(settings)
+        self.model = model if model is not None else chat_model(settings)
         self.name = f"{settings.llm_provider}:{settings.llm_model}" if model is None else type(model).__name__
 
     def grade(self, question: str, gold: str, answer: str) -> float | None:
         reply = self.model.invoke(PROMPT.format(question=question, gold=gold, answer=answer or "(no answer)"))
         return parse_grade(getattr(reply, "content", str(reply)))
-
-
-def _chat_model(settings: Settings) -> Any:
-    if settings.llm_provider == "openai":
-        from langchain_openai import ChatOpenAI
-
-        return ChatOpenAI(
-            model=settings.llm_model,
-            base_url=settings.llm_base_url,
-            api_key=settings.llm_api_key.get_secret_value(),
-            temperature=0,
-            max_retries=3,
-        )
-    if settings.llm_provider == "ollama":
-        from langchain_ollama import ChatOllama
-
-        return ChatOllama(model=settings.llm_model, base_url=settings.llm_base_url, temperature=0)
-    raise ValueError(f"unknown LLM provider {settings.llm_provider!r}: use openai or ollama")
 
 
 def maybe_judge(settings: Settings) -> LLMJudge | None:

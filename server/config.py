@@ -99,11 +99,24 @@ class Settings(BaseSettings):
     asr_threads: int = Field(2, description="CPU threads for ASR.")
 
     # --- LLM (optional) ---
-    llm_provider: str = Field("none", description="none | openai | ollama.")
+    llm_provider: str = Field(
+        "auto",
+        description="auto (local LLM answers while `voxmem llm up` runs it) | none | local | openai | ollama",
+    )
     llm_base_url: str | None = Field(None, description="OpenAI-compatible or Ollama base URL.")
     llm_model: str | None = Field(None, description="Model name at that endpoint.")
     llm_api_key: SecretStr = Field(SecretStr("not-needed"), description="API key for the LLM endpoint.")
     llm_max_concurrency: int = Field(4, description="Parallel LLM calls at most.")
+    llm_timeout_s: float = Field(120.0, description="Longest wait for one LLM reply (seconds).")
+    llm_local_model: str = Field(
+        "qwen2.5-coder-1.5b-instruct-q4_k_m",
+        description="GGUF model `voxmem llm up` serves (names in server/llm/models.py).",
+    )
+    llm_local_version: str = Field("0.3.36", description="llama-cpp-python built for the local server.")
+    llm_local_port: int = Field(8771, description="Port of the local llama.cpp server (loopback only).")
+    llm_local_threads: int = Field(1, description="CPU threads of the local llama.cpp server.")
+    llm_local_ctx: int = Field(4096, description="Context window (tokens) of the local llama.cpp server.")
+    llm_start_timeout_s: float = Field(180.0, description="How long `llm up` waits for the endpoint.")
 
     # --- extraction / retrieval ---
     context_turns: int = Field(3, description="Preceding turns given to the extractor with each turn.")
@@ -120,7 +133,10 @@ class Settings(BaseSettings):
 
     @property
     def llm_enabled(self) -> bool:
-        return self.llm_provider != "none" and bool(self.llm_model)
+        """An LLM was configured for every role (extraction, planning, answering); ``auto``
+        only lets a running local server answer (see voxmem.llm.client)."""
+        remote = self.llm_provider in ("openai", "ollama") and bool(self.llm_model)
+        return self.llm_provider == "local" or remote
 
     def resolved_neo4j_home(self, version: str) -> Path:
         return self.neo4j_home or (self.cache_dir / "neo4j" / f"home-{version}")

@@ -16,6 +16,7 @@ from voxmem.embeddings import TextEmbedder
 from voxmem.errors import DatabaseUnavailable
 from voxmem.extractors import build_extractor
 from voxmem.graph_schema import migrate, schema_version
+from voxmem.llm.client import describe as llm_describe
 from voxmem.memory.pipeline import MemoryPipeline
 from voxmem.messages import MessageStore
 from voxmem.spaces import SpaceStore
@@ -47,7 +48,7 @@ class Services:
             memory=MemoryPipeline(db, embedder, build_extractor(settings), settings.context_turns),
             offline={
                 "text_embedding": "local sentence-transformers model (no network)",
-                "llm": "configured" if settings.llm_enabled else "none: deterministic offline components",
+                **llm_describe(settings),  # which answerer runs: the LLM (and which) or extractive
             },
         )
 

@@ -8,6 +8,7 @@ If Neo4j is unreachable the integration tests fail loudly: they are never skippe
 from __future__ import annotations
 
 import io
+import os
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -20,6 +21,10 @@ from fastapi.testclient import TestClient
 from voxmem.api.app import create_app
 from voxmem.config import Settings
 from voxmem.services import Services
+
+# Offline tests stay offline even while a developer's local LLM runs (`voxmem llm up`): the
+# default provider "auto" would let it answer. tests/llm/ configures its LLM explicitly.
+os.environ.setdefault("VOXMEM_LLM_PROVIDER", "none")
 
 
 @pytest.fixture(scope="session")

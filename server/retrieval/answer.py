@@ -21,6 +21,7 @@ import numpy as np
 
 from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
+from voxmem.retrieval.llm_reader import ATTRIBUTION_KINDS, LLMReader
 from voxmem.retrieval.spans import short_span, spoken_date, wanted_shape
 from voxmem.retrieval.text import content_words, normalise
 
@@ -372,48 +373,6 @@ def _day_of(ts: str | None) -> date | None:
         return None
 
 
-class LLMAnswerer:
-    """An LLM (langchain chat model) answers from the numbered evidence only, as JSON."""
-
-    name = "llm"
-
-    def __init__(self, chat_model: Any, max_evidence: int = 20) -> None:
-        self.chat_model = chat_model
-        self.max_evidence = max_evidence
-
-    def prompt(self, result: AgentResult) -> list[tuple[str, str]]:
-        lines = []
-        for entry in result.evidence[: self.max_evidence]:
-            ev = entry.evidence
-            to = _names(ev.addressees) or "everyone"
-            speaker = (ev.speaker or {}).get("name", "unknown")
-            lines.append(f"[{ev.id}] ({ev.session}, {ev.ts}) {speaker} → {to}: {ev.text}")
-            for s in entry.support:
-                lines.append(f"    {s['layer']}: {s.get('text', '')}")
-        system = (
-            "You answer questions about past conversations using ONLY the evidence given. "
-            'Reply with JSON only: {"answer": string or null, "evidence": [ids used]}. '
-            "Use null when the evidence does not support an answer. Keep answers short."
-        )
-        user = (
-            f"Question: {result.query}\nAsker: {result.scope.asker_name or 'unknown'}\nEvidence:\n"
-            + "\n".join(lines)
-        )
-        return [("system", system), ("human", user)]
-
-    def answer(self, result: AgentResult) -> tuple[str, list[str]] | None:
-        reply = self.chat_model.invoke(self.prompt(result))
-        content = getattr(reply, "content", reply)
-        parsed = parse_json_object(content if isinstance(content, str) else str(content))
-        if not parsed or not parsed.get("answer"):
-            return None
-        known = {e.id for e in result.evidence[: self.max_evidence]}
-        used = [i for i in parsed.get("evidence") or [] if i in known]
-        if not used:  # an answer that cites nothing we gave it is not supported
-            return None
-        return str(parsed["answer"]).strip(), used
-
-
 def parse_json_object(text: str) -> dict[str, Any] | None:
     """The first JSON object in a model reply (tolerates code fences and chatter), or None."""
     text = re.sub(r"```(?:json)?", "", text)
@@ -436,7 +395,7 @@ def parse_json_object(text: str) -> dict[str, Any] | None:
 
 
 def compose(
-    result: AgentResult, llm: LLMAnswerer | None = None, max_evidence: int = 10, embed: Any = None
+    result: AgentResult, llm: LLMReader | None = None, max_evidence: int = 10, embed: Any = None
 ) -> Answer:
     """Graph-native first for attribution questions, then the LLM if configured, else extractive.
 
@@ -450,15 +409,20 @@ def compose(
     if graph is not None:
         chosen, answerer = graph, "graph"
     elif result.reading.kind in ("who_said", "addressee", "said_to", "requests"):
-        notes.append("attribution question without SPEAKS/ADDRESSES support in the evidence: not guessed")
+        # the LLM may pick the turn; the person always comes from SPEAKS / ADDRESSES
+        picks = llm is not None and result.reading.kind in ATTRIBUTION_KINDS
+        picked = llm.read(result, attribution=True) if picks else None
+        notes += picked.notes if picked else []
+        if picked and picked.chosen:
+            chosen, answerer = picked.chosen, "llm"
+        else:
+            notes.append("attribution question without SPEAKS/ADDRESSES support in the evidence: not guessed")
     elif llm is not None:
-        try:
-            chosen = llm.answer(result)
-        except Exception as exc:  # an unreachable LLM degrades to the offline answer, named as such
-            notes.append(f"LLM answerer failed, extractive answer used: {str(exc)[:200]}")
-            chosen = None
-        answerer = "llm" if chosen else "none"
-        if chosen is None:
+        outcome = llm.read(result)  # raises LLMUnavailable (503) only for a configured LLM
+        notes += outcome.notes
+        chosen, answerer = outcome.chosen, "llm"  # chosen None: the LLM abstained
+        if outcome.failed:
+            notes.append("extractive answer used")
             chosen = ExtractiveAnswerer(embed).answer(result)
             answerer = "extractive" if chosen else "none"
     else:

@@ -1,9 +1,10 @@
-"""The optional LLM side of retrieval: a chat-model factory and the LLM planner.
+"""The optional LLM side of retrieval: the LLM planner.
 
-Only used when ``VOXMEM_LLM_PROVIDER`` and ``VOXMEM_LLM_MODEL`` are set; everything else
-runs offline. The planner asks for JSON actions and validates them against the tool
-catalogue; anything it cannot parse falls back to the heuristic planner for that round,
-and the trace says so. No quality is claimed for it here: it is tested for parsing only.
+Only used when an LLM is configured for every role (``VOXMEM_LLM_PROVIDER`` local, openai or
+ollama; the chat model comes from ``voxmem.llm.client``); everything else runs offline. The
+planner asks for JSON actions and validates them against the tool catalogue; anything it
+cannot parse falls back to the heuristic planner for that round, and the trace says so. No
+quality is claimed for it here: it is tested for parsing only.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import json
 import logging
 from typing import Any
 
-from voxmem.config import Settings
 from voxmem.retrieval.agent import Action, AgentState, HeuristicPlanner
 from voxmem.retrieval.answer import parse_json_object
 from voxmem.retrieval.tools import LAYERS, Filters
@@ -34,28 +34,6 @@ TOOL_CATALOGUE = {
     "timeline": ("fact", "a topic's facts over time with validity"),
     "profile": ("profile", "a participant's profile; query = participant name"),
 }
-
-
-def build_chat_model(settings: Settings) -> Any | None:
-    """A langchain chat model for the configured endpoint, or None when no LLM is configured."""
-    if not settings.llm_enabled:
-        return None
-    if settings.llm_provider == "openai":
-        from langchain_openai import ChatOpenAI
-
-        return ChatOpenAI(
-            model=settings.llm_model,
-            base_url=settings.llm_base_url,
-            api_key=settings.llm_api_key.get_secret_value(),
-            temperature=0,
-            max_retries=2,
-            timeout=60,
-        )
-    if settings.llm_provider == "ollama":
-        from langchain_ollama import ChatOllama
-
-        return ChatOllama(model=settings.llm_model, base_url=settings.llm_base_url, temperature=0)
-    raise ValueError(f"unknown VOXMEM_LLM_PROVIDER {settings.llm_provider!r}")
 
 
 class LLMPlanner:

@@ -15,10 +15,12 @@ from voxmem.config import Settings
 from voxmem.db import Database
 from voxmem.embeddings import TextEmbedder
 from voxmem.errors import InvalidInput, NotFound
+from voxmem.llm import client as llm_client
 from voxmem.retrieval.agent import POLICIES, Agent, Policy
-from voxmem.retrieval.answer import Answer, LLMAnswerer, compose
+from voxmem.retrieval.answer import Answer, compose
 from voxmem.retrieval.fusion import fuse
-from voxmem.retrieval.llm import LLMPlanner, build_chat_model
+from voxmem.retrieval.llm import LLMPlanner
+from voxmem.retrieval.llm_reader import LLMReader
 from voxmem.retrieval.scope import Scope, resolve_scope
 from voxmem.retrieval.tools import Filters, ParticipantDirectory, build_tools, layers_present
 
@@ -49,12 +51,40 @@ class RetrievalService:
         # tool calls of one round run concurrently: Neo4j does the work, Python waits on sockets
         self.executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="voxmem-retrieval")
         self.directory = ParticipantDirectory(db)
-        self.chat_model = chat_model if chat_model is not None else build_chat_model(settings)
+        # A chat model handed in (tests, embedding apps) is used as given; otherwise the endpoint
+        # is resolved per question, so a local LLM started after the API is picked up (auto).
+        self.given_chat_model = chat_model
+        self._endpoint_models: dict[llm_client.Endpoint, Any] = {}
         self.budgets = parse_budgets(settings.retrieval_budgets)
         self.max_rounds = min(settings.retrieval_max_rounds, len(self.budgets))
+        # The LLM plans only when configured for every role; an auto-detected local LLM only
+        # answers (one call per question is what 2 cores afford).
+        plans = chat_model is not None or settings.llm_enabled
         self.default_policy = settings.retrieval_policy or (
-            "llm" if self.chat_model is not None else "heuristic"
+            "llm" if plans and self.chat_model is not None else "heuristic"
         )
+
+    @property
+    def chat_model(self) -> Any | None:
+        """The chat model in use now: the one handed in, else the configured/auto-detected one."""
+        if self.given_chat_model is not None:
+            return self.given_chat_model
+        endpoint = llm_client.resolve(self.settings)
+        if endpoint is None:
+            return None
+        if endpoint not in self._endpoint_models:
+            self._endpoint_models[endpoint] = llm_client.chat_model(
+                self.settings, endpoint=endpoint, max_tokens=128
+            )
+        return self._endpoint_models[endpoint]
+
+    def reader(self) -> LLMReader | None:
+        """The LLM reader for this question, or None offline."""
+        model = self.chat_model
+        if model is None:
+            return None
+        endpoint = None if self.given_chat_model is not None else llm_client.resolve(self.settings)
+        return LLMReader(model, endpoint)
 
     @property
     def policies(self) -> list[str]:
@@ -103,7 +133,7 @@ class RetrievalService:
     ) -> Answer:
         """Run the agent inside ``scope`` and answer from what it retained."""
         result = self.agent(budgets, max_rounds).run(question, scope, self.policy(policy))
-        llm = LLMAnswerer(self.chat_model) if (use_llm and self.chat_model is not None) else None
+        llm = self.reader() if use_llm else None
         return compose(result, llm=llm, max_evidence=max_evidence, embed=self.embed)
 
     def search(

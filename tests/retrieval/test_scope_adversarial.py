@@ -16,8 +16,9 @@ import re
 import pytest
 
 from voxmem.retrieval.agent import POLICIES
-from voxmem.retrieval.answer import LLMAnswerer, compose
+from voxmem.retrieval.answer import compose
 from voxmem.retrieval.llm import LLMPlanner
+from voxmem.retrieval.llm_reader import LLMReader
 from voxmem.retrieval.scope import resolve_scope
 from voxmem.retrieval.tools import Filters
 
@@ -70,7 +71,8 @@ def hostile_llm(house) -> ScriptedChat:
         )
 
     def answerer(_prompt: str) -> str:
-        return json.dumps({"answer": "The code is 4417", "evidence": [secret]})
+        # cites the secret's id and an evidence number it was never shown
+        return json.dumps({"answer": "The code is 4417", "ids": [secret, 99]})
 
     return ScriptedChat(planner=planner, answerer=answerer)
 
@@ -112,7 +114,7 @@ def test_no_evidence_outside_scope(households, retrieval, services, policy, plan
         for question in QUESTIONS:
             if planner == "llm":
                 chat = hostile_llm(house)
-                plan, llm = LLMPlanner(chat), LLMAnswerer(chat)
+                plan, llm = LLMPlanner(chat), LLMReader(chat)
             else:
                 plan, llm = POLICIES[planner](), None
             result = retrieval.agent().run(question, scope, plan)

@@ -13,7 +13,6 @@ from voxmem.retrieval.agent import Action, AgentResult, AgentState, FixedPolicy,
 from voxmem.retrieval.answer import (
     NOT_IN_MEMORY,
     ExtractiveAnswerer,
-    LLMAnswerer,
     compose,
     parse_json_object,
 )
@@ -210,22 +209,6 @@ def test_extractive_answer_and_unsupported_question():
     none = compose(_result("What colour is the boat?", hits))
     assert none.answer == NOT_IN_MEMORY and none.answerer == "none"
     assert ExtractiveAnswerer().answer(_result("What colour is the boat?", [])) is None
-
-
-def test_llm_answerer_parses_and_rejects_uncited_answers():
-    hits = [msg("m1", "The garage door code is 4417.")]
-    ok = ScriptedChat(
-        planner=lambda p: "{}", answerer=lambda p: 'Sure! ```json\n{"answer": "4417", "evidence": ["m1"]}```'
-    )
-    out = compose(_result("What is the garage door code?", hits), llm=LLMAnswerer(ok))
-    assert (out.answer, out.answerer, out.used) == ("4417", "llm", ["m1"])
-    liar = ScriptedChat(planner=lambda p: "{}", answerer=lambda p: '{"answer": "1234", "evidence": ["m999"]}')
-    out = compose(_result("What is the garage door code?", hits), llm=LLMAnswerer(liar))
-    assert out.answerer == "extractive"  # uncited LLM answers are discarded
-    refuses = ScriptedChat(planner=lambda p: "{}", answerer=lambda p: '{"answer": null, "evidence": []}')
-    assert (
-        compose(_result("What colour is the boat?", hits), llm=LLMAnswerer(refuses)).answer == NOT_IN_MEMORY
-    )
 
 
 def test_parse_json_object_tolerates_chatter():

@@ -7,6 +7,7 @@ from fastapi import APIRouter, Depends
 from voxmem.api.deps import services
 from voxmem.api.schemas import HealthOut
 from voxmem.errors import DatabaseUnavailable
+from voxmem.llm.client import describe as llm_describe
 from voxmem.services import Services
 
 router = APIRouter(tags=["health"])
@@ -32,5 +33,6 @@ def health(svc: Services = Depends(services)) -> HealthOut:
         neo4j=neo4j,
         schema_version=version,
         models=models,
-        offline=svc.offline,
+        # live: a local LLM started or stopped after the API came up is reported as it is now
+        offline={**svc.offline, **llm_describe(svc.settings)},
     )

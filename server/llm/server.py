@@ -1,0 +1,248 @@
+"""Start, stop and inspect the local llama.cpp server (``python -m llama_cpp.server``).
+
+Like ``voxmem neo4j``: the process is detached (own session, output to
+``<cache>/llm/logs/llama-<port>.log``), listens on 127.0.0.1 only, and what we started is
+recorded in ``<cache>/llm/run/llama-<port>.json``. A recorded pid counts as ours only while its
+command line still names ``llama_cpp.server`` and this port, so a recycled pid is never
+signalled. ``up`` returns once the OpenAI-compatible endpoint lists the model.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from voxmem.llm.models import ensure_model, spec_for
+from voxmem.llm.runtime import ensure_runtime
+from voxmem.neo4j_local.locking import file_lock
+
+if TYPE_CHECKING:
+    from voxmem.config import Settings
+
+log = logging.getLogger(__name__)
+
+
+class LLMServerError(RuntimeError):
+    """The local LLM server could not be provisioned, started or stopped."""
+
+
+@dataclass
+class LLMStatus:
+    """What ``voxmem llm status`` reports."""
+
+    running: bool
+    base_url: str
+    model: str | None = None
+    pid: int | None = None
+    threads: int | None = None
+    ctx: int | None = None
+    rss_mb: float | None = None
+    started_at: str | None = None
+    log: str = ""
+    message: str = ""
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+    def summary(self) -> str:
+        if not self.running:
+            return f"local LLM: not running ({self.base_url}){' - ' + self.message if self.message else ''}"
+        rss = f", RSS {self.rss_mb:.0f} MiB" if self.rss_mb is not None else ""
+        return (
+            f"local LLM {self.model}: running, pid {self.pid}{rss}, "
+            f"{self.threads} thread(s), ctx {self.ctx}\n"
+            f"  endpoint {self.base_url}\n  log      {self.log}"
+        )
+
+
+def base_url(settings: Settings) -> str:
+    return f"http://127.0.0.1:{settings.llm_local_port}/v1"
+
+
+def _run_dir(settings: Settings) -> Path:
+    return settings.cache_dir / "llm" / "run"
+
+
+def state_path(settings: Settings) -> Path:
+    return _run_dir(settings) / f"llama-{settings.llm_local_port}.json"
+
+
+def log_path(settings: Settings) -> Path:
+    return settings.cache_dir / "llm" / "logs" / f"llama-{settings.llm_local_port}.log"
+
+
+def _read_state(settings: Settings) -> dict[str, object]:
+    try:
+        data = json.loads(state_path(settings).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _is_ours(pid: int, port: int) -> bool:
+    """The pid is alive (not a zombie) and is a llama_cpp.server on this port."""
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reap it if it is our exited child
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        if stat.rsplit(")", 1)[1].split()[0] == "Z":
+            return False
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except (OSError, IndexError):
+        return False
+    text = [a.decode(errors="replace") for a in args]
+    return "llama_cpp.server" in text and str(port) in text
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.settimeout(0.3)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _rss_mb(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def _models_answer(url: str, timeout: float = 2.0) -> list[str] | None:
+    """The model ids the endpoint lists, or None when it does not answer."""
+    try:
+        with urllib.request.urlopen(f"{url}/models", timeout=timeout) as reply:
+            data = json.loads(reply.read())
+    except (urllib.error.URLError, OSError, ValueError):
+        return None
+    return [m.get("id", "") for m in data.get("data", [])]
+
+
+def status(settings: Settings, probe: bool = True) -> LLMStatus:
+    """Whether the server we started on the configured port runs; ``probe`` asks its endpoint."""
+    url = base_url(settings)
+    state = _read_state(settings)
+    pid = state.get("pid")
+    if not isinstance(pid, int) or not _is_ours(pid, settings.llm_local_port):
+        msg = "start it with `voxmem llm up`"
+        if _port_open(settings.llm_local_port):
+            msg = f"port {settings.llm_local_port} is taken by a process voxmem did not start"
+        return LLMStatus(False, url, log=str(log_path(settings)), message=msg)
+    answering = _models_answer(url) if probe else [str(state.get("model"))]
+    return LLMStatus(
+        running=answering is not None,
+        base_url=url,
+        model=str(state.get("model")),
+        pid=pid,
+        threads=state.get("threads"),  # type: ignore[arg-type]
+        ctx=state.get("ctx"),  # type: ignore[arg-type]
+        rss_mb=_rss_mb(pid),
+        started_at=str(state.get("started_at")),
+        log=str(log_path(settings)),
+        message="" if answering is not None else "process alive but the endpoint does not answer (loading?)",
+    )
+
+
+def provision(settings: Settings, model: str | None = None) -> tuple[Path, Path]:
+    """Build/reuse the runtime and assemble/reuse the model: (server python, GGUF path)."""
+    python = ensure_runtime(settings.cache_dir, settings.llm_local_version)
+    gguf = ensure_model(settings.cache_dir, model or settings.llm_local_model)
+    return python, gguf
+
+
+def up(settings: Settings, model: str | None = None, threads: int | None = None) -> LLMStatus:
+    """Provision if needed, start the server in the background, wait until it answers."""
+    name = model or settings.llm_local_model
+    threads = threads or settings.llm_local_threads
+    spec_for(name)  # an unknown name fails before anything is downloaded
+    with file_lock(_run_dir(settings) / "up.lock"):
+        current = status(settings)
+        if current.running and current.model == name and current.threads == threads:
+            return current
+        if current.pid is not None:
+            _stop(settings, current.pid)
+        if _port_open(settings.llm_local_port):
+            raise LLMServerError(
+                f"port {settings.llm_local_port} is taken by a process voxmem did not start; "
+                "set VOXMEM_LLM_LOCAL_PORT to another port"
+            )
+        python, gguf = provision(settings, name)
+        cmd = [
+            str(python), "-m", "llama_cpp.server",
+            "--model", str(gguf), "--model_alias", name,
+            "--host", "127.0.0.1", "--port", str(settings.llm_local_port),
+            "--n_threads", str(threads), "--n_threads_batch", str(threads),
+            "--n_ctx", str(settings.llm_local_ctx),
+        ]  # fmt: skip
+        logfile = log_path(settings)
+        logfile.parent.mkdir(parents=True, exist_ok=True)
+        with open(logfile, "ab") as out:
+            out.write(f"\n=== voxmem start {time.strftime('%Y-%m-%dT%H:%M:%S')}: {' '.join(cmd)}\n".encode())
+            out.flush()
+            proc = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        state = {
+            "pid": proc.pid,
+            "model": name,
+            "gguf": str(gguf),
+            "threads": threads,
+            "ctx": settings.llm_local_ctx,
+            "port": settings.llm_local_port,
+            "started_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        }
+        state_path(settings).write_text(json.dumps(state, indent=2), encoding="utf-8")
+        deadline = time.monotonic() + settings.llm_start_timeout_s
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise LLMServerError(f"the llama.cpp server exited with {proc.returncode}:\n{_tail(logfile)}")
+            if _models_answer(base_url(settings)) is not None:
+                return status(settings)
+            time.sleep(0.5)
+        _stop(settings, proc.pid)
+        raise LLMServerError(
+            f"the llama.cpp server did not answer within {settings.llm_start_timeout_s:.0f} s:\n"
+            + _tail(logfile)
+        )
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def _stop(settings: Settings, pid: int, timeout_s: float = 20.0) -> None:
+    if _is_ours(pid, settings.llm_local_port):
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and _is_ours(pid, settings.llm_local_port):
+            time.sleep(0.2)
+        if _is_ours(pid, settings.llm_local_port):
+            os.kill(pid, signal.SIGKILL)
+    state_path(settings).unlink(missing_ok=True)
+
+
+def down(settings: Settings) -> bool:
+    """Stop the server we started on the configured port; False when none was running."""
+    state = _read_state(settings)
+    pid = state.get("pid")
+    if not isinstance(pid, int):
+        return False
+    running = _is_ours(pid, settings.llm_local_port)
+    _stop(settings, pid)
+    return running

@@ -1,0 +1,305 @@
+"""The LLM reader: a short answer from numbered evidence, with the turns it rests on, or abstention.
+
+Why this shape (2 CPU cores, 0.1–1.5 B models): the prompt holds at most ``max_evidence`` turns,
+each one line ``[n] time, session, speaker -> addressees: text`` with the facts and profile
+attributes fused onto that turn indented beneath it; turns are numbered 1..n in the prompt (small
+models copy "3" reliably, a 30-character message id less so) and the numbers are mapped back to
+message ids here. The reply must be one JSON object, ``{"answer": str|null, "ids": [int]}``,
+checked strictly (no chatter, every id shown, at least one id for an answer, every person the
+answer names present in the cited turns); a rejected reply gets one repair turn quoting the
+reason, then the reader gives up and the caller falls back to the offline answerer.
+
+Attribution is never the model's to invent: for "who said …" / "to whom …" questions the model
+only picks the turn (``{"turn": n}``) and the person comes from that turn's ``SPEAKS`` /
+``ADDRESSES`` edges.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
+
+from voxmem.llm.client import Endpoint, LLMUnavailable
+from voxmem.retrieval.agent import AgentResult
+from voxmem.retrieval.fusion import FusedEvidence
+
+ATTRIBUTION_KINDS = ("who_said", "addressee")
+
+ANSWER_SYSTEM = """You answer a question about past conversations using ONLY the numbered evidence.
+Reply with one JSON object and nothing else: {"answer": "<short answer>", "ids": [<evidence numbers>]}
+- answer: as short as possible: a name, date, place, number or short phrase, not a whole sentence.
+- ids: the numbers of the evidence lines the answer rests on (at least one).
+- Turn times are when a turn was said: resolve "yesterday", "last week" against that time.
+- If the evidence does not answer the question, reply {"answer": null, "ids": []}."""
+
+TURN_SYSTEM = """You find the conversation turn a question refers to, using ONLY the numbered evidence.
+Reply with one JSON object and nothing else: {"turn": <evidence number>}
+If no evidence line is the turn the question describes, reply {"turn": null}."""
+
+
+class ReaderError(Exception):
+    """The model's reply was rejected (after the repair turn)."""
+
+
+@dataclass
+class Outcome:
+    """What one reading gave: an answer (None = abstained or failed), whether it failed, notes."""
+
+    chosen: tuple[str, list[str]] | None
+    failed: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Layout:
+    """The prompt's evidence block and the mapping from its numbers back to evidence."""
+
+    text: str
+    entries: dict[int, FusedEvidence] = field(default_factory=dict)
+
+
+def _person(p: dict[str, Any] | None) -> str:
+    if not p:
+        return "unknown"
+    return p.get("name") or f"unnamed voice {p.get('id', '?')}"
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def layout(result: AgentResult, max_evidence: int = 12, max_chars: int = 300, max_support: int = 2) -> Layout:
+    """``[n] time, session, speaker -> addressees: text`` per turn, facts/attributes beneath."""
+    lines: list[str] = []
+    entries: dict[int, FusedEvidence] = {}
+    for n, entry in enumerate(result.evidence[:max_evidence], start=1):
+        ev = entry.evidence
+        when = (ev.ts or "time unknown").replace("T", " ")[:16]
+        to = ", ".join(_person(a) for a in ev.addressees) or "everyone"
+        lines.append(
+            f"[{n}] {when}, {ev.session}, {_person(ev.speaker)} -> {to}: {_clip(ev.text, max_chars)}"
+        )
+        for support in entry.support[:max_support]:
+            kind = "fact" if support.get("layer") == "fact" else "profile"
+            lines.append(f"    {kind}: {_clip(str(support.get('text', '')), 160)}")
+        entries[n] = entry
+    return Layout("\n".join(lines), entries)
+
+
+def _strict_object(text: str) -> dict[str, Any]:
+    """The reply as one JSON object: only whitespace or a code fence may surround it."""
+    body = re.sub(r"^\s*```(?:json)?\s*|\s*```\s*$", "", text.strip())
+    try:
+        value = json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise ReaderError(f"the reply is not a single JSON object ({exc.msg})") from exc
+    if not isinstance(value, dict):
+        raise ReaderError("the reply is JSON but not an object")
+    return value
+
+
+def _number(value: Any, shown: dict[int, FusedEvidence]) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).strip().isdigit():
+        raise ReaderError(f"{value!r} is not an evidence number")
+    n = int(value)
+    if n not in shown:
+        raise ReaderError(f"there is no evidence line [{n}]; use 1..{len(shown)}")
+    return n
+
+
+_NAME = re.compile(r"\b[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?\b")
+_COMMON = {
+    "The", "A", "An", "On", "In", "At", "It", "He", "She", "They", "We", "I", "Yes", "No", "Not",
+    "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February",
+    "March", "April", "May", "June", "July", "August", "September", "October", "November", "December",
+}  # fmt: skip
+
+
+def parse_answer(text: str, shown: dict[int, FusedEvidence]) -> tuple[str, list[int]] | None:
+    """A validated ``(answer, ids)``, None for a justified abstention; ReaderError otherwise."""
+    data = _strict_object(text)
+    if set(data) - {"answer", "ids"} or "answer" not in data:
+        raise ReaderError('the object must have exactly the keys "answer" and "ids"')
+    answer = data["answer"]
+    if answer is None or (isinstance(answer, str) and not answer.strip()):
+        return None
+    if not isinstance(answer, str | int | float) or isinstance(answer, bool):
+        raise ReaderError('"answer" must be a string or null')
+    ids = data.get("ids")
+    if not isinstance(ids, list) or not ids:
+        raise ReaderError('an answer needs "ids": the numbers of the evidence lines it rests on')
+    numbers = list(dict.fromkeys(_number(i, shown) for i in ids))
+    answer = str(answer).strip()
+    _check_people(answer, [shown[n] for n in numbers])
+    return answer, numbers
+
+
+def _check_people(answer: str, cited: list[FusedEvidence]) -> None:
+    """Every capitalised name in the answer must appear in the cited turns (speaker, addressees,
+    text or support): the model may not introduce a person the evidence does not hold."""
+    seen = " ".join(
+        " ".join(
+            [
+                e.evidence.text,
+                _person(e.evidence.speaker),
+                *(_person(a) for a in e.evidence.addressees),
+                *(str(s.get("text", "")) for s in e.support),
+            ]
+        )
+        for e in cited
+    ).lower()
+    words = set(re.findall(r"[a-z0-9']+", seen))
+    strangers = [w for w in _NAME.findall(answer) if w not in _COMMON and w.lower() not in words]
+    if strangers:
+        raise ReaderError(f"the answer names {', '.join(strangers)}, who is not in the cited evidence")
+
+
+def parse_turn(text: str, shown: dict[int, FusedEvidence]) -> int | None:
+    data = _strict_object(text)
+    if set(data) != {"turn"}:
+        raise ReaderError('the object must have exactly the key "turn"')
+    return None if data["turn"] is None else _number(data["turn"], shown)
+
+
+_CONNECTION_ERRORS = {
+    "APIConnectionError", "APITimeoutError", "ConnectError", "ConnectTimeout", "ReadTimeout",
+    "RemoteProtocolError", "ConnectionError", "TimeoutError",
+}  # fmt: skip
+
+
+def _is_connection_error(exc: BaseException) -> bool:
+    """Connection refused/reset or timeout, from openai/httpx (names checked: no hard import)."""
+    names = {type(e).__name__ for e in (exc, exc.__cause__, exc.__context__) if e is not None}
+    return bool(names & _CONNECTION_ERRORS)
+
+
+class LLMReader:
+    """Answers from evidence with a langchain chat model; see the module docstring."""
+
+    name = "llm"
+
+    def __init__(
+        self,
+        chat_model: Any,
+        endpoint: Endpoint | None = None,
+        max_evidence: int = 12,
+        connect_attempts: int = 3,
+    ) -> None:
+        self.chat_model = chat_model
+        self.endpoint = endpoint
+        self.max_evidence = max_evidence
+        self.connect_attempts = connect_attempts
+        self.calls = 0
+        self.seconds = 0.0
+
+    @property
+    def required(self) -> bool:
+        """An unreachable configured LLM is an error (503); an auto-detected one is skipped."""
+        return self.endpoint is not None and self.endpoint.required
+
+    def describe(self) -> str:
+        return self.endpoint.describe() if self.endpoint else type(self.chat_model).__name__
+
+    def prompt(self, result: AgentResult, attribution: bool = False) -> tuple[list[BaseMessage], Layout]:
+        shown = layout(result, self.max_evidence)
+        asker = result.scope.asker_name or "unknown"
+        user = f"Question: {result.query}\nAsker: {asker}\nEvidence:\n{shown.text}"
+        system = TURN_SYSTEM if attribution else ANSWER_SYSTEM
+        return [SystemMessage(system), HumanMessage(user)], shown
+
+    def _invoke(self, messages: list[BaseMessage]) -> str:
+        try:
+            for attempt in Retrying(
+                retry=retry_if_exception(_is_connection_error),
+                stop=stop_after_attempt(self.connect_attempts),
+                wait=wait_exponential(multiplier=0.5, max=4),
+                reraise=True,
+            ):
+                with attempt:
+                    start = time.perf_counter()
+                    reply = self.chat_model.invoke(messages)
+                    self.seconds += time.perf_counter() - start
+                    self.calls += 1
+        except Exception as exc:
+            if _is_connection_error(exc):
+                raise LLMUnavailable(
+                    f"the LLM ({self.describe()}) does not answer after {self.connect_attempts} attempts: "
+                    f"{type(exc).__name__}. Start it with `voxmem llm up` or set VOXMEM_LLM_PROVIDER=none."
+                ) from exc
+            raise
+        content = getattr(reply, "content", reply)
+        return content if isinstance(content, str) else json.dumps(content)
+
+    def _ask(self, messages: list[BaseMessage], parse: Any) -> Any:
+        """One call, and one repair turn quoting why the first reply was rejected."""
+        text = self._invoke(messages)
+        try:
+            return parse(text)
+        except ReaderError as first:
+            repair = [
+                *messages,
+                AIMessage(text),
+                HumanMessage(f"Rejected: {first}. Reply with the JSON object only."),
+            ]
+            text = self._invoke(repair)
+            try:
+                return parse(text)
+            except ReaderError as second:
+                raise ReaderError(f"{second} (after one repair)") from second
+
+    def read(self, result: AgentResult, attribution: bool = False) -> Outcome:
+        """Answer (or, for attribution, pick the turn); failures become notes, except that an
+        unreachable *configured* LLM raises :class:`LLMUnavailable` (503)."""
+        step = self.attribute if attribution else self.answer
+        start = time.perf_counter()
+        try:
+            chosen = step(result)
+        except LLMUnavailable as exc:
+            if self.required:
+                raise
+            return Outcome(None, True, [f"LLM skipped: {exc}"])
+        except ReaderError as exc:
+            return Outcome(None, True, [f"LLM reply rejected: {exc}"])
+        except Exception as exc:  # e.g. HTTP 500 from the server: degrade, named as such
+            return Outcome(None, True, [f"LLM failed: {type(exc).__name__}: {str(exc)[:160]}"])
+        spent = time.perf_counter() - start
+        note = f"LLM reader: {self.describe()}, {spent:.1f} s"
+        if attribution and chosen:
+            note += "; the LLM picked the turn, the person is read from SPEAKS/ADDRESSES"
+        return Outcome(chosen, False, [note])
+
+    def answer(self, result: AgentResult) -> tuple[str, list[str]] | None:
+        """``(answer, evidence ids)``, or None when the evidence does not support an answer."""
+        if not result.evidence:
+            return None
+        messages, shown = self.prompt(result)
+        parsed = self._ask(messages, lambda text: parse_answer(text, shown.entries))
+        if parsed is None:
+            return None
+        answer, numbers = parsed
+        return answer, [shown.entries[n].id for n in numbers]
+
+    def attribute(self, result: AgentResult) -> tuple[str, list[str]] | None:
+        """Who said / to whom: the model picks the turn, the graph names the person."""
+        kind = result.reading.kind
+        if kind not in ATTRIBUTION_KINDS or not result.evidence:
+            return None
+        messages, shown = self.prompt(result, attribution=True)
+        n = self._ask(messages, lambda text: parse_turn(text, shown.entries))
+        if n is None:
+            return None
+        ev = shown.entries[n].evidence
+        if kind == "who_said":
+            return (_person(ev.speaker), [ev.id]) if ev.speaker else None
+        if not ev.addressees:  # no ADDRESSES edge: the graph does not know, so neither do we
+            return None
+        names = [_person(a) for a in ev.addressees]
+        text = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        return text, [ev.id]
