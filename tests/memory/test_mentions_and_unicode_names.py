@@ -36,6 +36,8 @@ ADDRESSES = [
     ("Could you pass the salt, Dave?", "Dave"),
     ("That one is vegetarian, Leo, your mother will like it.", "Leo"),
     ("Dave, is that you?", "Dave"),
+    ("Priya, can everyone see the slides now?", "Priya"),
+    ("Marcus, will the two of you be home for dinner?", "Marcus"),
     ("Thanks, Priya.", "Priya"),
     ("Marcus, the kids are home early.", "Marcus"),
     ("Don't worry, Karen, I locked the door.", "Karen"),
