@@ -62,6 +62,11 @@ class Settings(BaseSettings):
     # --- retries ---
     db_retry_attempts: int = Field(5, description="Attempts for a transaction when Neo4j is unreachable.")
     db_retry_max_wait_s: float = Field(4.0, description="Longest back-off between attempts.")
+    db_unavailable_timeout_s: float = Field(
+        5.0,
+        description="Longest a transaction waits for an unreachable Neo4j before the API answers 503 "
+        "(with Retry-After); later calls in that window fail at once.",
+    )
 
     # --- models ---
     text_embedding_model: str = Field(

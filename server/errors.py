@@ -12,6 +12,11 @@ class VoxmemError(Exception):
         super().__init__(message)
         self.message = message
 
+    @property
+    def headers(self) -> dict[str, str]:
+        """HTTP headers the answer carries (e.g. ``Retry-After`` on a 503)."""
+        return {}
+
 
 class NotFound(VoxmemError):
     status_code = 404
@@ -34,9 +39,18 @@ class Forbidden(VoxmemError):
 
 
 class DatabaseUnavailable(VoxmemError):
-    """Neo4j did not answer within the bounded retries; nothing was written."""
+    """Neo4j did not answer within the bounded time (``db_unavailable_timeout_s``).
+
+    Nothing of the failed transaction was written; the message says what *was* stored
+    before it when a request spans several transactions (a turn stored, its memory not).
+    """
 
     status_code = 503
+    retry_after_s = 5
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after_s)}
 
 
 class SchemaMismatch(VoxmemError):

@@ -37,7 +37,14 @@ class Turn:
     source: str = "text"
 
 
+# A name is a range-index key (participant_space_key); Neo4j refuses keys over ~8 KB with a
+# DatabaseError, so names are bounded well below that, like the speaker field of a turn.
+MAX_NAME_CHARS = 200
+
+
 def _person(name: str) -> dict[str, str]:
+    if len(name) > MAX_NAME_CHARS:
+        raise InvalidInput(f"participant name longer than {MAX_NAME_CHARS} characters")
     key = name_key(name)
     if not key:
         raise InvalidInput(f"participant name {name!r} is empty after normalisation")
@@ -208,7 +215,25 @@ def lucene_query(text: str) -> str:
     words = [w for w in tokens if w.lower() not in STOP_WORDS] or tokens
     if not words:
         raise InvalidInput("search text has no searchable words")
-    return " OR ".join(words)
+    return " OR ".join(_bounded_terms(words))
+
+
+# Lucene refuses a query of more than 1024 clauses (TooManyClauses, a 500 once), and the
+# analyzer makes one clause per CJK character, so the query keeps at most this many
+# characters of words: a longer search text is cut, never refused.
+MAX_QUERY_CHARS = 256
+
+
+def _bounded_terms(words: list[str]) -> list[str]:
+    kept, used = [], 0
+    for word in dict.fromkeys(words):  # a repeated word adds a clause and nothing else
+        if used + len(word) > MAX_QUERY_CHARS:
+            if not kept:
+                kept.append(word[:MAX_QUERY_CHARS])
+            break
+        kept.append(word)
+        used += len(word)
+    return kept
 
 
 def rrf(rankings: list[list[str]], k: int = 60) -> dict[str, float]:

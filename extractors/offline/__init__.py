@@ -28,6 +28,19 @@ from voxmem.extractors.schema import (
 )
 from voxmem.extractors.window import Window, WindowTurn
 
+FACT_MAX_CHARS = 600  # FactRecord.content's limit: a longer fact failed the turn on every retry
+ATTRIBUTE_MAX_CHARS = 300  # AttributeRecord.text's limit
+
+
+def bounded_content(text: str, limit: int = FACT_MAX_CHARS) -> str:
+    """Text cut at a word boundary to fit ``limit`` (a 771-character sentence once drafted a
+    600+ character fact whose validation error failed the turn, on every retry)."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:")
+    return cut + "…"
+
+
 _WORD = re.compile(r"[a-z][a-z0-9'_-]{2,}")
 _FUNCTION = set(
     [
@@ -370,7 +383,7 @@ class OfflineExtractor:
         for caption in cur.captions:  # a shared image: its caption is what memory can index
             record.facts.append(
                 FactRecord(
-                    content=f"{speaker.display} shared an image: {caption.rstrip('.')}.",
+                    content=bounded_content(f"{speaker.display} shared an image: {caption.rstrip('.')}."),
                     subject=cur.speaker,
                     confidence=0.6,
                 )
@@ -384,7 +397,7 @@ class OfflineExtractor:
             times = normalise_times(d.source, window.reference_time)
             record.facts.append(
                 FactRecord(
-                    content=d.content,
+                    content=bounded_content(d.content),
                     subject=subject,
                     about=about,
                     slot=d.slot,
@@ -398,7 +411,7 @@ class OfflineExtractor:
                     AttributeRecord(
                         holder=subject,
                         kind=kind,
-                        text=d.content,
+                        text=bounded_content(d.content, ATTRIBUTE_MAX_CHARS),
                         slot=d.slot if kind != "relationship" else None,
                         confidence=0.6,
                     )

@@ -3,17 +3,25 @@
 A space-scoped route resolves the caller's key before anything else runs: no key or an
 unknown key is 401, a key of another space is 403, and neither touches the space's data.
 The admin key (from configuration) may act on every space.
+
+During a Neo4j outage a key this process has already verified is still honoured, so routes
+that answer from the running process (job status) keep answering; every route that needs
+the database answers 503 anyway, and a key revoked since can only have been revoked while
+Neo4j was up, which drops it from the memo at its next lookup.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import hmac
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from voxmem.errors import Forbidden, Unauthorized
+from voxmem.errors import DatabaseUnavailable, Forbidden, Unauthorized
 from voxmem.services import Services
 
 bearer = HTTPBearer(auto_error=False, description="A space API key, or the admin key.")
@@ -53,11 +61,36 @@ def require_space(
 ) -> SpaceAccess:
     key = _presented(credentials)
     if _is_admin(svc, key):
-        svc.spaces.get(space)  # 404 for unknown spaces
+        # 404 for unknown spaces; in an outage the admin may still read what the process holds
+        with contextlib.suppress(DatabaseUnavailable):
+            svc.spaces.get(space)
         return SpaceAccess(space=space, admin=True)
-    granted = svc.spaces.space_for_key(key)
+    granted = _space_for_key(svc, key)
     if granted is None:
         raise Unauthorized("unknown or revoked API key")
     if granted != space:
         raise Forbidden("this key does not grant access to that space")
     return SpaceAccess(space=space, admin=False)
+
+
+_VERIFIED_MAX = 10_000
+_verified: OrderedDict[str, str] = OrderedDict()  # sha256(key) -> space, most recent last
+
+
+def _space_for_key(svc: Services, key: str) -> str | None:
+    """The key's space from Neo4j; during an outage, from this process's memo of keys it verified."""
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    try:
+        granted = svc.spaces.space_for_key(key)
+    except DatabaseUnavailable:
+        if digest in _verified:
+            return _verified[digest]
+        raise
+    if granted is None:
+        _verified.pop(digest, None)
+    else:
+        _verified[digest] = granted
+        _verified.move_to_end(digest)
+        while len(_verified) > _VERIFIED_MAX:
+            _verified.popitem(last=False)
+    return granted

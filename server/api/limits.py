@@ -1,10 +1,16 @@
-"""Refuse request bodies over the configured size before reading them into memory."""
+"""Bounds on what a request may cost, checked before the app reads it: body size, JSON
+nesting; and a last-resort shield so an unexpected error is a JSON 500, never a dropped
+connection."""
 
 from __future__ import annotations
 
 import json
+import logging
+import re
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+log = logging.getLogger(__name__)
 
 
 class BodySizeLimit:
@@ -65,3 +71,112 @@ class BodySizeLimit:
 
 class _TooLarge(Exception):
     pass
+
+
+class JsonDepthLimit:
+    """ASGI middleware: 400 for a JSON body nested deeper than ``max_depth``, found by a
+    linear scan *before* any parser sees it (50,000 nested arrays overflowed the decoder's
+    recursion and answered 500). Other bodies (audio uploads) pass through untouched."""
+
+    def __init__(self, app: ASGIApp, max_depth: int = 64) -> None:
+        self.app = app
+        self.max_depth = max_depth
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        content_type = dict(scope.get("headers") or []).get(b"content-type", b"")
+        if scope["type"] != "http" or b"json" not in content_type.lower():
+            await self.app(scope, receive, send)
+            return
+        chunks, more = [], True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":  # client went away
+                return
+            chunks.append(message.get("body", b""))
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        if json_depth(body) > self.max_depth:
+            detail = f"JSON nested deeper than {self.max_depth} levels"
+            await _send_json(send, 400, {"error": "MalformedJSON", "detail": detail})
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+_JSON_STRUCTURE = re.compile(rb'[\[\]{}"\\]')
+
+
+def json_depth(body: bytes) -> int:
+    """Deepest nesting of arrays/objects in ``body``, skipping brackets inside strings.
+
+    Linear and without recursion: only the structural bytes are visited, and a backslash
+    inside a string escapes the byte after it (so ``"\\\\"`` closes, ``"\\""`` does not).
+    """
+    depth = deepest = 0
+    in_string = False
+    skip_at = -1
+    for match in _JSON_STRUCTURE.finditer(body):
+        pos, ch = match.start(), match.group()
+        if pos == skip_at:
+            continue
+        if in_string:
+            if ch == b"\\":
+                skip_at = pos + 1
+            elif ch == b'"':
+                in_string = False
+        elif ch == b'"':
+            in_string = True
+        elif ch in (b"[", b"{"):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in (b"]", b"}"):
+            depth -= 1
+    return deepest
+
+
+class ErrorShield:
+    """ASGI middleware, outermost: an unexpected exception becomes a JSON 500 in the
+    documented error shape and the connection stays open (Starlette's own handler re-raises,
+    and the server then closed the keep-alive connection after every 500)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception:
+            log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
+            if not started:
+                await _send_json(send, 500, {"error": "InternalError", "detail": "unexpected server error"})
+
+
+async def _send_json(send: Send, status: int, content: dict) -> None:
+    body = json.dumps(content).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

@@ -159,8 +159,24 @@ def build_transcriber(settings):
     raise AsrUnavailable(f"unknown ASR backend {settings.asr_backend!r}: use faster-whisper or whisperx")
 
 
+def _is_speech(segment) -> bool:
+    """Whisper's own no-speech rule: a segment it thinks is not speech *and* decodes with low
+    confidence is dropped (white noise and tones otherwise come out as "", "." or a stock
+    phrase, and became turns with a speaker of their own)."""
+    no_speech = getattr(segment, "no_speech_prob", 0.0) or 0.0
+    logprob = getattr(segment, "avg_logprob", 0.0) or 0.0
+    return not (no_speech > 0.6 and logprob < -1.0)
+
+
+def has_words(text: str) -> bool:
+    """True when ``text`` holds at least one letter or digit (in any script)."""
+    return any(ch.isalnum() for ch in text)
+
+
 def _transcript(segments: list, language: str = "en") -> Transcript:
-    """One Transcript from faster-whisper segments: joined text and word timings."""
+    """One Transcript from faster-whisper segments: joined text and word timings; segments
+    that are not speech are left out."""
+    segments = [s for s in segments if _is_speech(s)]
     words = [Word(w.start, w.end, w.word.strip()) for s in segments for w in (s.words or [])]
     text = " ".join(s.text.strip() for s in segments).strip()
     return Transcript(text=text, words=words, language=language)

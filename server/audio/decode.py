@@ -22,7 +22,8 @@ SAMPLE_RATE = 16_000
 
 
 class AudioError(InvalidInput):
-    """Audio the server cannot use; ``kind`` is one of corrupt, empty, silent, too_short, too_long."""
+    """Audio the server cannot use; ``kind`` is one of corrupt, empty, silent, too_short, too_long,
+    no_speech."""
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(f"{kind}: {message}")

@@ -15,12 +15,13 @@ from typing import Any
 from neo4j import ManagedTransaction
 from neo4j.exceptions import ConstraintError
 
-from voxmem.audio import AudioLimits, decode_audio, validate_audio
+from voxmem.asr.transcriber import has_words
+from voxmem.audio import AudioError, AudioLimits, decode_audio, validate_audio
 from voxmem.audio.decode import Audio
 from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.embeddings import TextEmbedder
-from voxmem.errors import InvalidInput, NotFound
+from voxmem.errors import DatabaseUnavailable, InvalidInput, NotFound
 from voxmem.ids import is_valid_id
 from voxmem.messages import MessageStore, _iso
 from voxmem.voice.service import VoiceService
@@ -63,6 +64,8 @@ class AudioTurnWriter:
         audio = self.prepare(turn.audio)
         embedding = self.voice.embed(audio)
         text = self.voice.asr.transcribe(audio.samples).text
+        if not has_words(text):  # noise, a tone, a cough: nothing said, so no turn and no speaker
+            raise AudioError("no_speech", f"no words recognised in the audio (ASR gave {text[:20]!r})")
         text_vec = self.embedder.embed_one(text or " ")
         router = self.voice.router(turn.policy)
         ts = _iso(turn.ts)
@@ -111,3 +114,19 @@ class AudioTurnWriter:
         view["routing"] = rows[0] if rows else None
         view["idempotent_replay"] = routed is None
         return view
+
+
+def derive_memory(memory: Any, space: str, message_id: str) -> None:
+    """Run extraction for a stored turn; if Neo4j goes away now, say so truthfully.
+
+    The turn is already stored (its own transaction), so a bare 503 would hide that. The
+    answer names the stored id and that the memory is missing; repeating the request with
+    the same turn_id is an idempotent replay that derives the memory.
+    """
+    try:
+        memory.process_message(space, message_id)
+    except DatabaseUnavailable as exc:
+        raise DatabaseUnavailable(
+            f"the turn is stored as {message_id!r} but its memory is not derived: {exc.message}; "
+            "repeat the request with the same turn_id once Neo4j is back (idempotent) to derive it"
+        ) from exc

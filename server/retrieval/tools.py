@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from typing import Any
 
 from voxmem.cypher import query
@@ -80,6 +81,18 @@ class Filters:
     current_only: bool = False
     participant: str | None = None
     kind: str | None = None
+
+    def __post_init__(self) -> None:
+        # Neo4j's datetime() fails on a non-ISO string deep in a query (a 500 once); refuse here.
+        for name in ("ts_from", "ts_to"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            try:
+                parsed = datetime.fromisoformat(value)
+            except (TypeError, ValueError):
+                raise InvalidInput(f"{name} must be an ISO-8601 date-time, got {value[:40]!r}") from None
+            setattr(self, name, parsed.isoformat())  # one spelling Neo4j's datetime() reads
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v not in (None, False)}

@@ -22,7 +22,9 @@ def create_space(body: SpaceIn, svc: Services = Depends(services)) -> dict:
 
 @router.get("/spaces", response_model=SpaceListOut, summary="List every space (admin)")
 def list_spaces(
-    skip: int = Query(0, ge=0), limit: int = Query(100, ge=1, le=1000), svc: Services = Depends(services)
+    skip: int = Query(0, ge=0, le=1_000_000_000),
+    limit: int = Query(100, ge=1, le=1000),
+    svc: Services = Depends(services),
 ) -> dict:
     return {"spaces": svc.spaces.list(skip, limit)}
 

@@ -11,7 +11,7 @@ from voxmem.api.deps import SpaceAccess, require_space, services
 from voxmem.api.schemas import SPACE_ERRORS, AskerMatchOut, AudioTurnOut, JobOut
 from voxmem.errors import InvalidInput
 from voxmem.ingest.sessions import reconcile_before_new_session
-from voxmem.ingest.turns import AudioTurn
+from voxmem.ingest.turns import AudioTurn, derive_memory
 from voxmem.services import Services
 from voxmem.voice.policy import POLICIES
 from voxmem.voice.stack import voice_stack
@@ -63,7 +63,7 @@ async def append_audio_turn(
             return stored
         # Extraction runs for every stored turn (names, addressees, facts), as on the text path;
         # idempotent, so a replayed turn_id re-derives the same memory.
-        svc.memory.process_message(access.space, stored["id"])
+        derive_memory(svc.memory, access.space, stored["id"])
         fresh = svc.messages.get(access.space, stored["id"])
         return {**stored, "speaker": fresh["speaker"], "addressees": fresh["addressees"]}
 

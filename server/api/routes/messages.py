@@ -7,6 +7,7 @@ from fastapi import APIRouter, Depends, Query, status
 from voxmem.api.deps import SpaceAccess, require_space, services
 from voxmem.api.schemas import ID_PATTERN, SPACE_ERRORS, MessageOut, SpaceOut, TurnIn
 from voxmem.errors import InvalidInput
+from voxmem.ingest.turns import derive_memory
 from voxmem.messages import Turn
 from voxmem.services import Services
 
@@ -42,7 +43,7 @@ def append_turn(
     )
     message = svc.messages.append(access.space, turn)
     if svc.memory is not None:  # extraction runs for every stored turn (issue 4); idempotent on retries
-        svc.memory.process_message(access.space, message["id"])
+        derive_memory(svc.memory, access.space, message["id"])
     return message
 
 
@@ -51,7 +52,7 @@ def list_messages(
     session: str | None = Query(None, pattern=ID_PATTERN),
     speaker: str | None = Query(None, max_length=200, description="Participant id or name."),
     addressee: str | None = Query(None, max_length=200, description="Participant id or name."),
-    skip: int = Query(0, ge=0),
+    skip: int = Query(0, ge=0, le=1_000_000_000),
     limit: int = Query(100, ge=1, le=1000),
     access: SpaceAccess = Depends(require_space),
     svc: Services = Depends(services),
