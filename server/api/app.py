@@ -16,6 +16,7 @@ from voxmem.api.limits import BodySizeLimit, ErrorShield, JsonDepthLimit
 from voxmem.api.routes import admin, health, jobs, messages
 from voxmem.api.routes import audio as audio_routes
 from voxmem.api.routes import audit as audit_routes
+from voxmem.api.routes import browser as browser_routes
 from voxmem.api.routes import identity as identity_routes
 from voxmem.api.routes import memory as memory_routes
 from voxmem.api.routes import query as query_routes
@@ -84,6 +85,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     app.include_router(health.router)
     app.include_router(admin.router)
     app.include_router(audit_routes.router)
+    app.include_router(browser_routes.router)
     app.include_router(messages.router)
     app.include_router(memory_routes.router)
     app.include_router(audio_routes.router)

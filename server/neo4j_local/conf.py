@@ -99,6 +99,17 @@ def jvm_flags(version: str, java_major: int) -> list[str]:
     return flags
 
 
+def browser_post_connect(settings: Settings) -> str:
+    """Commands Browser runs after login: voxmem's style, the guide's parameters, the guide.
+
+    They point at the voxmem API (``voxmem serve``), which serves both; if it is not running,
+    Browser just reports the fetch error and works as usual.
+    """
+    host = "localhost" if settings.host in ("127.0.0.1", "0.0.0.0", "::", "localhost") else settings.host
+    base = f"http://{host}:{settings.port}/browser"
+    return f"style {base}/style.grass; param space => 'demo-household'; play {base}/guide"
+
+
 def conf_settings(settings: Settings, version: str) -> dict[str, str]:
     """The neo4j.conf key/values (without JVM flags), in file order."""
     parse_version(version)
@@ -126,6 +137,12 @@ def conf_settings(settings: Settings, version: str) -> dict[str, str]:
         # auth and telemetry
         "dbms.security.auth_enabled": "true",
         "dbms.usage_report.enabled": "false",
+        # Browser: no product-analytics prompt; voxmem's style, parameters and guide after login
+        # (names checked in neo4j-server 2026.08.1's ServerSettings and the 5.26 docs; both accept
+        # them, while browser.allow_outgoing_connections no longer exists in 2026.x)
+        "client.allow_telemetry": "false",
+        "browser.remote_content_hostname_whitelist": "localhost,127.0.0.1",
+        "browser.post_connect_cmd": browser_post_connect(settings),
         # memory
         "server.memory.heap.initial_size": heap,
         "server.memory.heap.max_size": heap,

@@ -1,0 +1,69 @@
+"""The Browser guide and style served by voxmem: every guide block runs as pasted (the
+``:param`` blocks evaluated the way Browser does, ``RETURN expr``), the style captions each
+label by its readable property, and the provisioned neo4j.conf points Browser at both."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from fastapi.testclient import TestClient
+
+from voxmem.config import Settings
+from voxmem.neo4j_local.conf import render_conf
+from voxmem.services import Services
+
+RUNNABLE = re.compile(r'<pre class="runnable">(.*?)</pre>', re.S)
+
+
+def test_guide_queries_run_as_pasted(
+    app_client: TestClient, services: Services, space: str, space_headers: dict
+) -> None:
+    turns = [
+        ("Maya", "Priya", "Mom, I need new football boots before Saturday's match."),
+        ("Priya", "Maya", "Fine, Maya, but you pay half from your allowance."),
+        ("Maya", "Priya", "Actually I need new football boots and shin pads."),
+    ]
+    for i, (who, to, text) in enumerate(turns):
+        body = {"speaker": who, "text": text, "addressees": [to], "turn_id": f"t{i}"}
+        r = app_client.post(f"/spaces/{space}/sessions/kitchen/turns", json=body, headers=space_headers)
+        assert r.status_code == 201, r.text
+
+    r = app_client.get("/browser/guide", params={"space": space, "session": "kitchen", "person": "maya"})
+    assert r.status_code == 200 and r.headers["access-control-allow-origin"] == "*"
+    assert r.text.count("<slide") == 8
+    blocks = [html.unescape(b) for b in RUNNABLE.findall(r.text)]
+    params: dict = {}
+    results: list[tuple[str, list]] = []
+    for block in blocks:
+        if block.startswith(":param "):
+            name, expr = block[len(":param ") :].split(" => ", 1)
+            params[name] = services.db.query(f"RETURN {expr} AS v")[0]["v"]
+        elif block.startswith(":style "):
+            assert block.endswith("/browser/style.grass")
+        else:
+            used = set(re.findall(r"\$(\w+)", block))
+            assert used <= set(params), f"guide query needs {used - set(params)}"
+            results.append((block, services.db.query(block, **{k: params[k] for k in used})))
+    assert params["space"] == space and params["voice"] is None
+    assert len(results) == 6 + 7  # six browse queries, seven audit checks
+    session_rows = next(rows for q, rows in results if "session: $session" in q)
+    spoken = {(row["p"]["display"], row["m"]["idx"], (row["q"] or {}).get("display")) for row in session_rows}
+    assert spoken == {("Maya", 0, "Priya"), ("Priya", 1, "Maya"), ("Maya", 2, "Priya")}
+
+
+def test_style_captions_and_conf(app_client: TestClient) -> None:
+    r = app_client.get("/browser/style.grass")
+    assert r.status_code == 200 and r.headers["access-control-allow-origin"] == "*"
+    captions = dict(re.findall(r"node\.(\w+) \{[^}]*?caption: '([^']*)'", r.text))
+    assert captions["Message"] == "{text}"
+    assert captions["Participant"] == captions["Fact"] == captions["Attribute"] == "{display}"
+
+    conf = render_conf(Settings(port=8765), "2026.08.1", 25)
+    assert "client.allow_telemetry=false" in conf
+    assert "browser.remote_content_hostname_whitelist=localhost,127.0.0.1" in conf
+    assert (
+        "browser.post_connect_cmd=style http://localhost:8765/browser/style.grass; "
+        "param space => 'demo-household'; play http://localhost:8765/browser/guide"
+    ) in conf
+    assert "allow_outgoing_connections" not in conf  # not a setting of 2026.x: strict validation would fail
