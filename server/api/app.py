@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse
 from voxmem import __version__
 from voxmem.api.docs import mount_docs
 from voxmem.api.limits import BodySizeLimit, ErrorShield, JsonDepthLimit
+from voxmem.api.observability import install as install_observability
 from voxmem.api.routes import admin, health, jobs, messages
 from voxmem.api.routes import audio as audio_routes
 from voxmem.api.routes import audit as audit_routes
@@ -60,7 +61,8 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     mcp_routes = mcp.streamable_http_app(streamable_http_path="/mcp", host=settings.host).routes
     app.add_middleware(JsonDepthLimit)  # inside the size limit: the body it buffers is bounded
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
-    app.add_middleware(ErrorShield)  # outermost: any unexpected error is a JSON 500, connection kept
+    app.add_middleware(ErrorShield)  # any unexpected error is a JSON 500, connection kept
+    install_observability(app)  # outermost: request id, access log and metrics see every answer
 
     @app.exception_handler(VoxmemError)
     async def voxmem_error(_: Request, exc: VoxmemError) -> JSONResponse:

@@ -151,6 +151,12 @@ class JobRegistry:
         jobs = [j for j in merged.values() if status is None or j.status == status]
         return sorted(jobs, key=lambda j: j.created_at, reverse=True)[:limit]
 
+    def counts(self) -> dict[str, int]:
+        """Jobs this process knows, by status (for /metrics)."""
+        with self._lock:
+            states = [j.status for j in self._jobs.values()]
+        return {s: states.count(s) for s in set(states)}
+
     def _from_row(self, row: dict[str, Any]) -> Job:
         job = Job(
             id=row["id"],
