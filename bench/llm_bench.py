@@ -235,6 +235,29 @@ def plot(runs: list[dict[str, Any]], path: Path) -> None:
     fig.savefig(path, dpi=120)
 
 
+def save(
+    args: argparse.Namespace, items: list[Any], load: tuple[float, ...], runs: list[dict[str, Any]]
+) -> tuple[float, ...]:
+    """Write the JSON report and the plot; returns the load average now."""
+    load_after = os.getloadavg()
+    args.out.mkdir(parents=True, exist_ok=True)
+    report = {
+        "sample": {
+            "questions": len(items),
+            "turns": args.turns,
+            "seed": 7,
+            "source": "LoCoMo dev, categories 1-4",
+        },
+        "cores": os.cpu_count(),
+        "load_before": [round(x, 2) for x in load],
+        "load_after": [round(x, 2) for x in load_after],
+        "runs": runs,
+    }
+    (args.out / "llm_bench.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
+    plot(runs, args.out / "llm_bench.png")
+    return load_after
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--questions", type=int, default=40)
@@ -258,22 +281,7 @@ def main(argv: list[str] | None = None) -> int:
             f"   contains {r['contains']:.3f} f1 {r['f1']:.3f} p50 {r['p50_s']} s p95 {r['p95_s']} s",
             flush=True,
         )
-    load_after = os.getloadavg()
-    args.out.mkdir(parents=True, exist_ok=True)
-    report = {
-        "sample": {
-            "questions": len(items),
-            "turns": args.turns,
-            "seed": 7,
-            "source": "LoCoMo dev, categories 1-4",
-        },
-        "cores": os.cpu_count(),
-        "load_before": [round(x, 2) for x in load],
-        "load_after": [round(x, 2) for x in load_after],
-        "runs": runs,
-    }
-    (args.out / "llm_bench.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
-    plot(runs, args.out / "llm_bench.png")
+    load_after = save(args, items, load, runs)
     print(f"{'config':<40} {'contains':>8} {'f1':>6} {'abst':>4} {'p50 s':>6} {'p95 s':>6} {'cpu p50':>7}")
     for r in runs:
         name = f"{r['model']} x{r['threads']}" if r["threads"] else r["model"]

@@ -16,7 +16,8 @@ CACHE="${VOXMEM_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/voxmem}"
 export VOXMEM_CACHE_DIR="$CACHE"
 PY="${VOXMEM_PYTHON:-python3}"
 # chromium: headless check that /docs renders offline (tests/api/test_docs_offline.py)
-DEBS=(espeak-ng sox libsox-fmt-all ffmpeg maven openjdk-17-jdk-headless chromium)
+# cmake and g++ build the llama-cpp-python wheel of the local LLM (once, cached by version)
+DEBS=(espeak-ng sox libsox-fmt-all ffmpeg maven openjdk-17-jdk-headless chromium cmake g++)
 
 log() { printf '\033[1m[voxmem]\033[0m %s\n' "$*" >&2; }
 
@@ -68,9 +69,23 @@ setup() {
   voxmem neo4j fetch >&2
 }
 
+# The local LLM (docs/retrieval.md, "Local LLM"): the llama.cpp wheel is built once per version
+# and the GGUF assembled once per model, both under $CACHE/llm; later runs start in seconds.
+llm_up() {
+  local t0=$SECONDS
+  if voxmem llm up "$@"; then
+    log "local LLM ready in $((SECONDS - t0)) s"
+  else
+    log "local LLM not started (see above); answers stay offline (extractive)"
+  fi
+}
+
 cmd_demo() {
   setup
   voxmem neo4j up
+  # VOXMEM_DEMO_LLM=0 keeps the demo offline; otherwise the local LLM answers (a cold machine
+  # builds llama.cpp first: 7-40 min on 2 cores, once)
+  if [ "${VOXMEM_DEMO_LLM:-1}" != "0" ]; then llm_up; fi
   voxmem demo "$@"
 }
 
@@ -86,6 +101,14 @@ cmd_test() {
   state="$(voxmem neo4j status)"
   if ! grep -q '"running": true' <<<"$state"; then started=1; fi
   voxmem neo4j up
+  # tests/llm runs a real small model on a port of its own; provisioned here, outside any test's time
+  export VOXMEM_TEST_LLM_MODEL="${VOXMEM_TEST_LLM_MODEL:-qwen2.5-coder-0.5b-instruct-q4}"
+  local t0=$SECONDS
+  if voxmem llm provision --model "$VOXMEM_TEST_LLM_MODEL"; then
+    log "local LLM provisioned in $((SECONDS - t0)) s"
+  else
+    log "local LLM could not be provisioned: tests/llm will say why (and fail under CI)"
+  fi
   local rc=0
   (cd "$ROOT" && ruff check . && ruff format --check . && pytest -q "$@") || rc=$?
   if [ "$started" -eq 1 ] && [ -z "${VOXMEM_KEEP_NEO4J:-}" ]; then voxmem neo4j down || true; fi

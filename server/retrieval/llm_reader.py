@@ -20,6 +20,7 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -70,6 +71,17 @@ def _person(p: dict[str, Any] | None) -> str:
     return p.get("name") or f"unnamed voice {p.get('id', '?')}"
 
 
+def _when(ts: str | None) -> str:
+    """'2023-05-08T13:56:00+00:00' → '8 May 2023 13:56': the form people (and gold answers) use."""
+    if not ts:
+        return "time unknown"
+    try:
+        moment = datetime.fromisoformat(ts)
+    except ValueError:
+        return ts[:16]
+    return f"{moment.day} {moment:%B %Y %H:%M}"
+
+
 def _clip(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -81,7 +93,7 @@ def layout(result: AgentResult, max_evidence: int = 12, max_chars: int = 300, ma
     entries: dict[int, FusedEvidence] = {}
     for n, entry in enumerate(result.evidence[:max_evidence], start=1):
         ev = entry.evidence
-        when = (ev.ts or "time unknown").replace("T", " ")[:16]
+        when = _when(ev.ts)
         to = ", ".join(_person(a) for a in ev.addressees) or "everyone"
         lines.append(
             f"[{n}] {when}, {ev.session}, {_person(ev.speaker)} -> {to}: {_clip(ev.text, max_chars)}"
@@ -159,6 +171,13 @@ def _check_people(answer: str, cited: list[FusedEvidence]) -> None:
     strangers = [w for w in _NAME.findall(answer) if w not in _COMMON and w.lower() not in words]
     if strangers:
         raise ReaderError(f"the answer names {', '.join(strangers)}, who is not in the cited evidence")
+
+
+def _holds(answer: str, entry: FusedEvidence) -> bool:
+    """Whether a turn (its text or the facts on it) contains one of the answer's content words."""
+    words = {w for w in re.findall(r"[a-z0-9]+", answer.lower()) if len(w) > 2 or w.isdigit()}
+    text = " ".join([entry.evidence.text, *(str(s.get("text", "")) for s in entry.support)]).lower()
+    return bool(words & set(re.findall(r"[a-z0-9]+", text)))
 
 
 def parse_turn(text: str, shown: dict[int, FusedEvidence]) -> int | None:
@@ -284,7 +303,9 @@ class LLMReader:
         if parsed is None:
             return None
         answer, numbers = parsed
-        return answer, [shown.entries[n].id for n in numbers]
+        # small models cite every line they were shown; keep the cited turns that hold the answer
+        grounded = [n for n in numbers if _holds(answer, shown.entries[n])]
+        return answer, [shown.entries[n].id for n in grounded or numbers]
 
     def attribute(self, result: AgentResult) -> tuple[str, list[str]] | None:
         """Who said / to whom: the model picks the turn, the graph names the person."""

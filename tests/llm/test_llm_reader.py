@@ -1,0 +1,201 @@
+"""The LLM reader with a scripted chat model: layout, strict parsing, repair, abstention, guards.
+
+The scripted model replays fixed replies through langchain's ``invoke`` path; it says nothing
+about answer quality (tests/llm/test_local_llm.py runs a real model).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field
+
+from voxmem.config import Settings
+from voxmem.llm import client
+from voxmem.llm.client import Endpoint, LLMUnavailable
+from voxmem.retrieval.agent import AgentResult
+from voxmem.retrieval.answer import NOT_IN_MEMORY, compose
+from voxmem.retrieval.fusion import FusedEvidence
+from voxmem.retrieval.llm_reader import LLMReader, ReaderError, layout, parse_answer
+from voxmem.retrieval.question import Reading
+from voxmem.retrieval.scope import Scope
+from voxmem.retrieval.tools import Evidence
+
+TOM = {"id": "p_tom", "name": "Tom"}
+ANA = {"id": "p_ana", "name": "Ana"}
+
+
+class Replies(BaseChatModel):
+    """Returns ``replies`` in order (the last one repeats) and records every prompt."""
+
+    replies: list[str]
+    prompts: list[list[BaseMessage]] = Field(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "replies"
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any):
+        self.prompts.append(list(messages))
+        reply = self.replies[min(len(self.prompts), len(self.replies)) - 1]
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=reply))])
+
+
+class Refused(BaseChatModel):
+    """A chat model whose endpoint refuses connections (as a stopped server does)."""
+
+    calls: int = 0
+
+    @property
+    def _llm_type(self) -> str:
+        return "refused"
+
+    def _generate(self, *args: Any, **kw: Any):
+        self.calls += 1
+        raise ConnectionError("[Errno 111] Connection refused")
+
+
+def turn(mid: str, text: str, speaker: dict, to: list[dict], support: list | None = None) -> FusedEvidence:
+    ts = "2026-11-02T09:30:00+00:00"
+    ev = Evidence(mid, "kitchen", int(mid[-1]), text, ts, speaker, to)
+    return FusedEvidence(evidence=ev, score=1.0, support=support or [])
+
+
+FACT = {"layer": "fact", "id": "f1", "text": "The garage door code is 4417."}
+EVIDENCE = [
+    turn("msg-1", "The garage door code is 4417, don't tell the kids.", TOM, [ANA], [FACT]),
+    turn("msg-2", "Can we have pizza on Friday?", ANA, [TOM]),
+]
+
+
+def result(question: str, kind: str = "general", evidence: list[FusedEvidence] | None = None) -> AgentResult:
+    reading = Reading(text=question, kind=kind, keywords=[w for w in question.lower().split() if len(w) > 3])
+    scope = Scope(space="s", policy="open", asker="p_ana", asker_name="Ana", identified_by="id")
+    shown = EVIDENCE if evidence is None else evidence
+    return AgentResult(question, scope, reading, "heuristic", shown, [], {})
+
+
+def test_prompt_lays_out_numbered_turns_with_time_session_people_and_support():
+    shown = layout(result("What is the garage door code?"))
+    lines = shown.text.splitlines()
+    assert lines[0] == (
+        "[1] 2 November 2026 09:30, kitchen, Tom -> Ana: The garage door code is 4417, don't tell the kids."
+    )
+    assert lines[1] == "    fact: The garage door code is 4417."
+    assert lines[2].startswith("[2] 2 November 2026 09:30, kitchen, Ana -> Tom: Can we have pizza")
+    assert {n: e.id for n, e in shown.entries.items()} == {1: "msg-1", 2: "msg-2"}
+    messages, _ = LLMReader(Replies(replies=["{}"])).prompt(result("What is the garage door code?"))
+    assert "Question: What is the garage door code?\nAsker: Ana\nEvidence:\n[1]" in messages[1].content
+
+
+def test_answer_maps_numbers_back_to_message_ids():
+    chat = Replies(replies=['{"answer": "4417", "ids": [1]}'])
+    out = compose(result("What is the garage door code?"), llm=LLMReader(chat))
+    assert (out.answer, out.answerer, out.used, out.supported) == ("4417", "llm", ["msg-1"], True)
+    assert any(n.startswith("LLM reader:") for n in out.notes)
+
+
+@pytest.mark.parametrize(
+    "reply, reason",
+    [
+        ('Sure! {"answer": "4417", "ids": [1]}', "not a single JSON object"),
+        ('{"answer": "4417", "ids": [7]}', r"no evidence line \[7\]"),
+        ('{"answer": "4417", "ids": []}', 'needs "ids"'),
+        ('{"answer": "4417", "ids": ["msg-1"]}', "not an evidence number"),
+        ('{"answer": "4417", "ids": [1], "confidence": 0.9}', "exactly the keys"),
+        ('{"answer": "Bob knows it", "ids": [1]}', "names Bob"),
+    ],
+)
+def test_strict_parsing_rejects_with_a_reason(reply, reason):
+    with pytest.raises(ReaderError, match=reason):
+        parse_answer(reply, layout(result("What is the garage door code?")).entries)
+
+
+def test_cited_lines_that_do_not_hold_the_answer_are_dropped():
+    chat = Replies(replies=['{"answer": "4417", "ids": [1, 2]}'])
+    assert LLMReader(chat).answer(result("What is the garage door code?")) == ("4417", ["msg-1"])
+
+
+def test_fenced_json_is_accepted_and_null_is_abstention():
+    entries = layout(result("q")).entries
+    assert parse_answer('```json\n{"answer": "4417", "ids": [1]}\n```', entries) == ("4417", [1])
+    assert parse_answer('{"answer": null, "ids": []}', entries) is None
+
+
+def test_one_repair_turn_quotes_the_rejection_then_succeeds():
+    chat = Replies(replies=["The code is 4417 [1]", '{"answer": "4417", "ids": [1]}'])
+    out = compose(result("What is the garage door code?"), llm=LLMReader(chat))
+    assert out.answer == "4417" and out.answerer == "llm" and len(chat.prompts) == 2
+    repair = chat.prompts[1]
+    assert repair[-2].content == "The code is 4417 [1]" and "Rejected:" in repair[-1].content
+
+
+def test_two_bad_replies_fall_back_to_the_offline_answer_and_say_so():
+    chat = Replies(replies=["no idea", "still no JSON"])
+    out = compose(result("What is the garage door code?"), llm=LLMReader(chat))
+    assert len(chat.prompts) == 2  # exactly one repair
+    assert out.answerer in ("extractive", "none")
+    assert any("after one repair" in n for n in out.notes)
+    assert any("extractive answer used" in n for n in out.notes)
+
+
+def test_abstention_is_not_in_memory_from_the_llm():
+    chat = Replies(replies=['{"answer": null, "ids": []}'])
+    out = compose(result("What colour is the boat?"), llm=LLMReader(chat))
+    assert (out.answer, out.answerer, out.supported, out.used) == (NOT_IN_MEMORY, "llm", False, [])
+
+
+def test_attribution_person_comes_from_speaks_not_from_the_model():
+    """The model picks turn 1 and also tries to name someone; only SPEAKS is read."""
+    chat = Replies(replies=['{"turn": 1}'])
+    who = result("Who told Ana the code for the door?", kind="who_said")
+    out = compose(who, llm=LLMReader(chat))
+    if out.answerer == "graph":  # the offline quote match found it first: the LLM was not needed
+        assert out.answer == "Tom" and not chat.prompts
+    else:
+        assert (out.answer, out.answerer, out.used) == ("Tom", "llm", ["msg-1"])
+        assert '{"turn"' in chat.prompts[0][0].content  # it was asked for a turn, not a person
+    # the model cannot name a person: a reply with a name instead of a turn is rejected twice
+    liar = Replies(replies=['{"turn": null, "person": "Zed"}', '{"person": "Zed"}'])
+    out = LLMReader(liar).read(who, attribution=True)
+    assert out.chosen is None and out.failed and "Zed" not in str(out.chosen)
+
+
+def test_addressee_comes_from_addresses_and_a_turn_without_one_is_not_answered():
+    to_whom = result("Who was Tom talking to about the garage?", kind="addressee")
+    assert LLMReader(Replies(replies=['{"turn": 1}'])).attribute(to_whom) == ("Ana", ["msg-1"])
+    lonely = [turn("msg-3", "The garage needs painting.", TOM, [])]
+    nobody = result("Who was Tom talking to about painting?", kind="addressee", evidence=lonely)
+    assert LLMReader(Replies(replies=['{"turn": 1}'])).attribute(nobody) is None
+
+
+def test_unreachable_configured_llm_is_a_503_and_auto_detected_one_degrades():
+    configured = Endpoint("local", "http://127.0.0.1:9/v1", "m", "configured")
+    dead = Refused()
+    reader = LLMReader(dead, configured, connect_attempts=2)
+    with pytest.raises(LLMUnavailable, match="voxmem llm up") as info:
+        compose(result("What is the garage door code?"), llm=reader)
+    assert info.value.status_code == 503 and dead.calls == 2  # retried, then a clear error
+    auto = LLMReader(Refused(), Endpoint("local", "http://127.0.0.1:9/v1", "m", "auto-detected"), 2)
+    out = compose(result("What is the garage door code?"), llm=auto)
+    assert out.answerer == "extractive" and "4417" in out.answer
+    assert any(n.startswith("LLM skipped:") for n in out.notes)
+
+
+def test_provider_resolution_and_health_description(tmp_path):
+    assert client.resolve(Settings(llm_provider="none")) is None
+    idle = Settings(llm_provider="auto", cache_dir=tmp_path, llm_local_port=18799)
+    assert client.resolve(idle) is None  # nothing started: offline
+    described = client.describe(idle)
+    assert described["answerer"] == "extractive" and "voxmem llm up" in described["llm"]
+    local = client.resolve(Settings(llm_provider="local", cache_dir=tmp_path, llm_local_port=18799))
+    assert local is not None and local.required and local.base_url == "http://127.0.0.1:18799/v1"
+    remote = Settings(llm_provider="openai", llm_model="gpt", llm_base_url="http://h/v1")
+    assert client.describe(remote) == {"answerer": "llm", "llm": "openai gpt at http://h/v1 (configured)"}
+    assert Settings(llm_provider="auto").llm_enabled is False and Settings(llm_provider="local").llm_enabled
+    with pytest.raises(ValueError, match="no LLM configured"):
+        client.chat_model(Settings(llm_provider="none"))
