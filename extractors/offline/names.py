@@ -51,9 +51,13 @@ _END = re.compile(r",\s*(?:my )?(?:dear )?([^\W\d_][\w'’-]*(?: [A-Z][\w'’-]*
 # ", Leo, your mother…": a name between commas inside a sentence (ASR often joins sentences
 # with commas, so "…vegetarian, Leo. Your mother…" arrives this way). Not in a list of names.
 _MID = re.compile(r"(?<![A-Z][a-z'’-]),\s+([A-Z][a-z'’-]+)\s*,(?!\s*(?:and|or|&)\b)")
+# Thanking or greeting someone by name right after they spoke ("Thanks, Tom.") says who spoke.
+# Reactions ("Yeah, Susan." "Wow, he's cute, Pheebs!" "Right, Tom…") do not: in multi-party
+# talk they as often turn to a third person (FriendsQA, speakers hidden: with reactions counted
+# as thanks 390 turns were named right and 391 wrong; without, 462 right and 308 wrong; the
+# generated sets did not move).
 _THANKS = re.compile(
-    r"^(?:thanks|thank you|good point|exactly|right|yes|yeah|yep|no|nope|sure|ok|okay|agreed|"
-    r"congrats|congratulations|great|wow|sorry|cheers|good to see you|nice to meet you)\b",
+    r"^(?:thanks|thank you|good point|congrats|congratulations|cheers|good to see you|nice to meet you)\b",
     re.I,
 )
 _SENTENCES = re.compile(r"[^.!?]+[.!?]*")
