@@ -55,6 +55,7 @@ from voxmem.api.schemas import (
     ForgetOut,
     HealthOut,
     ImageOut,
+    ImportOut,
     JobListOut,
     JobOut,
     KeyOut,
@@ -145,6 +146,8 @@ class _Call:
     json: Any = None
     upload: _Upload | None = None
     idempotent: bool = False
+    content: bytes | None = None  # a raw body (JSON lines)
+    raw: bool = False  # the answer is text, not JSON
 
     def __post_init__(self) -> None:
         if self.method in ("GET", "DELETE", "HEAD"):
@@ -166,6 +169,8 @@ def _parse(call: _Call, response: httpx.Response) -> Any:
         except ValueError:
             body = response.text
         raise VoxmemHTTPError(response.status_code, body)
+    if call.raw:
+        return response.text
     if not response.content:
         return None
     data = response.json()
@@ -455,6 +460,18 @@ class _Routes:
             _Call("DELETE", f"/spaces/{space}/speakers/voiceprints/{participant_id}", ForgetOut)
         )
 
+    # --- export / import ------------------------------------------------------------------------
+    def export_space(self, space: str, voiceprints: bool = False) -> str:
+        """The space as JSON lines (see voxmem.portability); write it to a file to keep it."""
+        return self._send(
+            _Call("GET", f"/spaces/{space}/export", str, params={"voiceprints": voiceprints}, raw=True)
+        )
+
+    def import_space(self, space: str, export: str | bytes) -> ImportOut:
+        """Create ``space`` (admin key) from an export; all or nothing."""
+        data = export.encode() if isinstance(export, str) else export
+        return self._send(_Call("POST", f"/admin/spaces/{space}/import", ImportOut, content=data))
+
     # --- retrieval (asker-scoped) ---------------------------------------------------------------
     def query(self, space: str, question: str, asker: str | None = None, **options: Any) -> QueryOut:
         """Ask as ``asker`` (participant id or name) or as the unknown asker. ``options``:
@@ -534,7 +551,7 @@ class VoxmemClient(_Routes):
 
     def _once(self, call: _Call) -> Any:
         headers = dict(self.headers)
-        content = None
+        content: Any = call.content
         if call.upload is not None:
             headers |= call.upload.headers
             content = call.upload.chunks()
@@ -624,7 +641,7 @@ class AsyncVoxmemClient(_Routes):
 
     async def _once(self, call: _Call) -> Any:
         headers = dict(self.headers)
-        content = None
+        content: Any = call.content
         if call.upload is not None:
             headers |= call.upload.headers
             content = call.upload.achunks()

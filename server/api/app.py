@@ -14,7 +14,7 @@ from voxmem import __version__
 from voxmem.api.docs import mount_docs
 from voxmem.api.limits import BodySizeLimit, ErrorShield, JsonDepthLimit
 from voxmem.api.observability import install as install_observability
-from voxmem.api.routes import admin, health, jobs, messages
+from voxmem.api.routes import admin, health, jobs, messages, portability
 from voxmem.api.routes import audio as audio_routes
 from voxmem.api.routes import audit as audit_routes
 from voxmem.api.routes import browser as browser_routes
@@ -94,5 +94,6 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     app.include_router(identity_routes.router)
     app.include_router(query_routes.router)
     app.include_router(jobs.router)
+    app.include_router(portability.router)
     app.router.routes.extend(mcp_routes)
     return app

@@ -586,3 +586,27 @@ class ProfileOut(Out):
     participant: dict[str, Any]
     attributes: list[dict[str, Any]] = Field(description="Visible attributes with their source turns.")
     scope: ScopeOut
+
+
+class ImportOut(Out):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "space": "household-1-copy",
+                    "from_space": "household-1",
+                    "nodes": 412,
+                    "edges": 1290,
+                    "by_label": {"Message": 300, "Participant": 5, "Fact": 80},
+                    "by_type": {"SPEAKS": 300, "DERIVED_FROM": 95},
+                }
+            ]
+        }
+    )
+
+    space: str
+    from_space: str = Field(description="The space the export was taken from.")
+    nodes: int
+    edges: int
+    by_label: dict[str, int]
+    by_type: dict[str, int]
