@@ -116,3 +116,17 @@ def test_identity_rules_keep_wei_wang_and_wei_li_apart():
     d = decide("Wei 李", "self_intro", False, 0.95, li, holders=[])
     assert d.action == "name"
     assert name_key("Wei 李") not in wang.names()
+
+
+# --- reactions and interjections are not naming cues ------------------------------------------
+@pytest.mark.parametrize("text", ["Shoot!", "Whoa, slow down.", "You're Bonnie?", "Ooh, that looks good."])
+def test_interjections_and_contractions_are_not_vocatives(text):
+    assert [v.term for v in vocatives(text, set()) if v.kind == "name"] == []
+
+
+def test_a_reaction_by_name_does_not_name_the_previous_speaker():
+    # "Yeah, Susan." turns to Susan, who need not be the one who just spoke.
+    record = EX.extract(window([("a", "The car is finally fixed."), ("b", "Yeah, Susan.")])).record
+    assert not any(n.name == "Susan" and n.speaker == "S1" for n in record.names)
+    thanked = EX.extract(window([("a", "I fixed the car."), ("b", "Thanks, Susan.")])).record
+    assert any(n.name == "Susan" and n.speaker == "S1" for n in thanked.names)
