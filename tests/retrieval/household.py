@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from voxmem.ids import turn_message_id
 from voxmem.messages import Turn
 from voxmem.services import Services
 
@@ -141,7 +142,7 @@ class Household:
     attributes: dict[str, str] = field(default_factory=dict)  # key → attribute id
 
     def mid(self, turn: str) -> str:
-        return f"{self.space}:{turn}"
+        return turn_message_id(self.space, turn)
 
     # --- ground truth, computed without the Cypher under test ------------------------------------
     def visible_messages(self, asker: str | None) -> set[str]:

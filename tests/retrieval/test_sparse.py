@@ -17,6 +17,7 @@ import pytest
 
 from voxmem.cypher import query
 from voxmem.embeddings import sparse_encoder
+from voxmem.ids import turn_message_id
 from voxmem.messages import Turn
 from voxmem.passages import MessageIndexer, passage, sparse_query
 from voxmem.retrieval.scope import resolve_scope
@@ -100,15 +101,16 @@ def _stored(services, space: str) -> dict[str, dict]:
 @pytest.mark.integration
 def test_ingest_indexes_passages_and_the_sparse_tool_finds_them(services, space):
     stored = _stored(services, space)
-    assert stored[f"{space}:s1"]["passage"] == "Maya to Tom: Can we stop for pizza on the way home?"
-    assert stored[f"{space}:s3"]["passage"] == "Lena: My dentist appointment moved to Friday."
+    s1 = stored[turn_message_id(space, "s1")]
+    assert s1["passage"] == "Maya to Tom: Can we stop for pizza on the way home?"
+    assert stored[turn_message_id(space, "s3")]["passage"] == "Lena: My dentist appointment moved to Friday."
     for row in stored.values():
         assert len(row["terms"].split()) == len(row["weights"]) > 5
     tool = build_tools(services.db, services.embedder)["message_sparse"]
     scope = resolve_scope(services.db, space, None)
     hits = tool.search(scope, "When is Lena's dentist appointment?", k=3)
-    assert hits and hits[0].id == f"{space}:s3" and hits[0].score > 0
-    assert tool.search(scope, "pizza", k=3)[0].id == f"{space}:s1"
+    assert hits and hits[0].id == turn_message_id(space, "s3") and hits[0].score > 0
+    assert tool.search(scope, "pizza", k=3)[0].id == turn_message_id(space, "s1")
 
 
 @pytest.mark.integration
@@ -136,6 +138,6 @@ def test_renaming_reindexes_the_passages_that_name_the_participant(services, spa
     services.db.execute(query("participant_set_name"), space=space, id=tom, name="Thomas", key="thomas")
     assert indexer.reindex_participant(space, tom) == 2  # Tom's own turn and Maya's turn to him
     stored = _stored(services, space)
-    assert stored[f"{space}:s2"]["passage"].startswith("Thomas to Maya: ")
-    assert stored[f"{space}:s1"]["passage"].startswith("Maya to Thomas: ")
+    assert stored[turn_message_id(space, "s2")]["passage"].startswith("Thomas to Maya: ")
+    assert stored[turn_message_id(space, "s1")]["passage"].startswith("Maya to Thomas: ")
     assert indexer.reindex_participant(space, tom) == 0  # unchanged passages are not re-embedded
