@@ -225,6 +225,11 @@ class _Routes:
     def revoke_key(self, space: str, key_id: str) -> None:
         return self._send(_Call("DELETE", f"/admin/spaces/{space}/keys/{key_id}"))
 
+    def attribution_audit(self, space: str) -> dict[str, Any]:
+        """The attribution audit of a space (admin key; ``voxmem audit --json``). A plain dict:
+        its response model lives with the route (``voxmem.api.routes.audit``), not in schemas."""
+        return self._send(_Call("GET", f"/admin/spaces/{space}/audit"))
+
     # --- conversation ---------------------------------------------------------------------------
     def get_space(self, space: str) -> SpaceOut:
         return self._send(_Call("GET", f"/spaces/{space}", SpaceOut))
