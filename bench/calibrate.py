@@ -146,7 +146,9 @@ PROJECTION_KS = (0, 2, 4, 8, 16)
 NUISANCE_CANDIDATES = tuple(BACKGROUND) + tuple(v for v in VOICES if v not in CHOSEN_6)
 
 
-def nuisance_pool(cache: EmbeddingCache) -> tuple[str, ...]:
+def nuisance_pool(
+    cache: EmbeddingCache, candidates: tuple[str, ...] = NUISANCE_CANDIDATES
+) -> tuple[str, ...]:
     """The candidates that are farther from every benchmark voice than the benchmark voices are
     from each other (clean centroids of the calibration sentences, uncompensated). Why: two
     espeak-ng variants with different names can sound alike (bg_m4 sits at cosine 0.977 from
@@ -161,7 +163,17 @@ def nuisance_pool(cache: EmbeddingCache) -> tuple[str, ...]:
     chosen = np.stack([centroid(v) for v in CHOSEN_6])
     between = chosen @ chosen.T
     np.fill_diagonal(between, -1.0)
-    return tuple(v for v in NUISANCE_CANDIDATES if float((chosen @ centroid(v)).max()) < between.max())
+    return tuple(v for v in candidates if float((chosen @ centroid(v)).max()) < between.max())
+
+
+def resemblyzer_pool() -> tuple[str, ...]:
+    """The nuisance pool resemblyzer's calibration kept (results/identity/calibration.json).
+    Why another encoder may start from it: it is already the candidates that sound like no
+    benchmark voice; :func:`nuisance_pool` then applies the same rule with that encoder's own
+    embeddings, so a voice stays only if *both* encoders hear it as unlike every benchmark voice
+    (and the 37 other candidates need not be synthesised and embedded again)."""
+    report = json.loads(Path("results/identity/calibration.json").read_text())["report"]
+    return tuple(report["nuisance_pool"])
 
 
 def nuisance_differences(cache: EmbeddingCache, pool: tuple[str, ...]) -> np.ndarray:
@@ -177,7 +189,13 @@ def nuisance_differences(cache: EmbeddingCache, pool: tuple[str, ...]) -> np.nda
     return np.stack(rows)
 
 
-def calibrate(encoder_name: str, enrol: int = 3, k: int = 5, ks: tuple[int, ...] = PROJECTION_KS) -> dict:
+def calibrate(
+    encoder_name: str,
+    enrol: int = 3,
+    k: int = 5,
+    ks: tuple[int, ...] = PROJECTION_KS,
+    candidates: tuple[str, ...] = NUISANCE_CANDIDATES,
+) -> dict:
     """Fit the channel projection, then calibrate thresholds for each candidate k on compensated
     embeddings; keep the k whose simulation is best with zero wrong links (ties: smaller k).
     ``ks = (0,)`` skips the projection (the fused encoder compensates its resemblyzer half with
@@ -186,7 +204,7 @@ def calibrate(encoder_name: str, enrol: int = 3, k: int = 5, ks: tuple[int, ...]
     pool: tuple[str, ...] = ()
     full = ChannelProjection.identity()
     if max(ks) > 0:
-        pool = nuisance_pool(cache)
+        pool = nuisance_pool(cache, candidates)
         full = ChannelProjection.fit(nuisance_differences(cache, pool), max(ks))
     cache.save()
     tried = []
@@ -262,8 +280,9 @@ def calibrate_overlap(encoder) -> dict:
     detection rates on the synthetic mixes. Benchmark voices and AMI are never used."""
     from voxmem.voice.overlap import dispersion
 
+    windowed = encoder.parts[1] if hasattr(encoder, "parts") else encoder  # fused: its d-vector's windows
     pieces = _mix_pieces()
-    disp = {k: [dispersion(encoder.embed_windows(x)[1]) for x in v] for k, v in pieces.items()}
+    disp = {k: [dispersion(windowed.embed_windows(x)[1]) for x in v] for k, v in pieces.items()}
     threshold = round(float(np.quantile(disp["single"], 1.0 - OVERLAP_FLAG_RATE)), 4)
     return {
         "overlap_dispersion": threshold,
@@ -349,6 +368,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--encoder", default="resemblyzer")
     parser.add_argument("--enrol", type=int, default=3)
     parser.add_argument("--ks", default=",".join(map(str, PROJECTION_KS)), help="projection sizes to try")
+    parser.add_argument(
+        "--pool-from-resemblyzer",
+        action="store_true",
+        help="nuisance candidates = resemblyzer's calibrated pool (then filtered by this encoder)",
+    )
     parser.add_argument("--dry-run", action="store_true", help="print, do not write thresholds.json")
     parser.add_argument(
         "--overlap-only", action="store_true", help="only (re)fit the overlap detector's threshold"
@@ -371,7 +395,9 @@ def main(argv: list[str] | None = None) -> None:
             report["overlap"] = overlap
             args.out.write_text(json.dumps(report, indent=2))
         return
-    result = calibrate(args.encoder, enrol=args.enrol, ks=tuple(int(x) for x in args.ks.split(",")))
+    candidates = resemblyzer_pool() if args.pool_from_resemblyzer else NUISANCE_CANDIDATES
+    ks = tuple(int(x) for x in args.ks.split(","))
+    result = calibrate(args.encoder, enrol=args.enrol, ks=ks, candidates=candidates)
     projection = result.pop("projection")
     if hasattr(encoder, "embed_windows"):
         result["overlap"] = calibrate_overlap(encoder)
