@@ -187,16 +187,28 @@ def parse_turn(text: str, shown: dict[int, FusedEvidence]) -> int | None:
     return None if data["turn"] is None else _number(data["turn"], shown)
 
 
+# Retried: the server is not (yet) there. Not retried: a read timeout, since a CPU server still
+# works on the timed-out request and a resend would only queue behind it.
 _CONNECTION_ERRORS = {
-    "APIConnectionError", "APITimeoutError", "ConnectError", "ConnectTimeout", "ReadTimeout",
-    "RemoteProtocolError", "ConnectionError", "TimeoutError",
-}  # fmt: skip
+    "APIConnectionError",
+    "ConnectError",
+    "ConnectTimeout",
+    "ConnectionError",
+    "ConnectionRefusedError",
+}
+_TIMEOUTS = {"APITimeoutError", "ReadTimeout", "TimeoutError"}
 
 
 def _is_connection_error(exc: BaseException) -> bool:
-    """Connection refused/reset or timeout, from openai/httpx (names checked: no hard import)."""
-    names = {type(e).__name__ for e in (exc, exc.__cause__, exc.__context__) if e is not None}
-    return bool(names & _CONNECTION_ERRORS)
+    """Connection refused or reset, from openai/httpx (names checked: no hard import)."""
+    return bool(_names(exc) & _CONNECTION_ERRORS) and not _names(exc) & _TIMEOUTS
+
+
+def _names(exc: BaseException | None, depth: int = 0) -> set[str]:
+    """Class names of an exception and what caused it (openai wraps httpx, httpx wraps OSError)."""
+    if exc is None or depth > 5:
+        return set()
+    return {type(exc).__name__} | _names(exc.__cause__ or exc.__context__, depth + 1)
 
 
 class LLMReader:
@@ -247,6 +259,10 @@ class LLMReader:
                     self.seconds += time.perf_counter() - start
                     self.calls += 1
         except Exception as exc:
+            if _names(exc) & _TIMEOUTS:
+                raise LLMUnavailable(
+                    f"the LLM ({self.describe()}) did not reply within the timeout (VOXMEM_LLM_TIMEOUT_S)"
+                ) from exc
             if _is_connection_error(exc):
                 raise LLMUnavailable(
                     f"the LLM ({self.describe()}) does not answer after {self.connect_attempts} attempts: "
