@@ -145,6 +145,9 @@ _COMMIT_FORM = re.compile(
 )
 
 
+_FIRST_PERSON_TURN = re.compile(r"\b(?:i|i['’]m|i['’]ve|i['’]ll|i['’]d|we|we['’]re|we['’]ve|my|our)\b", re.I)
+
+
 def is_request(text: str) -> bool:
     """A turn phrased as a request ("Can we have pizza on Friday?", "Could you …", "I'd like …")."""
     return bool(_REQUEST_FORM.search(text))
@@ -203,6 +206,8 @@ class GraphAnswerer:
         for rank, (entry, match) in enumerate(zip(pool, matches, strict=True)):
             if match < self.min_match:
                 continue
+            if reading.act == "did" and not _FIRST_PERSON_TURN.search(entry.evidence.text):
+                continue  # "Who performed at the party?" is not whoever talked about the party
             score = match + _act_fit(reading.act, entry.evidence.text) + 0.05 * (1 - rank / self.window)
             if reading.addressee:
                 addressed = any(a.get("id") == reading.addressee["id"] for a in entry.evidence.addressees)
@@ -273,12 +278,36 @@ def _mentions(person: dict[str, Any]) -> list[str]:
     return [n for n in {normalise(x) for x in [*names, *first]} if n]
 
 
+_GREETING = (
+    r"(?:hey|hi|hello|thanks|thank\s+you|wow|oh|yes|yeah|yep|no|sure|ok|okay|aw+|congrats|sorry|great)"
+)
+
+
+def _vocative_only(sentence: str, mention: str) -> bool:
+    """Whether every time ``mention`` occurs in ``sentence`` it addresses that person ("Thanks,
+    Caroline!", "Caroline, could you …", "… for you, Caroline.") rather than speaking about them:
+    a mention is not an address, and an address says nothing about the person."""
+    name = re.escape(mention)
+    text = " ".join(sentence.split())
+    hits = list(re.finditer(rf"\b{name}\b", text, re.I))
+    if not hits:
+        return False
+    for hit in hits:
+        before, after = text[: hit.start()].rstrip(), text[hit.end() :].lstrip()
+        opening = re.fullmatch(rf"(?:\W*{_GREETING})?\W*", before, re.I) is not None
+        closing = before.endswith(",") and (not after or after[0] in ".!?,")
+        if not ((opening and (not after or after[0] in ",!.?")) or closing):
+            return False
+    return True
+
+
 def _about(entry: FusedEvidence, sentence: str, ids: set[str], mentions: list[str]) -> bool:
-    """Whether a sentence is by one of the people (participant id) or names one of them."""
+    """Whether a sentence is by one of the people (participant id) or speaks about one of them
+    (names them other than by addressing them)."""
     if (entry.evidence.speaker or {}).get("id") in ids:
         return True
     padded = f" {normalise(sentence)} "
-    return any(f" {m} " in padded for m in mentions)
+    return any(f" {m} " in padded and not _vocative_only(sentence, m) for m in mentions)
 
 
 _POSSESSIVE_ME = re.compile(r"\b(?:my|mine|me|i)\b", re.I)
@@ -297,7 +326,7 @@ class ExtractiveAnswerer:
     """
 
     name = "extractive"
-    min_support = 0.34
+    min_support = 0.4
     max_turn_chars = 240
     semantic_weight = 0.35
 
@@ -408,7 +437,10 @@ def compose(
     graph = GraphAnswerer(embed).answer(result)
     if graph is not None:
         chosen, answerer = graph, "graph"
-    elif result.reading.kind in ("who_said", "addressee", "said_to", "requests"):
+    elif (
+        result.reading.kind in ("who_said", "addressee", "said_to", "requests")
+        and result.reading.act != "did"
+    ):
         # the LLM may pick the turn; the person always comes from SPEAKS / ADDRESSES
         picks = llm is not None and result.reading.kind in ATTRIBUTION_KINDS
         picked = llm.read(result, attribution=True) if picks else None

@@ -127,7 +127,8 @@ class Reading:
     keywords: list[str] = field(default_factory=list)
     speaker: dict[str, Any] | None = None  # for addressee / said_to questions
     addressee: dict[str, Any] | None = None  # for said_to and "who told X ..." questions
-    # who-questions: 'request' (who asked/wanted …), 'commit' (who agreed/offered/promised …), 'say'
+    # who-questions: 'request' (who asked/wanted …), 'commit' (who agreed/offered/promised …), 'say',
+    # or 'did' (a verb of doing: answered by the speaker only of a first-person turn)
     act: str = "say"
 
     def as_dict(self) -> dict[str, Any]:
@@ -264,13 +265,14 @@ def _described(text: str) -> str | None:
     return match.group("what").strip() if match else None
 
 
-def _act(verbs: str) -> str:
-    """What a who-question wants by its verb: who took a task on, who asked for it, or who said it."""
+def _act(verbs: str, said: bool = True) -> str:
+    """What a who-question wants by its verb: who took a task on, who asked for it, who said it,
+    or (a verb of doing, not saying: "Who went to the dentist?") who did it."""
     if _COMMIT_VERBS.search(verbs):
         return "commit"
     if _REQUEST_VERBS.search(verbs):
         return "request"
-    return "say"
+    return "say" if said else "did"
 
 
 # "Who went …", "Which person took …": a who-question with any verb (not a copula or auxiliary,
@@ -347,7 +349,9 @@ def read_question(
         ):  # "By whom was Ross told to count faster?" → "Ross told to count faster"
             rest = re.sub(rf"^\s*([\w'-]+)\s+{_SAY_VERBS}\b", r"\1", who_said.group("by_rest"), flags=re.I)
         reading.kind = "who_said"
-        reading.act = _act(plain)
+        reading.act = _act(
+            plain, said=bool(who_said) or bool(re.match(_SAY_VERBS, who_verb.group("verb"), re.I))
+        )
         # "Who told Ross to count faster?" → Ross is the addressee, "count faster" the quote
         lead = find_people(rest, participants)
         if lead and lead[0][0] <= 1:

@@ -32,9 +32,8 @@ _WANTS = (
     ),
     (
         "yesno",
-        re.compile(
-            r"^\W*(?:did|does|do|is|was|are|were|has|have|had|can|could|will|would|should)\s+\w", re.I
-        ),
+        # not "would / could / might …": a hypothetical asks for a judgement, not a fact in a turn
+        re.compile(r"^\W*(?:did|does|do|is|was|are|were|has|have|had)\s+\w", re.I),
     ),
 )
 
@@ -84,6 +83,12 @@ _NUMBER = re.compile(
 )
 _PLACE = re.compile(
     r"\b(?:in|at|to|from|near|into)\s+(?P<place>(?:the\s+)?(?:[A-Z][\w'-]+)(?:\s+(?:of\s+)?[A-Z][\w'-]+)*)"
+)
+_WEEKDAY = re.compile(
+    r"\b(?:" + "|".join(_WEEKDAYS) + r")(?:\s+(?:morning|afternoon|evening|night))?"
+    r"(?:\s+at\s+(?:\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?|one|two|three|four|five|six|seven|eight|nine|ten"
+    r"|eleven|twelve|noon))?",
+    re.I,
 )
 _NEGATION = re.compile(r"\b(?:not|never|no|n't|didn't|don't|doesn't|wasn't|isn't|haven't|hasn't)\b", re.I)
 
@@ -148,7 +153,11 @@ def short_span(shape: str | None, sentence: str, said: date | None) -> str | Non
         explicit = _EXPLICIT_DATE.search(sentence)
         if explicit:
             return explicit.group(0)
-        return relative_date(sentence, said)
+        relative = relative_date(sentence, said)
+        if relative:
+            return relative
+        day = _WEEKDAY.search(sentence)  # "on Thursday at ten": a plan, said by its weekday
+        return " ".join(day.group(0).split()) if day else None
     if shape == "time":
         clock = _CLOCK.search(sentence)
         if clock:

@@ -175,6 +175,9 @@ def test_short_spans_of_the_wanted_shape():
     assert short_span("place", "She moved to New Zealand last spring.", said) == "New Zealand"
     assert short_span("yesno", "I never fixed it.", said) == "No"
     assert short_span("date", "I like pottery.", said) is None
+    assert short_span("date", "Tom, the plumber is coming on Thursday at ten, can you be home?", said) == (
+        "Thursday at ten"
+    )
 
 
 def test_when_question_is_answered_with_a_date_not_the_turn():
