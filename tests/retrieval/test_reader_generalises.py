@@ -194,3 +194,25 @@ def test_first_person_question_is_answered_from_the_askers_own_turns():
     ]
     assert "ginger ale" in _ask("Which drink is my favorite?", hits, asker="p_leo").answer
     assert "black coffee" in _ask("Which drink is my favorite?", hits, asker="p_peter").answer
+
+
+def test_an_address_is_not_a_mention():
+    from voxmem.retrieval.answer import _vocative_only
+
+    assert _vocative_only("Thanks, Caroline!", "caroline")
+    assert _vocative_only("Wow Caroline, you look so happy.", "caroline")
+    assert _vocative_only("That is great news for you, Caroline.", "caroline")
+    assert not _vocative_only("Caroline went to the support group.", "caroline")
+    assert not _vocative_only("Hey Caroline! I went to Caroline's party.", "caroline")
+    # a question about Caroline is not answered by a turn that only greets her
+    hits = [_hit("m1", "Thanks, Caroline! I ran a charity race for mental health.", "Leo")]
+    assert _ask("What did Caroline run for charity?", hits).answer == "not in memory"
+
+
+def test_who_did_questions_take_the_speaker_only_of_a_first_person_turn():
+    r = read_question("Who performed at the concert?", PEOPLE)
+    assert (r.kind, r.act) == ("who_said", "did")
+    talk = [_hit("m1", "The concert was amazing, Matt Patterson performed at the concert.", "Leo")]
+    assert _ask("Who performed at the concert?", talk).answerer != "graph"
+    did = [_hit("m1", "I performed at the concert last night.", "Leo")]
+    assert _ask("Who performed at the concert?", did).answer == "Leo"
