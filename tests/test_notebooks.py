@@ -1,48 +1,165 @@
-"""The exploration notebook's code cells run, in order, against a real space."""
+"""The notebooks run top to bottom with nbclient against a real space and draw their plots.
+
+Each notebook reads its parameters from the environment in its first cell
+(``VOXMEM_NOTEBOOK_SPACE``, ``VOXMEM_NOTEBOOK_PERSON``; the Neo4j connection from the usual
+``VOXMEM_NEO4J_*`` settings), which the kernel inherits from this process. The kernel is the
+venv's ipykernel under the name ``python3``: jupyter_client finds its spec in
+``<sys.prefix>/share/jupyter/kernels`` and runs it with ``sys.executable``, so no
+``ipykernel install --user`` step is needed.
+"""
 
 from __future__ import annotations
 
-import json
+import base64
+import os
+import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import nbformat
+import pytest
 from fastapi.testclient import TestClient
+from nbclient import NotebookClient
 
 from voxmem.services import Services
 
-NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "explore_memory.ipynb"
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+T0 = datetime(2026, 11, 2, 8, 0, tzinfo=UTC)
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+# (session, minute, speaker, addressee, text): names, addressees, and a fact of Maya's that changes.
+TURNS = [
+    ("kitchen", 0, "Maya", "Priya", "Mom, my checkout is at 11 am."),
+    ("kitchen", 1, "Priya", "Maya", "Fine, Maya, I will drive you."),
+    ("kitchen", 2, "Tom", "Maya", "Maya, do you want tea?"),
+    ("kitchen", 3, "Maya", "Tom", "Yes please, Tom."),
+    ("evening", 180, "Maya", "Priya", "Please change my checkout to noon."),
+    ("evening", 181, "Priya", "Maya", "Noted, Maya."),
+]
 
 
-def test_notebook_cells_run_against_a_space(
-    app_client: TestClient, services: Services, space: str, space_headers: dict, monkeypatch, capsys
-) -> None:
-    for i, (who, to, text) in enumerate(
-        [("Ana", "Ben", "Ben, I prefer tea."), ("Ben", "Ana", "Noted, Ana.")]
-    ):
-        body = {"speaker": who, "text": text, "addressees": [to], "turn_id": f"t{i}"}
-        assert (
-            app_client.post(
-                f"/spaces/{space}/sessions/s1/turns", json=body, headers=space_headers
-            ).status_code
-            == 201
-        )
-    # A voice nobody has named (name null) is addressed: the notebook crashed on it (TypeError).
+def execute(name: str, timeout: int = 180) -> nbformat.NotebookNode:
+    """Run a notebook in a fresh python3 kernel; any cell error raises CellExecutionError."""
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    NotebookClient(
+        nb, kernel_name="python3", timeout=timeout, resources={"metadata": {"path": "."}}
+    ).execute()
+    if keep := os.environ.get("VOXMEM_NOTEBOOK_KEEP"):  # a directory to look at the executed notebooks
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, Path(keep) / name)
+    return nb
+
+
+def text_of(nb: nbformat.NotebookNode) -> str:
+    parts = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if out.output_type == "stream":
+                parts.append(out.text)
+            elif "text/plain" in out.get("data", {}):
+                parts.append(out.data["text/plain"])
+    return "\n".join(parts)
+
+
+def pngs(nb: nbformat.NotebookNode) -> list[bytes]:
+    """Decoded PNG images the notebook displayed (matplotlib's inline backend)."""
+    found = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if "image/png" in data:
+                found.append(base64.b64decode(data["image/png"]))
+    return found
+
+
+@pytest.fixture
+def loaded_space(
+    app_client: TestClient, services: Services, space: str, space_headers: dict, monkeypatch
+) -> str:
+    """A small space written through the API, plus two things the notebooks must cope with."""
+    for i, (session, minute, who, to, text) in enumerate(TURNS):
+        body = {
+            "speaker": who,
+            "text": text,
+            "addressees": [to],
+            "turn_id": f"t{i}",
+            "ts": (T0 + timedelta(minutes=minute)).isoformat(),
+        }
+        r = app_client.post(f"/spaces/{space}/sessions/{session}/turns", json=body, headers=space_headers)
+        assert r.status_code == 201, r.text
     services.db.execute(
         """
-        MATCH (m:Message {space: $space, idx: 1})
-        CREATE (p:Participant {space: $space, id: 'p_9f8e7d6c5b', aliases: []})
+        MATCH (m:Message {space: $space, session: 'kitchen', idx: 1})
+        // a voice nobody has named (name null) is addressed: the first notebook crashed on it
+        CREATE (p:Participant {space: $space, id: 'p_9f8e7d6c5b', aliases: [],
+                               display: 'unnamed voice 9f8e7d'})
         CREATE (m)-[:ADDRESSES {source: 'given', confidence: 1.0}]->(p)
+        // a fact without a source turn: an invariant the audit must report as failed
+        CREATE (:Fact {space: $space, id: 'fact_orphan_nb', content: 'Nobody said this.', current: true})
         """,
         space=space,
     )
     monkeypatch.setenv("VOXMEM_NOTEBOOK_SPACE", space)
-    cells = json.loads(NOTEBOOK.read_text())["cells"]
-    namespace: dict = {}
-    for cell in cells:
-        if cell["cell_type"] == "code":
-            exec(compile("".join(cell["source"]), str(NOTEBOOK), "exec"), namespace)
-    out = capsys.readouterr().out
-    assert "[s1 #0] Ana -> Ben: Ben, I prefer tea." in out
-    assert "{'speaker': 'Ana', 'addressee': 'Ben', 'messages': 1}" in out
-    line = next(ln for ln in out.splitlines() if ln.startswith("[s1 #1] Ben -> "))
-    assert sorted(line.split(" -> ")[1].split(": ")[0].split(", ")) == ["Ana", "unnamed voice 9f8e7d"]
-    assert "attribution audit of space" in out and "FAIL" not in out
+    monkeypatch.setenv("VOXMEM_NOTEBOOK_PERSON", "maya")
+    return space
+
+
+def test_committed_notebooks_carry_no_outputs() -> None:
+    names = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
+    assert names == ["attribution_audit.ipynb", "explore_memory.ipynb", "fact_timeline.ipynb"]
+    for name in names:
+        nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+        nbformat.validate(nb)
+        assert nb.metadata.kernelspec.name == "python3"
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                assert cell.outputs == [] and cell.execution_count is None, f"{name}: strip outputs"
+
+
+def test_python3_kernel_is_this_virtualenv() -> None:
+    """'python3' resolves to the venv's ipykernel with no machine-level kernelspec install."""
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import sys; print(sys.prefix)")])
+    NotebookClient(nb, kernel_name="python3", timeout=60).execute()
+    assert nb.cells[0].outputs[0].text.strip() == sys.prefix
+
+
+def test_explore_memory_lists_turns_and_draws_the_network(loaded_space: str) -> None:
+    nb = execute("explore_memory.ipynb")
+    out = text_of(nb)
+    assert f"space {loaded_space!r}" in out
+    assert "[kitchen #0] Maya -> Priya: Mom, my checkout is at 11 am." in out
+    line = next(ln for ln in out.splitlines() if ln.startswith("[kitchen #1] Priya -> "))
+    assert sorted(line.split(" -> ")[1].split(": ")[0].split(", ")) == ["Maya", "unnamed voice 9f8e7d"]
+    weighted = {tuple(ln.split()[:3]) for ln in out.splitlines() if " turns  weight " in ln}
+    assert ("Maya", "->", "Priya") in weighted and ("Tom", "->", "Maya") in weighted
+    assert "6 turns shown" in out
+    images = pngs(nb)
+    assert len(images) == 1 and images[0].startswith(PNG_MAGIC) and len(images[0]) > 5_000
+
+
+def test_fact_timeline_shows_the_change(loaded_space: str) -> None:
+    nb = execute("fact_timeline.ipynb")
+    out = text_of(nb)
+    lines = [ln for ln in out.splitlines() if "[checkout_time]" in ln]
+    assert len(lines) == 2, out
+    old, new = lines  # oldest first
+    assert old.startswith("replaced 2026-11-02 08:00 until 2026-11-02 11:00") and "11 am" in old
+    assert new.startswith("current  2026-11-02 11:00") and "noon" in new and "(replaces: " in new
+    chain = next(ln for ln in out.splitlines() if "  <-  " in ln)
+    assert "noon" in chain.split("  <-  ")[0] and "11 am" in chain.split("  <-  ")[1]
+    images = pngs(nb)
+    assert len(images) == 1 and images[0].startswith(PNG_MAGIC) and len(images[0]) > 5_000
+
+
+def test_attribution_audit_reports_and_inspects_findings(loaded_space: str) -> None:
+    nb = execute("attribution_audit.ipynb")
+    out = text_of(nb)
+    assert f"attribution audit of space {loaded_space!r}" in out
+    provenance = next(ln for ln in out.splitlines() if "(audit_memory_provenance)" in ln)
+    assert "[FAIL]" in provenance and provenance.split()[1] == "1"
+    assert "fact_orphan_nb" in out
+    assert "audit_memory_provenance: 1 (fail); inspect returned 1 rows" in out
+    assert "summary: 7 checks" in out and "1 failed" in out
+    assert any(ln.split()[:2] == ["Maya", "given"] for ln in out.splitlines())
+    images = pngs(nb)
+    assert len(images) == 2 and all(i.startswith(PNG_MAGIC) and len(i) > 5_000 for i in images)
