@@ -16,6 +16,7 @@ Memory evolution rule (same subject and slot, different value):
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +48,7 @@ class WriteSummary:
     addressees: list[dict[str, Any]] = field(default_factory=list)
     names: list[dict[str, Any]] = field(default_factory=list)
     named: dict[str, str] = field(default_factory=dict)  # participant id -> new name
+    renamed: dict[str, str] = field(default_factory=dict)  # participant id -> the name it replaced
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -92,6 +94,8 @@ class MemoryWriter:
         summary = self.db.write(work)
         for pid, name in summary.named.items():
             self.backfill(space, pid, name)
+            if pid in summary.renamed:
+                self.rename_texts(space, pid, summary.renamed[pid], name, summary.message_id)
             self.passages.reindex_participant(space, pid)  # "Name: text" passages carry the new name
         self.refresh_display(space)
         return summary
@@ -115,6 +119,27 @@ class MemoryWriter:
         payload = [
             {"id": r["id"], "text": t, "embedding": v.tolist()}
             for r, t, v in zip(rows, texts, vectors, strict=True)
+        ]
+        self.db.execute(query("memory_backfill_set"), space=space, rows=payload)
+        return len(payload)
+
+    def rename_texts(self, space: str, pid: str, old: str, new: str, message_id: str) -> int:
+        """After a correction ("Actually it's Katherine, not Kate") facts and attributes about,
+        by or held by the person read with the new name: the old name is replaced as a whole
+        word (never inside another word or name) and the text re-embedded."""
+        if not old or name_key(old) == name_key(new):
+            return 0
+        rows = self.db.query(
+            query("participant_renamed_texts"), space=space, pid=pid, old=old, message_id=message_id
+        )
+        pattern = re.compile(r"(?<![\w'’])" + re.escape(old) + r"(?![\w])")
+        changed = [(r["id"], pattern.sub(new, r["text"])) for r in rows]
+        changed = [(i, t) for (i, t), r in zip(changed, rows, strict=True) if t != r["text"]]
+        if not changed:
+            return 0
+        vectors = self.embedder.embed([t for _, t in changed])
+        payload = [
+            {"id": i, "text": t, "embedding": v.tolist()} for (i, t), v in zip(changed, vectors, strict=True)
         ]
         self.db.execute(query("memory_backfill_set"), space=space, rows=payload)
         return len(payload)
@@ -143,6 +168,8 @@ class MemoryWriter:
                 tx, "participant_add_evidence", space=space, id=pid, entry=entry, message_id=result.message_id
             )
             if d.action in ("name", "rename"):
+                if d.action == "rename" and target.name:
+                    summary.renamed.setdefault(pid, target.name)
                 _rows(tx, "participant_set_name", space=space, id=pid, name=ev.name, key=d.key)
                 _sync_aliases(tx, space, pid)
                 summary.named[pid] = ev.name

@@ -115,3 +115,31 @@ def test_non_latin_names_are_accepted_and_kept_apart(app_client, space_headers, 
         "MATCH (p:Participant {space: $space}) RETURN p.name AS name ORDER BY name", space=space
     )
     assert sorted(r["name"] for r in rows) == sorted(["Иван", "Wei 王", "Wei 李"])
+
+
+def test_a_corrected_name_rewrites_what_people_read(services, space):
+    """Renaming is not silent and not partial: after "Actually it's Katherine, not Kate." the
+    facts about that voice read "Katherine" (the facts written while she was "Kate" included),
+    the old name stays as an alias, keyed for lookups."""
+    from .test_memory_integration import voice
+
+    voice(services, space, "v1", "spk_k", "Hi, I'm Kate.", 0, f"{space}:k0")
+    voice(services, space, "v1", "spk_k", "I love green tea and Kate's cake recipes.", 1, f"{space}:k1")
+    voice(services, space, "v1", "spk_o", "Nice to meet you.", 2, f"{space}:o0")
+    summary = voice(services, space, "v1", "spk_k", "Actually it's Katherine, not Kate.", 3, f"{space}:k2")
+    assert [n["action"] for n in summary["names"]] == ["rename"]
+    texts = [
+        r["c"]
+        for r in services.db.query(
+            "MATCH (f:Fact {space: $space}) RETURN f.content AS c ORDER BY c", space=space
+        )
+    ]
+    earlier = [t for t in texts if "Katherine, not" not in t]  # the correction itself keeps "Kate"
+    assert earlier and not any("Kate " in t or "Kate." in t or t.startswith("Kate") for t in earlier), texts
+    assert "Katherine loves green tea and Katherine's cake recipes." in texts, texts
+    people = services.db.query(
+        "MATCH (p:Participant {space: $space, name: 'Katherine'}) RETURN p.aliases AS aliases, "
+        "p.alias_keys AS keys",
+        space=space,
+    )
+    assert people == [{"aliases": ["Kate"], "keys": ["kate"]}]
