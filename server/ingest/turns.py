@@ -62,9 +62,13 @@ class AudioTurnWriter:
         if turn.turn_id and self._exists(space, message_id):
             return self._view(space, message_id, None)
         audio = self.prepare(turn.audio)
+        # Noise, a tone, a hum: no turn and no speaker. The VAD decides first (Whisper makes
+        # "You" of a square wave), then the transcript must hold a word.
+        if not self.voice.vad.regions(audio):
+            raise AudioError("no_speech", "no speech detected in the audio (voice activity detection)")
         embedding = self.voice.embed(audio)
         text = self.voice.asr.transcribe(audio.samples).text
-        if not has_words(text):  # noise, a tone, a cough: nothing said, so no turn and no speaker
+        if not has_words(text):
             raise AudioError("no_speech", f"no words recognised in the audio (ASR gave {text[:20]!r})")
         text_vec = self.embedder.embed_one(text or " ")
         router = self.voice.router(turn.policy)
