@@ -669,6 +669,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--scenarios", type=int, default=8)
     parser.add_argument("--skip-real", action="store_true")
     parser.add_argument("--skip-ingest", action="store_true", help="skip the Neo4j ingestion-speed run")
+    parser.add_argument(
+        "--only-ingest",
+        action="store_true",
+        help="run only the ingestion-speed part (configured encoder) into the existing identity_bench.json",
+    )
     parser.add_argument("--out", type=Path, default=Path("results/identity"))
     parser.add_argument(
         "--encoders",
@@ -684,6 +689,13 @@ def main(argv: list[str] | None = None) -> None:
     from voxmem.voice.thresholds import load_thresholds
 
     settings = get_settings()
+    if args.only_ingest:
+        path = args.out / "identity_bench.json"
+        result = json.loads(path.read_text())
+        result["ingestion"] = ingestion_speed(settings.voice_policy) | {"encoder": settings.voice_encoder}
+        path.write_text(json.dumps(result, indent=2, default=float))
+        print_tables(result)
+        return
     encoders = args.encoders.split(",")
     result: dict = {
         "encoders": encoders,
