@@ -69,6 +69,7 @@ from voxmem.api.schemas import (
     ReconcileOut,
     ReprocessOut,
     SearchOut,
+    SessionListOut,
     SpaceDeletedOut,
     SpaceListOut,
     SpaceOut,
@@ -256,6 +257,9 @@ class _Routes:
                 idempotent=turn_id is not None,
             )
         )
+
+    def list_sessions(self, space: str, limit: int = 100) -> SessionListOut:
+        return self._send(_Call("GET", f"/spaces/{space}/sessions", SessionListOut, params={"limit": limit}))
 
     def list_messages(
         self,

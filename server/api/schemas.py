@@ -610,3 +610,15 @@ class ImportOut(Out):
     edges: int
     by_label: dict[str, int]
     by_type: dict[str, int]
+
+
+class SessionOut(Out):
+    id: str
+    turns: int
+    first_ts: str | None
+    last_ts: str | None
+    participants: list[str | None] = Field(description="Names of the people who took part.")
+
+
+class SessionListOut(Out):
+    sessions: list[SessionOut]

@@ -37,6 +37,7 @@ with VoxmemClient(base, api_key=key) as client:
     seen["message_type"] = type(m).__name__
     seen["same_id"] = m.id == again.id
     seen["messages"] = len(client.list_messages(space, session="s1"))
+    seen["sessions"] = [(x.id, x.turns) for x in client.list_sessions(space).sessions]
     answer = client.query(space, "What is the garage code?", asker="Tom")
     seen["answer_type"] = type(answer).__name__
     seen["scope_asker_name"] = answer.scope.asker_name

@@ -56,6 +56,7 @@ def test_light_client_wheel_works_without_heavy_dependencies(
     assert seen["voxmem_file"].startswith(str(tmp_path / "site"))  # the wheel, not the server tree
     assert seen["message_type"] == "MessageOut" and seen["same_id"] is True
     assert seen["messages"] == 2  # the retried turn_id was stored once
+    assert seen["sessions"] == [["s1", 2]]
     assert seen["answer_type"] == "QueryOut" and seen["scope_asker_name"] == "Tom"
     assert "Tom, the garage code is 4417." in seen["retrieved"]
     assert seen["profile_scope"] == "Maya"

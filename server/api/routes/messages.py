@@ -5,7 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Query, status
 
 from voxmem.api.deps import SpaceAccess, require_space, services
-from voxmem.api.schemas import ID_PATTERN, SPACE_ERRORS, MessageOut, SpaceOut, TurnIn
+from voxmem.api.schemas import ID_PATTERN, SPACE_ERRORS, MessageOut, SessionListOut, SpaceOut, TurnIn
+from voxmem.cypher import query
 from voxmem.errors import InvalidInput
 from voxmem.ingest.turns import derive_memory
 from voxmem.messages import Turn
@@ -45,6 +46,15 @@ def append_turn(
     if svc.memory is not None:  # extraction runs for every stored turn (issue 4); idempotent on retries
         derive_memory(svc.memory, access.space, message["id"])
     return message
+
+
+@router.get("/sessions", response_model=SessionListOut, summary="Sessions, latest first, with size and span")
+def list_sessions(
+    limit: int = Query(100, ge=1, le=1000),
+    access: SpaceAccess = Depends(require_space),
+    svc: Services = Depends(services),
+) -> dict:
+    return {"sessions": svc.db.query(query("session_list"), space=access.space, limit=limit)}
 
 
 @router.get("/messages", response_model=list[MessageOut], summary="List messages, filtered")
