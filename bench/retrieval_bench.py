@@ -459,7 +459,7 @@ def plot(report: dict[str, Any], path: Path) -> None:
     n = len(panels) + (1 if report.get("latency") else 0)
     if n == 0:
         return
-    fig, axes = plt.subplots(1, n, figsize=(7 * n, 4.8), squeeze=False)
+    fig, axes = plt.subplots(1, n, figsize=(8 * n, 6.0), squeeze=False)
     for ax, (name, data) in zip(axes[0], panels, strict=False):
         cats = list(data["table"])
         methods = data["methods"]
@@ -474,7 +474,7 @@ def plot(report: dict[str, Any], path: Path) -> None:
         ax.set_xticks(np.arange(len(cats)) + 0.4 - width / 2, cats, rotation=30, ha="right", fontsize=8)
         ax.set_ylim(0, 1)
         ax.set_title(f"{name}: evidence recall@10 by category")
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     if report.get("latency"):
         ax = axes[0][-1]
         lat = report["latency"]
