@@ -146,9 +146,7 @@ PROJECTION_KS = (0, 2, 4, 8, 16)
 NUISANCE_CANDIDATES = tuple(BACKGROUND) + tuple(v for v in VOICES if v not in CHOSEN_6)
 
 
-def nuisance_pool(
-    cache: EmbeddingCache, candidates: tuple[str, ...] = NUISANCE_CANDIDATES
-) -> tuple[str, ...]:
+def nuisance_pool(cache: EmbeddingCache, candidates: tuple[str, ...] | None = None) -> tuple[str, ...]:
     """The candidates that are farther from every benchmark voice than the benchmark voices are
     from each other (clean centroids of the calibration sentences, uncompensated). Why: two
     espeak-ng variants with different names can sound alike (bg_m4 sits at cosine 0.977 from
@@ -163,6 +161,7 @@ def nuisance_pool(
     chosen = np.stack([centroid(v) for v in CHOSEN_6])
     between = chosen @ chosen.T
     np.fill_diagonal(between, -1.0)
+    candidates = NUISANCE_CANDIDATES if candidates is None else candidates  # read at call time
     return tuple(v for v in candidates if float((chosen @ centroid(v)).max()) < between.max())
 
 
@@ -194,7 +193,7 @@ def calibrate(
     enrol: int = 3,
     k: int = 5,
     ks: tuple[int, ...] = PROJECTION_KS,
-    candidates: tuple[str, ...] = NUISANCE_CANDIDATES,
+    candidates: tuple[str, ...] | None = None,
 ) -> dict:
     """Fit the channel projection, then calibrate thresholds for each candidate k on compensated
     embeddings; keep the k whose simulation is best with zero wrong links (ties: smaller k).
@@ -395,7 +394,7 @@ def main(argv: list[str] | None = None) -> None:
             report["overlap"] = overlap
             args.out.write_text(json.dumps(report, indent=2))
         return
-    candidates = resemblyzer_pool() if args.pool_from_resemblyzer else NUISANCE_CANDIDATES
+    candidates = resemblyzer_pool() if args.pool_from_resemblyzer else None
     ks = tuple(int(x) for x in args.ks.split(","))
     result = calibrate(args.encoder, enrol=args.enrol, ks=ks, candidates=candidates)
     projection = result.pop("projection")
