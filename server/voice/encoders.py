@@ -166,23 +166,29 @@ class FusedEncoder:
     Why a concatenation: with both halves unit-norm, the cosine of two fused vectors is exactly
     the *mean of the two encoders' cosines* (the fused score), so the router, the policies,
     reconciliation, merge/split and forget work on it unchanged, and one 512-d vector index
-    ranks candidates by the fused score itself. The resemblyzer half carries resemblyzer's own
-    channel compensation (``r_projection``; the d-vector has none fitted); the stored tag names
-    both. Centroid averaging renormalises the whole vector, so after updates the two halves
-    weigh 0.5 ± a few thousandths (both halves shrink alike under averaging).
+    ranks candidates by the fused score itself. Each half carries its own encoder's channel
+    compensation (``r_projection``, ``d_projection``: the bases fitted by the calibration of
+    ``resemblyzer`` and ``dvector``); the stored tag names both. Centroid updates renormalise
+    the whole vector, so a centroid's halves may drift a little from equal weight (both shrink
+    alike while a voice's observations agree in both encoders).
     """
 
     name = "fused"
 
-    def __init__(self, resemblyzer: SpeakerEncoder, dvector: SpeakerEncoder, r_projection=None) -> None:
+    def __init__(
+        self, resemblyzer: SpeakerEncoder, dvector: SpeakerEncoder, r_projection=None, d_projection=None
+    ) -> None:
         self.parts = (resemblyzer, dvector)
         self.r_projection = r_projection
+        self.d_projection = d_projection
         self.dim = resemblyzer.dim + dvector.dim
 
     def combine(self, r: np.ndarray, d: np.ndarray) -> np.ndarray:
         """The fused vector of one resemblyzer and one d-vector embedding (raw encoder outputs)."""
         if self.r_projection is not None:
             r = self.r_projection.apply(r)
+        if self.d_projection is not None:
+            d = self.d_projection.apply(d)
         return l2_normalise(np.concatenate([l2_normalise(r), l2_normalise(d)]))
 
     def warm_up(self) -> None:
@@ -273,7 +279,12 @@ def build_encoder(name: str, path: Path | None = None, expected_dim: int | None 
     elif name == "fused":
         from voxmem.voice.compensation import load_projection
 
-        encoder = FusedEncoder(ResemblyzerEncoder(), DVectorEncoder(path), load_projection("resemblyzer"))
+        encoder = FusedEncoder(
+            ResemblyzerEncoder(),
+            DVectorEncoder(path),
+            load_projection("resemblyzer"),
+            load_projection("dvector"),
+        )
     elif name == "ecapa":
         encoder = EcapaEncoder(path)
     elif name == "pyannote":

@@ -28,8 +28,9 @@ class VoiceService:
         )
         self.projection: ChannelProjection = load_projection(settings.voice_encoder)
         self.tag = voiceprint_tag(settings.voice_encoder, self.projection)  # stored on voiceprints
-        if settings.voice_encoder == "fused":  # its resemblyzer half is compensated inside the encoder
-            self.tag = f"fused+{voiceprint_tag('resemblyzer', load_projection('resemblyzer'))}"
+        if settings.voice_encoder == "fused":  # each half is compensated inside the encoder
+            halves = (voiceprint_tag(n, load_projection(n)) for n in ("resemblyzer", "dvector"))
+            self.tag = "fused(" + ",".join(halves) + ")"
         self.indexes = indexes_for(settings.voice_encoder)
         self.vad = SileroVAD()
         self._encoder: SpeakerEncoder | None = None
