@@ -31,6 +31,7 @@ def test_deleted_participant_leaves_no_id(app_client, services, space, space_hea
         ("Ann", "Dave, do you want some green tea?", ["Dave"]),
         ("Dave", "Yes please, Ann. My sister Eve lives in Oslo.", ["Ann"]),
         ("Ann", "Dave is vegetarian, remember that.", []),
+        ("Ann", "Dave, your room is 412.", ["Dave"]),  # a fact others state about him
     ]
     for i, (speaker, text, to) in enumerate(turns):
         r = app_client.post(
