@@ -278,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"== {model} x{threads or 1}")
         runs.append(run_config(settings, model, int(threads or 1), items, args.turns))
         r = runs[-1]
+        save(args, items, load, runs)  # after every configuration: a cut-short run keeps its numbers
         print(
             f"   contains {r['contains']:.3f} f1 {r['f1']:.3f} p50 {r['p50_s']} s p95 {r['p95_s']} s",
             flush=True,
