@@ -14,7 +14,7 @@ import html
 from importlib import resources
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import HTMLResponse, PlainTextResponse
+from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 
 from voxmem.audit import CHECKS
 from voxmem.cypher import query
@@ -126,3 +126,15 @@ def guide(
     contains: str = Query("boots", max_length=200),
 ) -> HTMLResponse:
     return HTMLResponse(render_guide(_base_url(request), space, session, person, contains), headers=OPEN)
+
+
+@router.options("/{path:path}", include_in_schema=False)
+def preflight(request: Request) -> Response:
+    """CORS preflight: Browser fetches the style and guide with custom headers, so it asks first.
+
+    Without this answer (405) ``:style`` failed with "Failed to fetch" and ``:play`` said
+    "No guide by that name" right after login (seen in tests/browser/test_browser_headless.py).
+    """
+    asked = request.headers.get("access-control-request-headers", "")
+    headers = {**OPEN, "Access-Control-Allow-Methods": "GET, OPTIONS", "Access-Control-Max-Age": "600"}
+    return Response(status_code=204, headers={**headers, "Access-Control-Allow-Headers": asked or "*"})
