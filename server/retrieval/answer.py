@@ -22,7 +22,7 @@ import numpy as np
 from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
 from voxmem.retrieval.llm_reader import ATTRIBUTION_KINDS, LLMReader
-from voxmem.retrieval.spans import short_span, spoken_date, wanted_shape
+from voxmem.retrieval.spans import place_phrase, short_span, spoken_date, wanted_shape
 from voxmem.retrieval.text import content_words, normalise
 
 NOT_IN_MEMORY = "not in memory"
@@ -329,6 +329,7 @@ class ExtractiveAnswerer:
     min_support = 0.4
     max_turn_chars = 240
     semantic_weight = 0.35
+    shape_margin = 0.1  # how much less support a sentence holding the wanted span may have
 
     def __init__(self, embed: Any = None) -> None:
         self.meaning = Meaning(embed)
@@ -361,6 +362,7 @@ class ExtractiveAnswerer:
         mentions = [m for p in people for m in _mentions(p)]
         semantic = self.meaning.scores(reading.text, [c[0] for c in candidates])
         best: tuple[float, int, str, FusedEvidence] | None = None
+        scored: list[tuple[float, int, str, FusedEvidence]] = []
         for rank, ((sentence, entry), sem) in enumerate(zip(candidates, semantic, strict=True)):
             words_here = {_stem(w) for w in content_words(sentence)}
             # the speaker's name counts as present in their own turn
@@ -373,10 +375,14 @@ class ExtractiveAnswerer:
             if reading.temporal and _DATE.search(sentence):
                 support += 0.1
             key = (support, -rank)
+            scored.append((support, rank, sentence, entry))
             if best is None or key > (best[0], -best[1]):
                 best = (support, rank, sentence, entry)
         if best is None or best[0] < self.min_support:
             return None
+        shaped = self._shaped(reading.text, scored, result.evidence)
+        if shaped is not None:
+            return shaped
         _, _, sentence, entry = best
         said = _day_of(entry.evidence.ts)
         span = short_span(wanted_shape(reading.text), sentence, said)
@@ -392,6 +398,35 @@ class ExtractiveAnswerer:
         speaker = _label(entry.evidence.speaker) if entry.evidence.speaker else None
         text = f"{speaker}: {sentence}" if speaker else sentence
         return text, [entry.id]
+
+    def _shaped(
+        self,
+        question: str,
+        scored: list[tuple[float, int, str, FusedEvidence]],
+        evidence: list[FusedEvidence],
+    ) -> tuple[str, list[str]] | None:
+        """For a place, number or time question: the best supported sentence that holds such a
+        span, or whose reply does (a question's answer sits in the next turn: "Can I borrow your
+        old boots?" / "Sure, they are in the garage.")."""
+        shape = wanted_shape(question)
+        if shape not in ("place", "number", "time"):
+            return None
+        by_turn = {(e.evidence.session, e.evidence.idx): e for e in evidence}
+        ranked_scores = sorted(scored, key=lambda s: (-s[0], s[1]))
+        floor = max(self.min_support, ranked_scores[0][0] - self.shape_margin)
+        for support, _, sentence, entry in ranked_scores:
+            if support < floor:
+                break
+            span = short_span(shape, sentence, None)
+            if span is not None:
+                return span, [entry.id]
+            reply = by_turn.get((entry.evidence.session, entry.evidence.idx + 1))
+            if sentence.rstrip().endswith("?") and reply is not None:
+                text = reply.evidence.text
+                span = place_phrase(text) if shape == "place" else short_span(shape, text, None)
+                if span is not None:
+                    return span, [entry.id, reply.id]
+        return None
 
 
 def _day_of(ts: str | None) -> date | None:

@@ -83,6 +83,8 @@ _NUMBER = re.compile(
 )
 _PLACE = re.compile(
     r"\b(?:in|at|to|from|near|into)\s+(?P<place>(?:the\s+)?(?:[A-Z][\w'-]+)(?:\s+(?:of\s+)?[A-Z][\w'-]+)*)"
+    r"|\b(?P<spot>(?:in|at|on|under|behind|inside|near|next\s+to)\s+(?:the|my|your|his|her|our|their)\s+[a-z]+"
+    r"(?:\s+(?:next\s+to|near|behind|under|by)\s+(?:the|my|your|his|her|our|their)\s+[a-z]+)?)"
 )
 _WEEKDAY = re.compile(
     r"\b(?:" + "|".join(_WEEKDAYS) + r")(?:\s+(?:morning|afternoon|evening|night))?"
@@ -147,6 +149,15 @@ def relative_date(sentence: str, said: date | None) -> str | None:
     return f"the {noun} {where} {spoken_date(said)}"
 
 
+def place_phrase(sentence: str) -> str | None:
+    """A named place, else a spot ("in the garage next to the bikes"). Why only for replies: a
+    sentence that matched the question is quoted whole when it names no place (a spot phrase in
+    it is as likely to be a different place), but a reply to a where-question is its answer."""
+    found = list(_PLACE.finditer(sentence))
+    named = next((m.group("place") for m in found if m.group("place")), None)
+    return named or next((m.group("spot") for m in found if m.group("spot")), None)
+
+
 def short_span(shape: str | None, sentence: str, said: date | None) -> str | None:
     """The part of ``sentence`` a question of ``shape`` asks for, or None when there is none."""
     if shape == "date":
@@ -168,8 +179,7 @@ def short_span(shape: str | None, sentence: str, said: date | None) -> str | Non
         match = _NUMBER.search(sentence)
         return (match.group("num") + (match.group("unit") or "")).strip() if match else None
     if shape == "place":
-        place = _PLACE.search(sentence)
-        return place.group("place") if place else None
+        return next((m.group("place") for m in _PLACE.finditer(sentence) if m.group("place")), None)
     if shape == "yesno":
         return "No" if _NEGATION.search(sentence) else "Yes"
     return None

@@ -13,7 +13,7 @@ from voxmem.retrieval.answer import Meaning, _label, compose
 from voxmem.retrieval.fusion import fuse
 from voxmem.retrieval.question import find_people, read_question, sound_key
 from voxmem.retrieval.scope import Scope
-from voxmem.retrieval.spans import relative_date, short_span, wanted_shape
+from voxmem.retrieval.spans import place_phrase, relative_date, short_span, wanted_shape
 from voxmem.retrieval.tools import Evidence, Hit
 
 PEOPLE = [
@@ -172,6 +172,10 @@ def test_short_spans_of_the_wanted_shape():
     assert short_span("time", "Dinner is at 7:30 pm sharp.", said) == "7:30 pm"
     assert short_span("number", "I have three kids and a dog.", said) == "three kids"
     assert short_span("place", "Sure, they are in the garage next to the bikes.", said) is None
+    assert (
+        place_phrase("Sure, they are in the garage next to the bikes.") == "in the garage next to the bikes"
+    )
+    assert short_span("place", "I need new football boots.", said) is None
     assert short_span("place", "She moved to New Zealand last spring.", said) == "New Zealand"
     assert short_span("yesno", "I never fixed it.", said) == "No"
     assert short_span("date", "I like pottery.", said) is None
@@ -216,3 +220,13 @@ def test_who_did_questions_take_the_speaker_only_of_a_first_person_turn():
     assert _ask("Who performed at the concert?", talk).answerer != "graph"
     did = [_hit("m1", "I performed at the concert last night.", "Leo")]
     assert _ask("Who performed at the concert?", did).answer == "Leo"
+
+
+def test_a_question_turn_is_answered_by_its_reply():
+    hits = [
+        _hit("m1", "Mom, I need new football boots before Saturday's match.", "Sophie"),
+        _hit("m7", "Maya, can I borrow your old boots?", "Leo", ["Sophie"]),
+        _hit("m8", "Sure, they are in the garage next to the bikes.", "Sophie", ["Leo"]),
+    ]
+    out = _ask("Where are the old football boots?", hits)
+    assert out.answer == "in the garage next to the bikes" and out.used == ["m7", "m8"]
