@@ -52,6 +52,7 @@ from voxmem.bench.cases import (
 )
 from voxmem.bench.target import AskResult, Target, TargetError
 from voxmem.config import Settings, get_settings
+from voxmem.ids import turn_message_id
 from voxmem.voice.policy import follow_merges
 
 SHIFT_ROTATION = ("clean", "reverb", "tempo", "telephone")
@@ -310,7 +311,7 @@ class Run:
         owners = majority_owner(
             [r["gold"] for r in self.turn_log], [r.get("final_entity", r["entity"]) for r in self.turn_log]
         )
-        prefix = f"{self.space}:"
+        prefix = turn_message_id(self.space, "")
         conversation = " ".join(turn.text for _, turn in self.case.turns())
         questions = self.case.qa if self.max_questions is None else self.case.qa[: self.max_questions]
         for qa in tqdm(questions, desc="ask", unit="q", disable=not self.progress):

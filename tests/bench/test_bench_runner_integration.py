@@ -20,6 +20,7 @@ from voxmem.bench.runner import Run
 from voxmem.bench.scenarios import generate_case
 from voxmem.bench.target import Target
 from voxmem.config import Settings
+from voxmem.ids import turn_message_id
 
 pytestmark = pytest.mark.integration
 
@@ -51,7 +52,7 @@ def test_text_run_scores_every_question_and_cleans_up(
     assert all(q["error"] is None for q in results["questions"])
     # every stored message came back under the case's turn ids, so recall is computable
     assert {r["message_id"] for r in results["turn_log"]} == {
-        f"{run.space}:{t.turn_id}" for _, t in case.turns()
+        turn_message_id(run.space, t.turn_id) for _, t in case.turns()
     }
     assert all(q["recall@30"] is not None for q in results["questions"])
     assert results["authorization"]["wrong_authorizations"] == 0

@@ -111,14 +111,15 @@ def test_neo4j_down_fails_fast_with_retry_after(settings) -> None:
         with pytest.raises(DatabaseUnavailable) as first:
             dead.query("RETURN 1")
         took = time.monotonic() - t0
-        t1 = time.monotonic()
+        # Known down: the next call gets one attempt and no back-off (checked on the retry
+        # policy itself, not by wall time, which a loaded CI machine stretches).
+        policy = dead._retrying()
         with pytest.raises(DatabaseUnavailable):
             dead.query("RETURN 1")
-        again = time.monotonic() - t1
     finally:
         dead.close()
-    assert took < 6.0, took  # the old policy took ~40 s over a request
-    assert again < 1.5, again  # known down: one try, no back-off
+    assert took < 15.0, took  # a 2 s budget; the old policy took ~40 s over a request
+    assert policy.stop.stops[0].max_attempt_number == 1
     assert first.value.status_code == 503 and "Retry-After" in first.value.headers
 
 

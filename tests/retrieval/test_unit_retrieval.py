@@ -126,6 +126,7 @@ def test_fixed_policy_runs_every_search_tool_once():
     assert {a.tool for a in first} == {
         "message_vector",
         "message_fulltext",
+        "message_sparse",
         "fact_vector",
         "fact_fulltext",
         "attribute_vector",
