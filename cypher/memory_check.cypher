@@ -1,8 +1,8 @@
 // Neo4j Browser: paste these :param lines first, then the query (example values).
-// :param space => 'demo-household'
 // :param pid => null
 // :param messages => []
 // :param speakers => []
+// :param space => 'demo-household'
 // Proof that a space's memory has no orphans and (after deleting a participant) no leaks.
 // Every count must be 0. $pid, $messages, $speakers name what was deleted ([] / null if
 // only checking orphans). Params: $space, $pid, $messages, $speakers

@@ -169,15 +169,15 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--json", action="store_true", help="print the findings as JSON")
     audit.set_defaults(func=cmd_audit)
 
+    mcp = sub.add_parser("mcp", help="serve one space to an MCP client over stdio")
+    mcp.add_argument("--key", help="the space's API key (default: VOXMEM_API_KEY)")
+    mcp.set_defaults(func=cmd_mcp)
+
     index = sub.add_parser(
         "index", help="backfill passages, embeddings and SPLADE terms of unindexed messages (idempotent)"
     )
     index.add_argument("--space", help="only this space (default: every space with unindexed messages)")
     index.set_defaults(func=cmd_index)
-
-    mcp = sub.add_parser("mcp", help="serve one space to an MCP client over stdio")
-    mcp.add_argument("--key", help="the space's API key (default: VOXMEM_API_KEY)")
-    mcp.set_defaults(func=cmd_mcp)
 
     demo = sub.add_parser("demo", help="start everything, ingest a conversation, answer questions")
     demo.add_argument("--keep-running", action="store_true", help="leave the API server up afterwards")
