@@ -23,7 +23,8 @@ def turn_message_id(space: str, turn_id: str) -> str:
     """The message id of a client-chosen turn id: ``<space>~t~<turn_id>``.
 
     Why '~': it cannot occur in a space or turn id (:func:`is_valid_id`), so the id names its
-    space unambiguously, and it is URL-safe (message ids appear in paths). The old ``<space>:<turn_id>`` let spaces whose names nest collide
+    space unambiguously, and it is URL-safe (message ids appear in paths). The old
+    ``<space>:<turn_id>`` let spaces whose names nest collide
     (space ``nest`` + turn ``t:x`` and space ``nest:t`` + turn ``x``), and message ids are
     unique across spaces, so one tenant could take the other's ids. The ``t`` keeps turn ids
     apart from recording pieces (:func:`recording_message_id`) within one space.
