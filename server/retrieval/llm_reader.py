@@ -149,13 +149,14 @@ def parse_answer(text: str, shown: dict[int, FusedEvidence]) -> tuple[str, list[
         raise ReaderError('an answer needs "ids": the numbers of the evidence lines it rests on')
     numbers = list(dict.fromkeys(_number(i, shown) for i in ids))
     answer = str(answer).strip()
-    _check_people(answer, [shown[n] for n in numbers])
+    cited = [shown[n] for n in numbers]
+    _check_people(answer, cited)
+    _check_numbers(answer, cited)
     return answer, numbers
 
 
-def _check_people(answer: str, cited: list[FusedEvidence]) -> None:
-    """Every capitalised name in the answer must appear in the cited turns (speaker, addressees,
-    text or support): the model may not introduce a person the evidence does not hold."""
+def _cited_words(cited: list[FusedEvidence]) -> set[str]:
+    """The lower-case words of the cited turns: text, speaker, addressees and support."""
     seen = " ".join(
         " ".join(
             [
@@ -167,10 +168,42 @@ def _check_people(answer: str, cited: list[FusedEvidence]) -> None:
         )
         for e in cited
     ).lower()
-    words = set(re.findall(r"[a-z0-9']+", seen))
+    return set(re.findall(r"[a-z0-9']+", seen))
+
+
+def _check_people(answer: str, cited: list[FusedEvidence]) -> None:
+    """Every capitalised name in the answer must appear in the cited turns (speaker, addressees,
+    text or support): the model may not introduce a person the evidence does not hold."""
+    words = _cited_words(cited)
     strangers = [w for w in _NAME.findall(answer) if w not in _COMMON and w.lower() not in words]
     if strangers:
         raise ReaderError(f"the answer names {', '.join(strangers)}, who is not in the cited evidence")
+
+
+_NUMBER_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
+    "forty": 40, "fifty": 50, "sixty": 60, "noon": 12, "midnight": 0, "half": 30, "quarter": 15,
+}  # fmt: skip
+
+
+def _check_numbers(answer: str, cited: list[FusedEvidence]) -> None:
+    """Every number in the answer must be said in the cited turns (as digits or as a word), so
+    that a small model cannot invent a time, a count or a code ("17:45" from "at nine").
+
+    A 12-hour clock is folded both ways (21 and 9), and a date's or year's digits count when the
+    turn was said then, since relative dates ("yesterday") are resolved against the turn's time."""
+    words = _cited_words(cited)
+    said: set[int] = {int(w) for w in words if w.isdigit()} | {
+        n for w, n in _NUMBER_WORDS.items() if w in words
+    }
+    for e in cited:
+        said |= {int(d) for d in re.findall(r"\d+", e.evidence.ts or "")}
+    said |= {n + 12 for n in said if 0 < n <= 12} | {n - 12 for n in said if 12 < n <= 24}
+    invented = [d for d in re.findall(r"\d+", answer) if int(d) not in said and int(d) != 0]
+    if invented:
+        raise ReaderError(f"the answer says {', '.join(invented)}, which no cited line says")
 
 
 def _holds(answer: str, entry: FusedEvidence) -> bool:

@@ -108,6 +108,8 @@ def test_answer_maps_numbers_back_to_message_ids():
         ('{"answer": "4417", "ids": ["msg-1"]}', "not an evidence number"),
         ('{"answer": "4417", "ids": [1], "confidence": 0.9}', "exactly the keys"),
         ('{"answer": "Bob knows it", "ids": [1]}', "names Bob"),
+        ('{"answer": "4471", "ids": [1]}', "says 4471"),
+        ('{"answer": "Friday at 17:45", "ids": [2]}', "says 17, 45"),
     ],
 )
 def test_strict_parsing_rejects_with_a_reason(reply, reason):
@@ -199,3 +201,12 @@ def test_provider_resolution_and_health_description(tmp_path):
     assert Settings(llm_provider="auto").llm_enabled is False and Settings(llm_provider="local").llm_enabled
     with pytest.raises(ValueError, match="no LLM configured"):
         client.chat_model(Settings(llm_provider="none"))
+
+
+def test_numbers_said_as_words_or_on_a_12_hour_clock_are_grounded():
+    match = turn("msg-3", "The match moves to Sunday morning at nine, half past.", TOM, [ANA])
+    entries = layout(result("When is the match?", evidence=[match])).entries
+    assert parse_answer('{"answer": "9:30 on Sunday", "ids": [1]}', entries) == ("9:30 on Sunday", [1])
+    assert parse_answer('{"answer": "21:30", "ids": [1]}', entries) == ("21:30", [1])
+    with pytest.raises(ReaderError, match="says 10"):
+        parse_answer('{"answer": "10:30", "ids": [1]}', entries)
