@@ -130,6 +130,9 @@ def _ask(client: VoxmemClient, conversation: dict[str, Any], spoken: bool, ids: 
         who = scope.get("asker_name") or ("an unnamed participant" if scope.get("asker") else "unknown")
         print(f"     recognised asker: {who} via {scope['identified_by']}")
         print(f"     A [{result['answerer']}]: {result['answer']}")
+        if not result["supported"]:
+            for note in result["notes"]:
+                print(f"       ({note})")
         for ev in result["evidence"][:2]:
             speaker = (ev.get("speaker") or {}).get("name") or "?"
             print(f"       evidence {ev['session']} #{ev['idx']} {speaker}: {ev['text']}")
