@@ -492,6 +492,13 @@ def compose(
             notes.append("extractive answer used")
             chosen = ExtractiveAnswerer(embed).answer(result)
             answerer = "extractive" if chosen else "none"
+        elif chosen is None:
+            # The small local models abstain on answers their evidence holds (the demo's plumber
+            # and boots questions, run to run), so an abstention is checked by the offline reader.
+            fallback = ExtractiveAnswerer(embed).answer(result)
+            if fallback:
+                chosen, answerer = fallback, "extractive"
+                notes.append("the LLM abstained; the offline extractive reader found an answer")
     else:
         chosen = ExtractiveAnswerer(embed).answer(result)
         answerer = "extractive" if chosen else "none"

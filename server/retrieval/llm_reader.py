@@ -198,8 +198,8 @@ def _check_numbers(answer: str, cited: list[FusedEvidence]) -> None:
     said: set[int] = {int(w) for w in words if w.isdigit()} | {
         n for w, n in _NUMBER_WORDS.items() if w in words
     }
-    for e in cited:
-        said |= {int(d) for d in re.findall(r"\d+", e.evidence.ts or "")}
+    for e in cited:  # the date a turn was said (not its clock time: that is no answer)
+        said |= {int(d) for d in re.findall(r"\d+", (e.evidence.ts or "")[:10])}
     said |= {n + 12 for n in said if 0 < n <= 12} | {n - 12 for n in said if 12 < n <= 24}
     invented = [d for d in re.findall(r"\d+", answer) if int(d) not in said and int(d) != 0]
     if invented:

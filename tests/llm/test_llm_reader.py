@@ -151,6 +151,19 @@ def test_abstention_is_not_in_memory_from_the_llm():
     assert (out.answer, out.answerer, out.supported, out.used) == (NOT_IN_MEMORY, "llm", False, [])
 
 
+def test_an_llm_abstention_is_checked_by_the_offline_reader():
+    chat = Replies(replies=['{"answer": null, "ids": []}'])
+    out = compose(result("What is the garage door code?"), llm=LLMReader(chat))
+    assert out.answerer == "extractive" and "4417" in out.answer and "msg-1" in out.used
+    assert any("LLM abstained" in n for n in out.notes)
+
+
+def test_a_clock_time_is_not_grounded_by_when_the_turn_was_said():
+    entries = layout(result("When is the match?")).entries  # turns said at 09:30
+    with pytest.raises(ReaderError, match="says 9, 30"):
+        parse_answer('{"answer": "at 9:30", "ids": [2]}', entries)
+
+
 def test_attribution_person_comes_from_speaks_not_from_the_model():
     """The model picks turn 1 and also tries to name someone; only SPEAKS is read."""
     chat = Replies(replies=['{"turn": 1}'])
