@@ -18,15 +18,15 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from api.live import free_port  # tests/ is on sys.path (rootdir conftest, package dirs)
+from own_stack import own_neo4j, start_api, stop, wait_for
 from websockets.sync.client import connect
 
 from voxmem import neo4j_local
@@ -44,71 +44,23 @@ WHO_SAID_WHAT = (
 )
 
 
-def wait_for(what: str, probe: Callable[[], Any], timeout_s: float) -> Any:
-    """Poll ``probe`` until it returns something truthy; fail naming ``what`` after ``timeout_s``."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = probe()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout_s:.0f}s waiting for {what}")
-        time.sleep(0.5)
-
-
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     """Own Neo4j + own API with the demo space loaded; both stopped afterwards."""
     if BROWSER is None:
         pytest.skip("chromium is not installed (bash scripts/voxmem.sh setup installs it)")
-    env_settings = Settings()
-    settings = Settings(
-        neo4j_home=env_settings.cache_dir / "neo4j" / "browser-test-home",
-        neo4j_bolt_port=BOLT,
-        neo4j_http_port=HTTP,
-        neo4j_uri=f"bolt://127.0.0.1:{BOLT}",
-        neo4j_heap="512m",
-        neo4j_pagecache="64m",
+    settings = own_neo4j(
+        "browser-test-home",
+        BOLT,
+        HTTP,
         host="127.0.0.1",
         port=free_port(),  # the post-connect command points Browser at this API
     )
     api: subprocess.Popen[bytes] | None = None
     try:
         neo4j_local.up(settings)
-        env = {
-            **os.environ,
-            "VOXMEM_NEO4J_URI": settings.neo4j_uri,
-            "VOXMEM_NEO4J_BOLT_PORT": str(BOLT),
-            "VOXMEM_NEO4J_HTTP_PORT": str(HTTP),
-            "VOXMEM_NEO4J_HOME": str(settings.neo4j_home),
-        }
-        log = open(tmp_path_factory.mktemp("api") / "serve.log", "wb")  # noqa: SIM115 - child owns it
-        api = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "voxmem.cli",
-                "serve",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(settings.port),
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env=env,
-        )
+        api = start_api(settings.port, tmp_path_factory.mktemp("api") / "serve.log", neo4j=settings)
         base = f"http://127.0.0.1:{settings.port}"
-
-        def healthy() -> bool:
-            if api.poll() is not None:
-                pytest.fail(f"voxmem serve exited with {api.returncode}; see {log.name}")
-            try:
-                return httpx.get(f"{base}/health", timeout=5).json().get("status") == "ok"
-            except httpx.HTTPError:
-                return False
-
-        wait_for("voxmem serve /health", healthy, 240)
         admin = VoxmemClient(base, settings.admin_key.get_secret_value())
         with contextlib.suppress(VoxmemHTTPError):  # absent on a fresh home
             admin.delete_space(DEMO_SPACE)
@@ -119,11 +71,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
         yield settings
     finally:
         if api is not None:
-            api.terminate()
-            try:
-                api.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                api.kill()
+            stop(api)
         neo4j_local.down(settings)
 
 

@@ -11,46 +11,21 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
 
 import httpx
 import pytest
+from api.live import free_port  # tests/ is on sys.path (rootdir conftest, package dirs)
+from own_stack import start_api
 
 pytestmark = pytest.mark.integration
 
 TURNS = 24
 
 
-def _start(port: int) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "voxmem.cli", "serve", "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=os.environ.copy(),
-    )
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code < 500:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.5)
-    proc.kill()
-    raise AssertionError("the API did not start")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_kill_api_mid_burst_loses_and_duplicates_nothing(services, space, space_key) -> None:
-    port = _free_port()
+    port = free_port()
     base = f"http://127.0.0.1:{port}/spaces/{space}/sessions/burst/turns"
     headers = {"Authorization": f"Bearer {space_key}"}
     texts = {f"b{i}": f"Turn number {i}: I bought {i} apples at the market." for i in range(TURNS)}
@@ -71,7 +46,7 @@ def test_kill_api_mid_burst_loses_and_duplicates_nothing(services, space, space_
         with lock:
             answered[turn_id] = status
 
-    server = _start(port)
+    server = start_api(port, None)
     try:
         workers = [
             threading.Thread(target=lambda c=c: [post(t) for t in list(texts)[c::4]]) for c in range(4)
@@ -94,7 +69,7 @@ def test_kill_api_mid_burst_loses_and_duplicates_nothing(services, space, space_
     assert any(s == 0 for s in first_answers.values()), "the kill hit no request in flight"
     assert all(s in (0, 201) for s in first_answers.values()), first_answers  # no false failure
 
-    server = _start(port)
+    server = start_api(port, None)
     try:
         for turn_id in texts:  # a client retries everything it did not see stored, same turn_id
             if first_answers[turn_id] != 201:

@@ -18,20 +18,17 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 from api.live import free_port  # tests/ is on sys.path (rootdir conftest, package dirs)
 from neo4j import GraphDatabase
+from own_stack import own_neo4j, start_api, stop, wait_for
 
 from voxmem import neo4j_local
-from voxmem.config import Settings
 from voxmem.cypher import query
 
 pytestmark = pytest.mark.integration
@@ -43,61 +40,8 @@ SESSION = "burst"
 DOWN_ANSWER_S = 15.0  # budget 3 s below; a 503 must come well before a client would give up
 
 
-def _wait_for(what: str, probe: Callable[[], Any], timeout_s: float) -> Any:
-    """Poll ``probe`` until it returns something truthy; fail naming ``what`` after ``timeout_s``."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = probe()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout_s:.0f}s waiting for {what}")
-        time.sleep(0.3)
-
-
-def _settings() -> Settings:
-    env_settings = Settings()
-    return Settings(
-        neo4j_home=env_settings.cache_dir / "neo4j" / "fault-kill-home",
-        neo4j_bolt_port=BOLT,
-        neo4j_http_port=HTTP,
-        neo4j_uri=f"bolt://127.0.0.1:{BOLT}",
-        neo4j_heap="512m",
-        neo4j_pagecache="64m",
-    )
-
-
-def _start_api(settings: Settings, port: int, log: Path) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "VOXMEM_NEO4J_URI": settings.neo4j_uri,
-        "VOXMEM_NEO4J_BOLT_PORT": str(BOLT),
-        "VOXMEM_NEO4J_HTTP_PORT": str(HTTP),
-        "VOXMEM_NEO4J_HOME": str(settings.neo4j_home),
-        "VOXMEM_DB_UNAVAILABLE_TIMEOUT_S": "3",
-    }
-    out = open(log, "wb")  # noqa: SIM115 - the child owns it
-    api = subprocess.Popen(
-        [sys.executable, "-m", "voxmem.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
-        stdout=out,
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
-
-    def healthy() -> bool:
-        if api.poll() is not None:
-            pytest.fail(f"voxmem serve exited with {api.returncode}; see {log}")
-        try:
-            return httpx.get(f"http://127.0.0.1:{port}/health", timeout=5).json().get("status") == "ok"
-        except httpx.HTTPError:
-            return False
-
-    _wait_for("voxmem serve /health", healthy, 240)
-    return api
-
-
 def test_kill_neo4j_mid_burst_loses_and_duplicates_nothing(tmp_path: Path) -> None:
-    settings = _settings()
+    settings = own_neo4j("fault-kill-home", BOLT, HTTP)
     port = free_port()
     root = f"http://127.0.0.1:{port}"
     admin = {"Authorization": f"Bearer {settings.admin_key.get_secret_value()}"}
@@ -107,7 +51,9 @@ def test_kill_neo4j_mid_burst_loses_and_duplicates_nothing(tmp_path: Path) -> No
     api: subprocess.Popen[bytes] | None = None
     try:
         neo4j_local.up(settings)
-        api = _start_api(settings, port, tmp_path / "serve.log")
+        api = start_api(
+            port, tmp_path / "serve.log", neo4j=settings, env={"VOXMEM_DB_UNAVAILABLE_TIMEOUT_S": "3"}
+        )
         httpx.delete(f"{root}/admin/spaces/{SPACE}", headers=admin, timeout=60)  # absent on a fresh home
         created = httpx.post(
             f"{root}/admin/spaces", headers=admin, json={"id": SPACE, "policy": "open"}, timeout=60
@@ -142,7 +88,7 @@ def test_kill_neo4j_mid_burst_loses_and_duplicates_nothing(tmp_path: Path) -> No
         ]
         for w in workers:
             w.start()
-        _wait_for(
+        wait_for(
             "4 stored turns before the kill",
             lambda: sum(1 for s, _ in list(answers.values()) if s == 201) >= 4,
             120,
@@ -174,7 +120,7 @@ def test_kill_neo4j_mid_burst_loses_and_duplicates_nothing(tmp_path: Path) -> No
             def stored(turn_id: str = turn_id) -> bool:
                 return post(turn_id)[0] == 201  # 503 until the API's driver reconnects
 
-            _wait_for(f"turn {turn_id} stored on retry", stored, 90)
+            wait_for(f"turn {turn_id} stored on retry", stored, 90)
         replay = httpx.post(
             turns_url,
             headers=headers,
@@ -215,10 +161,5 @@ def test_kill_neo4j_mid_burst_loses_and_duplicates_nothing(tmp_path: Path) -> No
         assert all(r["facts"] >= 1 for r in rows), [r for r in rows if r["facts"] < 1]  # memory with each
     finally:
         if api is not None:
-            api.terminate()
-            try:
-                api.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                api.kill()
-                api.wait(timeout=30)
+            stop(api)
         neo4j_local.down(settings)
