@@ -29,7 +29,7 @@ class BodySizeLimit:
             await self._reject(send)
             return
         seen = 0
-        started = False
+        tracked = _TrackedSend(send)
 
         async def limited_receive() -> Message:
             nonlocal seen
@@ -40,37 +40,33 @@ class BodySizeLimit:
                     raise _TooLarge
             return message
 
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
         try:
-            await self.app(scope, limited_receive, tracking_send)
+            await self.app(scope, limited_receive, tracked)
         except _TooLarge:
-            if not started:
+            if not tracked.started:
                 await self._reject(send)
 
     async def _reject(self, send: Send) -> None:
-        body = json.dumps(
-            {"error": "PayloadTooLarge", "detail": f"request body exceeds {self.max_bytes} bytes"}
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        detail = f"request body exceeds {self.max_bytes} bytes"
+        await _send_json(send, 413, {"error": "PayloadTooLarge", "detail": detail})
 
 
 class _TooLarge(Exception):
     pass
+
+
+class _TrackedSend:
+    """``send`` that remembers whether the response has started: after that, an error can no
+    longer be answered with a JSON error response."""
+
+    def __init__(self, send: Send) -> None:
+        self.send = send
+        self.started = False
+
+    async def __call__(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.started = True
+        await self.send(message)
 
 
 class JsonDepthLimit:
@@ -154,19 +150,12 @@ class ErrorShield:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        started = False
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
+        tracked = _TrackedSend(send)
         try:
-            await self.app(scope, receive, tracking_send)
+            await self.app(scope, receive, tracked)
         except Exception:
             log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
-            if not started:
+            if not tracked.started:
                 await _send_json(send, 500, {"error": "InternalError", "detail": "unexpected server error"})
 
 
