@@ -169,29 +169,6 @@ def test_reconcile_merges_only_close_mutual_fragments(services, space) -> None:
     assert ident.reconcile(space)["merged"] == []  # idempotent: nothing left to merge
 
 
-@pytest.mark.parametrize("policy", ["gated", "knn"])
-def test_neo4j_router_decides_like_the_memory_router(services, space, policy) -> None:
-    """The benchmark compares policies with MemoryRouter; the server must make the same decisions."""
-    from voxmem.voice.metrics import b_cubed
-    from voxmem.voice.policy import MemoryRouter
-
-    rng = np.random.default_rng(5)
-    people = [voice(100 + i) for i in range(4)]
-    gold = [int(g) for g in rng.integers(0, 4, size=30)]
-    turns = [near(people[g], float(rng.uniform(0.82, 0.97)), 1000 + i) for i, g in enumerate(gold)]
-    router = SpeakerRouter("test-encoder", policy, T)
-    memory = MemoryRouter(policy, T)
-    db_pred, mem_pred = [], []
-    for e in turns:
-        r = route(services, space, router, e)
-        d = memory.route(e)
-        assert r.decision.action == d.action
-        assert r.decision.score == pytest.approx(d.score, abs=1e-4)
-        db_pred.append(r.speaker_id)
-        mem_pred.append(d.speaker_id)
-    assert b_cubed(db_pred, mem_pred)[2] == pytest.approx(1.0)  # identical partitions
-
-
 def test_reconcile_uses_sessions_as_cannot_links(services, space) -> None:
     """In Neo4j too: a voice back in a new session merges at ``merge_cross``; a co-speaker of the
     same session at the same distance does not."""
