@@ -95,7 +95,7 @@ def _scenarios(cache, shifts: tuple[str, ...], n: int = SCENARIOS_PER_KIND):
 def _simulate(thresholds, scenarios, embedded) -> dict:
     """Gated online routing with reconciliation after each session, as the server runs it."""
     from voxmem.bench.memory_router import MemoryRouter
-    from voxmem.voice.metrics import identity_scores
+    from voxmem.bench.metrics import identity_scores
 
     f1s, wrong, contaminated = [], 0, 0
     for sc, emb in zip(scenarios, embedded, strict=True):

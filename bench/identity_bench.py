@@ -36,9 +36,9 @@ import numpy as np
 
 from voxmem.bench.embcache import embedding_cache
 from voxmem.bench.memory_router import MemoryRouter
+from voxmem.bench.metrics import b_cubed, der, identity_scores, read_rttm
 from voxmem.bench.sentences import BENCHMARK, QUESTIONS
 from voxmem.bench.voices import CHOSEN_6, VOICES
-from voxmem.voice.metrics import b_cubed, der, identity_scores, read_rttm
 from voxmem.voice.policy import POLICIES
 
 DATA = Path(os.environ.get("VOXMEM_SHARED_DATA", "/work/shared/data")) / "audio"

@@ -10,7 +10,7 @@ Why these rules:
 * Adversarial questions are right only when the answer abstains and does not repeat the
   trap (the answer the question's false premise invites).
 * Speaker routing gets accuracy under the best one-to-one mapping of predicted entities
-  to gold speakers, plus B-cubed F1 (from ``voxmem.voice.metrics``).
+  to gold speakers, plus B-cubed F1 (from ``voxmem.bench.metrics``).
 """
 
 from __future__ import annotations
@@ -271,7 +271,7 @@ def routing_accuracy(gold: Sequence[str], pred: Sequence[str]) -> float:
 
 def b_cubed_f1(gold: Sequence[str], pred: Sequence[str]) -> tuple[float, float, float]:
     """B-cubed precision, recall, F1 (the voice engineer's implementation, one definition)."""
-    from voxmem.voice.metrics import b_cubed
+    from voxmem.bench.metrics import b_cubed
 
     return b_cubed(gold, pred)
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from voxmem.bench.memory_router import MemoryRouter
-from voxmem.voice.metrics import b_cubed
+from voxmem.bench.metrics import b_cubed
 from voxmem.voice.policy import normalise
 from voxmem.voice.router import SpeakerRouter
 from voxmem.voice.thresholds import Thresholds

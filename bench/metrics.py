@@ -1,4 +1,5 @@
-"""Identity metrics: how well online routing recovers who spoke, against gold labels.
+"""Identity metrics: how well online routing recovers who spoke, against gold labels. They
+live in the benchmark: the product never scores itself against gold labels.
 
 Inputs are parallel lists in turn order: ``gold`` speaker labels, ``pred`` entity ids the
 router assigned, and ``actions`` (CREATE/LINK). Definitions (EvoSpeakerMem-style):
