@@ -340,14 +340,13 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
 
-    from voxmem.retrieval.service import retrieval_for
-    from voxmem.services import Services
+    from voxmem.core import Voxmem
 
     load_start = os.getloadavg()[0]
     settings = get_settings()
-    services = Services.build(settings)
+    services = Voxmem.build(settings)
     services.start(warm_models=False)
-    retrieval = retrieval_for(services)
+    retrieval = services.retrieval
     name = f"{args.dataset}-{args.split}" + (f"-s{args.sample}" if args.sample else "")
     all_rows: list[dict] = []
     latencies: list[float] = []

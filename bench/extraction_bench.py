@@ -584,13 +584,13 @@ def write_throughput(n_turns: int) -> dict[str, Any]:
     import uuid
 
     from voxmem.config import Settings
-    from voxmem.messages import Turn
-    from voxmem.services import Services
+    from voxmem.core import Voxmem
+    from voxmem.stores.messages import Turn
 
     data = json.loads((DATA / "locomo" / "locomo_dev.json").read_text())
     conv = data[1]["conversation"]
     turns = [(k, t) for k in range(1, 40) if f"session_{k}" in conv for t in conv[f"session_{k}"]][:n_turns]
-    svc = Services.build(Settings())
+    svc = Voxmem.build(Settings())
     svc.start()
     space = f"bench-{uuid.uuid4().hex[:8]}"
     svc.spaces.create(space, "open")

@@ -245,7 +245,7 @@ def real_pieces(ingest_cfg: dict | None = None) -> dict:
         return pickle.loads(cached.read_bytes())
     from voxmem.audio import decode_audio
     from voxmem.audio.vad import SileroVAD
-    from voxmem.ingest.recording import cut_regions
+    from voxmem.pipeline.recording import cut_regions
     from voxmem.voice.encoders import build_encoder
 
     cfg = ingest_cfg or {"max_piece_s": 6.0, "min_piece_s": 0.7}
@@ -418,14 +418,13 @@ def ingestion_speed(policy: str, repeats: int = 3) -> dict:
     from voxmem.audio.decode import Audio
     from voxmem.bench.voices import concatenate, synthesize
     from voxmem.config import Settings
-    from voxmem.services import Services
-    from voxmem.voice.stack import voice_stack
+    from voxmem.core import Voxmem
 
     load_before = [round(x, 2) for x in os.getloadavg()]
     settings = Settings()
-    svc = Services.build(settings)
+    svc = Voxmem.build(settings)
     svc.start()
-    stack = voice_stack(svc)
+    stack = svc
     stack.voice.encoder.warm_up()
     stack.voice.asr.warm_up()
     results = {}

@@ -41,8 +41,8 @@ from voxmem.bench.retrieval_data import (
     synthetic_sentences,
 )
 from voxmem.config import Settings
+from voxmem.core import Voxmem
 from voxmem.embeddings import sparse_encoder
-from voxmem.messages import lucene_query
 from voxmem.passages import MessageIndexer, passage, sparse_fields
 from voxmem.retrieval.agent import POLICIES
 from voxmem.retrieval.answer import compose
@@ -51,7 +51,7 @@ from voxmem.retrieval.scope import resolve_scope
 from voxmem.retrieval.service import RetrievalService
 from voxmem.retrieval.text import content_words, normalise
 from voxmem.retrieval.tools import Filters, MessageFulltextRetriever
-from voxmem.services import Services
+from voxmem.stores.messages import lucene_query
 
 KS = (5, 10, 30)
 # channels measured through the product's tools (Neo4j), then fused one round by RRF
@@ -140,7 +140,7 @@ class Offline:
 class Evaluator:
     """Runs every method on every question of a loaded corpus and keeps per-question rows."""
 
-    def __init__(self, services: Services, retrieval: RetrievalService, policies: list[str]) -> None:
+    def __init__(self, services: Voxmem, retrieval: RetrievalService, policies: list[str]) -> None:
         self.services = services
         self.retrieval = retrieval
         self.policies = policies
@@ -262,7 +262,7 @@ class Evaluator:
         }
 
 
-def query_encoding(services: Services, n: int = 200) -> dict[str, Any]:
+def query_encoding(services: Voxmem, n: int = 200) -> dict[str, Any]:
     """Query-encoding latency: ONNX int8 MiniLM (the query path) vs torch, and SPLADE."""
     questions = synthetic_sentences(n + 10, seed=123)
     encoder = sparse_encoder()
@@ -361,7 +361,7 @@ def _percentiles(values: list[float]) -> dict[str, float]:
 
 
 def latency(
-    services: Services, retrieval: RetrievalService, sizes: list[int], n_queries: int, keep: bool
+    services: Voxmem, retrieval: RetrievalService, sizes: list[int], n_queries: int, keep: bool
 ) -> dict[str, Any]:
     """Load a synthetic space up to each size and time retrieval (no LLM), warm."""
     space = f"bench-ret-latency-{uuid.uuid4().hex[:6]}"
@@ -585,7 +585,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
     settings = Settings()
-    services = Services.build(settings)
+    services = Voxmem.build(settings)
     services.start()
     retrieval = RetrievalService(settings, services.db, services.embedder, chat_model=None)
     policies = [p for p in args.policies.split(",") if p]

@@ -95,9 +95,9 @@ class Target:
         from fastapi.testclient import TestClient
 
         from voxmem.api.app import create_app
-        from voxmem.services import Services
+        from voxmem.core import Voxmem
 
-        services = Services.build(settings)
+        services = Voxmem.build(settings)
         services.start()
         try:
             with TestClient(create_app(services=services), raise_server_exceptions=False) as client:

@@ -26,12 +26,11 @@ from pydantic import Field
 
 from voxmem import __version__
 from voxmem.config import get_settings
+from voxmem.core import Voxmem
 from voxmem.cypher import query
 from voxmem.errors import Forbidden, InvalidInput, Unauthorized, VoxmemError
-from voxmem.messages import Turn
-from voxmem.retrieval.service import retrieval_for
 from voxmem.retrieval.tools import Filters
-from voxmem.services import Services
+from voxmem.stores.messages import Turn
 
 INSTRUCTIONS = (
     "Long-term memory of multi-party conversations (who said what to whom, facts, preferences). "
@@ -51,7 +50,7 @@ def _bearer(headers: Any) -> str | None:
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
 
 
-def resolve_key(svc: Services, key: str | None) -> str:
+def resolve_key(svc: Voxmem, key: str | None) -> str:
     """The space a key grants (401 unknown key, 403 the admin key: MCP is one space per key)."""
     if not key:
         raise Unauthorized("missing API key: send 'Authorization: Bearer <space key>'")
@@ -63,12 +62,12 @@ def resolve_key(svc: Services, key: str | None) -> str:
     return space
 
 
-def build_mcp(services: Callable[[], Services], fixed_key: str | None = None) -> MCPServer:
+def build_mcp(services: Callable[[], Voxmem], fixed_key: str | None = None) -> MCPServer:
     """An MCP server over ``services()``; ``fixed_key`` for stdio, else the request's bearer key."""
     mcp = MCPServer(name="voxmem", version=__version__, instructions=INSTRUCTIONS)
 
     async def run(
-        ctx: Context | None, work: Callable[[Services, str], Any], error: type[Exception] = ToolError
+        ctx: Context | None, work: Callable[[Voxmem, str], Any], error: type[Exception] = ToolError
     ) -> Any:
         svc = services()
         key = fixed_key if fixed_key is not None else _bearer(ctx.headers if ctx else None)
@@ -91,7 +90,7 @@ def build_mcp(services: Callable[[], Services], fixed_key: str | None = None) ->
             str | None, Field(description="Your id for the turn; retries are idempotent.")
         ] = None,
     ) -> dict[str, Any]:
-        def work(svc: Services, space: str) -> dict[str, Any]:
+        def work(svc: Voxmem, space: str) -> dict[str, Any]:
             if not text.strip():
                 raise InvalidInput("turn text is empty")
             if len(text) > svc.settings.max_text_chars:
@@ -124,8 +123,8 @@ def build_mcp(services: Callable[[], Services], fixed_key: str | None = None) ->
         asker: Asker = None,
         max_evidence: Annotated[int, Field(ge=1, le=50)] = 5,
     ) -> dict[str, Any]:
-        def work(svc: Services, space: str) -> dict[str, Any]:
-            retrieval = retrieval_for(svc)
+        def work(svc: Voxmem, space: str) -> dict[str, Any]:
+            retrieval = svc.retrieval
             answer = retrieval.ask(
                 retrieval.scope(space, asker), question, max_evidence=max_evidence
             ).as_dict()
@@ -136,14 +135,14 @@ def build_mcp(services: Callable[[], Services], fixed_key: str | None = None) ->
 
     def _search(
         space: str,
-        svc: Services,
+        svc: Voxmem,
         text: str,
         asker: str | None,
         layers: list[str] | None,
         filters: Filters,
         k: int,
     ) -> dict[str, Any]:
-        retrieval = retrieval_for(svc)
+        retrieval = svc.retrieval
         scope = retrieval.scope(space, asker)
         return {"scope": scope.describe(), "evidence": retrieval.search(scope, text, layers, filters, k)}
 
@@ -174,7 +173,7 @@ def build_mcp(services: Callable[[], Services], fixed_key: str | None = None) ->
         addressee: str | None = None,
         k: Annotated[int, Field(ge=1, le=50)] = 5,
     ) -> dict[str, Any]:
-        def work(svc: Services, space: str) -> dict[str, Any]:
+        def work(svc: Voxmem, space: str) -> dict[str, Any]:
             found = _search(
                 space, svc, quote, asker, ["interaction"], Filters(speaker=speaker, addressee=addressee), k
             )
@@ -201,8 +200,8 @@ def build_mcp(services: Callable[[], Services], fixed_key: str | None = None) ->
         ctx: Context,
         asker: Asker = None,
     ) -> dict[str, Any]:
-        def work(svc: Services, space: str) -> dict[str, Any]:
-            retrieval = retrieval_for(svc)
+        def work(svc: Voxmem, space: str) -> dict[str, Any]:
+            retrieval = svc.retrieval
             return retrieval.profile(retrieval.scope(space, asker), participant, current_only=False)
 
         return await run(ctx, work)
@@ -218,7 +217,7 @@ def build_mcp(services: Callable[[], Services], fixed_key: str | None = None) ->
         topic: str | None = None,
         k: Annotated[int, Field(ge=1, le=100)] = 20,
     ) -> dict[str, Any]:
-        def work(svc: Services, space: str) -> dict[str, Any]:
+        def work(svc: Voxmem, space: str) -> dict[str, Any]:
             filters = Filters(about=participant, participant=participant, current_only=False)
             return _search(space, svc, topic or participant, asker, ["fact"], filters, k)
 
@@ -240,7 +239,7 @@ def build_mcp(services: Callable[[], Services], fixed_key: str | None = None) ->
         mime_type="text/plain",
     )
     async def transcript(session: str, ctx: Context) -> str:
-        def work(svc: Services, space: str) -> str:
+        def work(svc: Voxmem, space: str) -> str:
             rows = svc.messages.list(space, session, None, None, 0, 10_000)
             if not rows:
                 raise InvalidInput(f"session {session!r} has no messages")
@@ -260,7 +259,7 @@ def _line(m: dict[str, Any]) -> str:
 def run_stdio(key: str | None = None) -> None:
     """``voxmem mcp``: serve one space over stdio; the key from ``--key`` or ``VOXMEM_API_KEY``."""
     key = key or os.environ.get("VOXMEM_API_KEY")
-    svc = Services.build(get_settings())
+    svc = Voxmem.build(get_settings())
     svc.start()
     try:
         resolve_key(svc, key)  # fail at start, not on the first tool call

@@ -30,7 +30,7 @@ from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.errors import Conflict, InvalidInput
 from voxmem.ids import is_valid_id, new_id
-from voxmem.spaces import POLICIES, SpaceStore
+from voxmem.stores.spaces import POLICIES, SpaceStore
 
 FORMAT = "voxmem-export"
 VERSION = 1

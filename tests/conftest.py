@@ -20,7 +20,7 @@ from fastapi.testclient import TestClient
 
 from voxmem.api.app import create_app
 from voxmem.config import Settings
-from voxmem.services import Services
+from voxmem.core import Voxmem
 
 # Offline tests stay offline even while a developer's local LLM runs (`voxmem llm up`): the
 # default provider "auto" would let it answer. tests/llm/ configures its LLM explicitly.
@@ -33,16 +33,16 @@ def settings() -> Settings:
 
 
 @pytest.fixture(scope="session")
-def services(settings: Settings) -> Iterator[Services]:
+def services(settings: Settings) -> Iterator[Voxmem]:
     """Migrated services with the text model loaded, shared by the whole run."""
-    svc = Services.build(settings)
+    svc = Voxmem.build(settings)
     svc.start()
     yield svc
     svc.close()
 
 
 @pytest.fixture(scope="session")
-def app_client(services: Services) -> Iterator[TestClient]:
+def app_client(services: Voxmem) -> Iterator[TestClient]:
     with TestClient(create_app(services=services)) as client:
         yield client
 
@@ -53,7 +53,7 @@ def admin_headers(settings: Settings) -> dict[str, str]:
 
 
 @pytest.fixture
-def space(services: Services) -> Iterator[str]:
+def space(services: Voxmem) -> Iterator[str]:
     """A fresh space (policy 'participant') for one test, removed with all its nodes afterwards."""
     space_id = f"test-{uuid.uuid4().hex[:12]}"
     services.spaces.create(space_id, "participant")
@@ -62,7 +62,7 @@ def space(services: Services) -> Iterator[str]:
 
 
 @pytest.fixture
-def space_key(services: Services, space: str) -> str:
+def space_key(services: Voxmem, space: str) -> str:
     return services.spaces.issue_key(space, label="pytest").key
 
 

@@ -7,7 +7,7 @@ import uuid
 
 from fastapi.testclient import TestClient
 
-from voxmem.services import Services
+from voxmem.core import Voxmem
 
 
 def _turn(client: TestClient, space: str, headers: dict, session: str, speaker: str, text: str, **extra):
@@ -24,7 +24,7 @@ def test_health_reports_neo4j_schema_and_models(app_client: TestClient) -> None:
     assert "llm" in health["offline"]
 
 
-def test_schema_has_vector_and_fulltext_indexes(services: Services) -> None:
+def test_schema_has_vector_and_fulltext_indexes(services: Voxmem) -> None:
     rows = services.db.query("SHOW INDEXES YIELD name, type, state RETURN name, type, state")
     by_name = {r["name"]: r for r in rows}
     for name in (
@@ -40,7 +40,7 @@ def test_schema_has_vector_and_fulltext_indexes(services: Services) -> None:
 
 
 def test_append_list_and_graph_edges(
-    app_client: TestClient, space: str, space_headers: dict, services: Services
+    app_client: TestClient, space: str, space_headers: dict, services: Voxmem
 ):
     r1 = _turn(app_client, space, space_headers, "s1", "Maya", "Dad, can we get pizza?", addressees=["Tom"])
     r2 = _turn(app_client, space, space_headers, "s1", "Tom", "Only vegetarian, Maya.", addressees=["Maya"])
@@ -88,7 +88,7 @@ def test_turn_id_makes_retries_idempotent(app_client: TestClient, space: str, sp
 
 
 def test_concurrent_appends_keep_idx_unique_and_chain_linear(
-    app_client: TestClient, space: str, space_headers: dict, services: Services
+    app_client: TestClient, space: str, space_headers: dict, services: Voxmem
 ) -> None:
     n, errors = 16, []
 
@@ -134,7 +134,7 @@ def test_hybrid_search_finds_paraphrase(app_client: TestClient, space: str, spac
     assert exact[0]["speaker"]["name"] == "Leo" and set(exact[0]["matched_by"]) == {"fulltext", "vector"}
 
 
-def test_keys_gate_every_space_route(app_client: TestClient, services: Services, admin_headers: dict) -> None:
+def test_keys_gate_every_space_route(app_client: TestClient, services: Voxmem, admin_headers: dict) -> None:
     a, b = f"test-a-{uuid.uuid4().hex[:8]}", f"test-b-{uuid.uuid4().hex[:8]}"
     try:
         assert app_client.post("/admin/spaces", json={"id": a}, headers=admin_headers).status_code == 201

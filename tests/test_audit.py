@@ -11,8 +11,8 @@ from fastapi.testclient import TestClient
 
 from voxmem.audit import cypher_literal, run_audit, with_literals
 from voxmem.cli import main
+from voxmem.core import Voxmem
 from voxmem.errors import NotFound
-from voxmem.services import Services
 
 
 def _post_turns(app_client: TestClient, space: str, headers: dict) -> None:
@@ -36,7 +36,7 @@ def test_cypher_literals_escape_quotes() -> None:
 
 
 def test_audit_clean_then_detects_planted_violations(
-    app_client: TestClient, services: Services, space: str, space_headers: dict, admin_headers: dict, capsys
+    app_client: TestClient, services: Voxmem, space: str, space_headers: dict, admin_headers: dict, capsys
 ) -> None:
     _post_turns(app_client, space, space_headers)
     clean = run_audit(services.db, space)
@@ -99,7 +99,7 @@ def test_audit_clean_then_detects_planted_violations(
 
 
 def test_audit_of_a_missing_space_fails_loudly(
-    app_client: TestClient, services: Services, admin_headers: dict, capsys
+    app_client: TestClient, services: Voxmem, admin_headers: dict, capsys
 ) -> None:
     missing = "no-such-space-for-audit"
     with pytest.raises(NotFound):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from voxmem.services import Services
+from voxmem.core import Voxmem
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted((ROOT / "cypher").glob("*.cypher"))
@@ -46,7 +46,7 @@ def test_params_shorthand_is_not_used() -> None:
 
 
 def test_read_queries_run_as_pasted(
-    app_client: TestClient, services: Services, space: str, space_headers: dict
+    app_client: TestClient, services: Voxmem, space: str, space_headers: dict
 ) -> None:
     for i, (who, to, text) in enumerate(
         [

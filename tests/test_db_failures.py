@@ -10,13 +10,13 @@ from fastapi.testclient import TestClient
 
 from voxmem.api.app import create_app
 from voxmem.config import Settings
+from voxmem.core import Voxmem
 from voxmem.errors import DatabaseUnavailable
-from voxmem.services import Services
 
 
 def test_unreachable_neo4j_gives_503_after_bounded_retries() -> None:
     settings = Settings(neo4j_uri="bolt://127.0.0.1:9", db_retry_attempts=3, db_retry_max_wait_s=0.2)
-    svc = Services.build(settings)  # not started: no migrations against a dead server
+    svc = Voxmem.build(settings)  # not started: no migrations against a dead server
     try:
         with TestClient(create_app(services=svc)) as client:
             admin = {"Authorization": f"Bearer {settings.admin_key.get_secret_value()}"}
@@ -31,7 +31,7 @@ def test_unreachable_neo4j_gives_503_after_bounded_retries() -> None:
         svc.close()
 
 
-def test_failed_transaction_writes_nothing(services: Services, space: str) -> None:
+def test_failed_transaction_writes_nothing(services: Voxmem, space: str) -> None:
     marker = uuid.uuid4().hex
 
     def work(tx) -> None:

@@ -6,13 +6,13 @@ import threading
 
 import pytest
 
+from voxmem.core import Voxmem
 from voxmem.errors import DatabaseUnavailable, NotFound
-from voxmem.ingest.jobs import JobRegistry, Progress
-from voxmem.services import Services
+from voxmem.pipeline.jobs import JobRegistry, Progress
 
 
 @pytest.mark.integration
-def test_a_finished_job_outlives_its_process(services: Services, space: str) -> None:
+def test_a_finished_job_outlives_its_process(services: Voxmem, space: str) -> None:
     before = JobRegistry(services.db)
     job = before.submit(space, "recording", lambda progress: (progress("asr", 0.5), {"turns": 3})[1])
     assert before.wait(space, job.id).status == "done"
@@ -27,7 +27,7 @@ def test_a_finished_job_outlives_its_process(services: Services, space: str) -> 
 
 
 @pytest.mark.integration
-def test_a_job_whose_process_is_gone_reads_as_interrupted(services: Services, space: str) -> None:
+def test_a_job_whose_process_is_gone_reads_as_interrupted(services: Voxmem, space: str) -> None:
     release = threading.Event()
     running = JobRegistry(services.db)
     job = running.submit(space, "recording", lambda progress: (release.wait(30), {"turns": 1})[1])
@@ -63,7 +63,7 @@ def test_a_job_goes_on_when_its_record_cannot_be_saved() -> None:
 
 
 def test_progress_saves_on_a_new_stage_or_a_heartbeat() -> None:
-    from voxmem.ingest.jobs import Job
+    from voxmem.pipeline.jobs import Job
 
     saved: list[str] = []
     progress = Progress(Job("j", "s", "recording"), lambda job: saved.append(job.stage), heartbeat_s=3600)

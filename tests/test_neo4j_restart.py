@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 from voxmem import neo4j_local
 from voxmem.audit import run_audit
 from voxmem.config import Settings
-from voxmem.services import Services
+from voxmem.core import Voxmem
 
 pytestmark = pytest.mark.skipif(
     not os.environ.get("VOXMEM_NEO4J_HOME"),
@@ -28,7 +28,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def test_ingest_survives_a_neo4j_restart(
-    app_client: TestClient, services: Services, settings: Settings, space: str, space_headers: dict
+    app_client: TestClient, services: Voxmem, settings: Settings, space: str, space_headers: dict
 ) -> None:
     restarted = threading.Event()
     stored: list[str] = []

@@ -21,7 +21,7 @@ import pytest
 from fastapi.testclient import TestClient
 from nbclient import NotebookClient
 
-from voxmem.services import Services
+from voxmem.core import Voxmem
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 T0 = datetime(2026, 11, 2, 8, 0, tzinfo=UTC)
@@ -74,7 +74,7 @@ def pngs(nb: nbformat.NotebookNode) -> list[bytes]:
 
 @pytest.fixture
 def loaded_space(
-    app_client: TestClient, services: Services, space: str, space_headers: dict, monkeypatch
+    app_client: TestClient, services: Voxmem, space: str, space_headers: dict, monkeypatch
 ) -> str:
     """A small space written through the API, plus two things the notebooks must cope with."""
     for i, (session, minute, who, to, text) in enumerate(TURNS):

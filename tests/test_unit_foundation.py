@@ -10,7 +10,7 @@ from voxmem.config import Settings, _load_config_file
 from voxmem.errors import InvalidInput
 from voxmem.graph_schema import available_migrations
 from voxmem.ids import is_valid_id, name_key, new_id
-from voxmem.messages import lucene_query, rrf
+from voxmem.stores.messages import lucene_query, rrf
 
 
 def test_name_key_folds_case_accents_and_spacing() -> None:

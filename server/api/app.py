@@ -22,21 +22,21 @@ from voxmem.api.routes import identity as identity_routes
 from voxmem.api.routes import memory as memory_routes
 from voxmem.api.routes import query as query_routes
 from voxmem.config import Settings, get_settings
+from voxmem.core import Voxmem
 from voxmem.errors import VoxmemError
 from voxmem.mcp_server import build_mcp
-from voxmem.services import Services
 
 log = logging.getLogger(__name__)
 
 
-def create_app(settings: Settings | None = None, services: Services | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, services: Voxmem | None = None) -> FastAPI:
     """Build the app; pass ``services`` to share already-started ones (tests)."""
     settings = settings or (services.settings if services else get_settings())
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = services is None
-        svc = services or Services.build(settings)
+        svc = services or Voxmem.build(settings)
         if owned:
             svc.start()
         app.state.services = svc

@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from voxmem.core import Voxmem
 from voxmem.errors import DatabaseUnavailable, Forbidden, Unauthorized
-from voxmem.services import Services
 
 bearer = HTTPBearer(auto_error=False, description="A space API key, or the admin key.")
 
 
-def services(request: Request) -> Services:
+def services(request: Request) -> Voxmem:
     return request.app.state.services
 
 
@@ -37,12 +37,12 @@ def _presented(credentials: HTTPAuthorizationCredentials | None) -> str:
     return credentials.credentials
 
 
-def _is_admin(svc: Services, key: str) -> bool:
+def _is_admin(svc: Voxmem, key: str) -> bool:
     return hmac.compare_digest(key.encode(), svc.settings.admin_key.get_secret_value().encode())
 
 
 def require_admin(
-    credentials: HTTPAuthorizationCredentials | None = Depends(bearer), svc: Services = Depends(services)
+    credentials: HTTPAuthorizationCredentials | None = Depends(bearer), svc: Voxmem = Depends(services)
 ) -> None:
     if not _is_admin(svc, _presented(credentials)):
         raise Forbidden("this route needs the admin key")
@@ -57,7 +57,7 @@ class SpaceAccess:
 def require_space(
     space: str,
     credentials: HTTPAuthorizationCredentials | None = Depends(bearer),
-    svc: Services = Depends(services),
+    svc: Voxmem = Depends(services),
 ) -> SpaceAccess:
     key = _presented(credentials)
     if _is_admin(svc, key):
@@ -77,7 +77,7 @@ _VERIFIED_MAX = 10_000
 _verified: OrderedDict[str, str] = OrderedDict()  # sha256(key) -> space, most recent last
 
 
-def _space_for_key(svc: Services, key: str) -> str | None:
+def _space_for_key(svc: Voxmem, key: str) -> str | None:
     """The key's space from Neo4j; during an outage, from this process's memo of keys it verified."""
     digest = hashlib.sha256(key.encode()).hexdigest()
     try:

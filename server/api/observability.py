@@ -104,8 +104,7 @@ class _StateCollector(Collector):
         if svc is None:
             return
         jobs = GaugeMetricFamily("voxmem_jobs", "Background jobs of this process by state.", labels=["state"])
-        stack = getattr(svc, "_voice_stack", None)  # only once a job route has been used
-        counts = stack.jobs.counts() if stack is not None else {}
+        counts = svc.jobs.counts()
         for state in ("queued", "running", "done", "failed", "interrupted"):
             jobs.add_metric([state], counts.get(state, 0))
         yield jobs

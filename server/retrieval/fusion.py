@@ -4,7 +4,7 @@ Why by source turn: a fact and the message it was derived from are the same evid
 seen through two layers; counting them twice would let one turn crowd out others. So
 every hit is mapped to the turns it rests on (a message to itself, a fact or attribute
 to its ``DERIVED_FROM`` messages), each ranking contributes ``1 / (k + rank)`` to each of
-those turns once (RRF, k = 60, via :func:`voxmem.messages.rrf`), and the facts and
+those turns once (RRF, k = 60, via :func:`voxmem.stores.messages.rrf`), and the facts and
 attributes ride along as ``support`` on their turns.
 """
 
@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from voxmem.messages import rrf
 from voxmem.retrieval.tools import Evidence, Hit
+from voxmem.stores.messages import rrf
 
 
 @dataclass

@@ -1,13 +1,11 @@
 """The retrieval service one server process shares: scope → agent → answer, plus search and profile.
 
-Built lazily from :class:`voxmem.services.Services` (see :func:`retrieval_for`), so the
-rest of the server needs no change to use it; settings pick the default policy, the
-per-round budgets and the LLM (when configured).
+Built lazily by :class:`voxmem.core.Voxmem` (its ``retrieval`` attribute); settings pick the
+default policy, the per-round budgets and the LLM (when configured).
 """
 
 from __future__ import annotations
 
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -171,19 +169,3 @@ class RetrievalService:
         if found is None:
             raise NotFound(f"unknown participant {participant!r} in space {scope.space!r}")
         return {**found, "scope": scope.describe()}
-
-
-_LOCK = threading.Lock()
-
-
-def retrieval_for(services: Any) -> RetrievalService:
-    """The process's RetrievalService, built on first use from the shared Services."""
-    existing = getattr(services, "retrieval", None)
-    if isinstance(existing, RetrievalService):
-        return existing
-    with _LOCK:
-        existing = getattr(services, "retrieval", None)
-        if not isinstance(existing, RetrievalService):
-            existing = RetrievalService(services.settings, services.db, services.embedder)
-            services.retrieval = existing
-        return existing

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from voxmem.messages import lucene_query
+from voxmem.stores.messages import lucene_query
 
 _STOPWORD_TEXT = (
     "a about above after again against all am an and any are as at be because been before being below "

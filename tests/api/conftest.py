@@ -7,12 +7,12 @@ from collections.abc import Iterator
 import pytest
 
 from voxmem.api.app import create_app
-from voxmem.services import Services
+from voxmem.core import Voxmem
 
 from .live import serve
 
 
 @pytest.fixture(scope="session")
-def live_url(services: Services) -> Iterator[str]:
+def live_url(services: Voxmem) -> Iterator[str]:
     with serve(create_app(services=services)) as url:
         yield url

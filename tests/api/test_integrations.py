@@ -13,9 +13,9 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
 from voxmem.client import VoxmemClient
+from voxmem.core import Voxmem
 from voxmem.integrations.langchain import VoxmemChatMessageHistory, VoxmemRetriever, voxmem_tool
 from voxmem.integrations.langgraph import VoxmemStore
-from voxmem.services import Services
 
 
 @pytest.fixture
@@ -49,7 +49,7 @@ def test_chat_history_writes_turns_with_addressees_and_reads_them_back(
 
 
 def test_retriever_and_tool_read_in_the_askers_scope(
-    client: VoxmemClient, space: str, services: Services
+    client: VoxmemClient, space: str, services: Voxmem
 ) -> None:
     services.db.execute("MATCH (s:Space {id: $space}) SET s.policy = 'private'", space=space)
     client.append_turn(space, "k", "Maya", "Tom, the garage door code is 4417.", addressees=["Tom"])

@@ -8,8 +8,7 @@ import threading
 import httpx
 from fastapi.testclient import TestClient
 
-from voxmem.services import Services
-from voxmem.voice.stack import voice_stack
+from voxmem.core import Voxmem
 
 
 def test_admin_lists_spaces_and_a_space_key_cannot(
@@ -23,9 +22,9 @@ def test_admin_lists_spaces_and_a_space_key_cannot(
 
 
 def test_jobs_listed_per_space_and_followed_as_events(
-    live_url: str, space: str, space_headers: dict, services: Services
+    live_url: str, space: str, space_headers: dict, services: Voxmem
 ) -> None:
-    jobs = voice_stack(services).jobs
+    jobs = services.jobs
     gate = threading.Event()
 
     def work(progress):

@@ -8,8 +8,8 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from voxmem.messages import Turn
-from voxmem.services import Services
+from voxmem.core import Voxmem
+from voxmem.stores.messages import Turn
 
 pytestmark = pytest.mark.asyncio
 
@@ -26,7 +26,7 @@ def _data(result) -> dict:
 
 
 async def test_mcp_tools_write_and_read_a_space_with_scopes(
-    live_url: str, services: Services, space: str, space_key: str
+    live_url: str, services: Voxmem, space: str, space_key: str
 ) -> None:
     services.db.execute("MATCH (s:Space {id: $space}) SET s.policy = 'private'", space=space)
     async with _client(live_url, space_key) as mcp:
@@ -120,7 +120,7 @@ async def test_mcp_refuses_missing_unknown_and_admin_keys(live_url: str, setting
             assert out.is_error and expected in out.content[0].text
 
 
-async def test_mcp_over_stdio_serves_the_key_space(services: Services, space: str, space_key: str) -> None:
+async def test_mcp_over_stdio_serves_the_key_space(services: Voxmem, space: str, space_key: str) -> None:
     import os
     import sys
 

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from voxmem.client import VoxmemClient, VoxmemHTTPError
-from voxmem.services import Services
+from voxmem.core import Voxmem
 
 COUNTS = """
 MATCH (n {space: $space}) WHERE NOT (n:Space OR n:ApiKey OR n:Job)
@@ -23,7 +23,7 @@ WITH type(r) AS t, count(*) AS n RETURN t, n ORDER BY t
 """
 
 
-def _shape(services: Services, space: str) -> tuple[dict, dict]:
+def _shape(services: Voxmem, space: str) -> tuple[dict, dict]:
     labels = {r["label"]: r["n"] for r in services.db.query(COUNTS, space=space)}
     types = {r["t"]: r["n"] for r in services.db.query(EDGES, space=space)}
     return labels, types
@@ -34,7 +34,7 @@ def admin(app_client: TestClient, admin_headers: dict) -> VoxmemClient:
     return VoxmemClient(http=app_client, api_key=admin_headers["Authorization"].split()[1])
 
 
-def test_export_import_round_trip(services: Services, space: str, space_key: str, app_client, admin) -> None:
+def test_export_import_round_trip(services: Voxmem, space: str, space_key: str, app_client, admin) -> None:
     client = VoxmemClient(http=app_client, api_key=space_key)
     for session, speaker, text, to in [
         ("dinner", "Lena", "Ana, I moved to Lisbon last spring.", ["Ana"]),
@@ -76,7 +76,7 @@ def test_export_import_round_trip(services: Services, space: str, space_key: str
 
 
 def test_bad_export_files_create_nothing(
-    services: Services, admin, space_key: str, space: str, app_client
+    services: Voxmem, admin, space_key: str, space: str, app_client
 ) -> None:
     target = f"bad-{uuid.uuid4().hex[:10]}"
     owner = VoxmemClient(http=app_client, api_key=space_key)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from voxmem.services import Services
+from voxmem.core import Voxmem
 
 
 def _turn(client: TestClient, space: str, headers: dict, speaker: str, text: str, to: list[str]) -> dict:
@@ -61,7 +61,7 @@ def test_errors_have_one_shape(app_client: TestClient, space: str, space_headers
 
 
 def test_asker_by_id_or_name_and_ambiguous_names_refused(
-    app_client: TestClient, space: str, space_headers: dict, services: Services
+    app_client: TestClient, space: str, space_headers: dict, services: Voxmem
 ) -> None:
     maya = _turn(app_client, space, space_headers, "Maya", "Tom, the garage code is 4417.", ["Tom"])
     _turn(app_client, space, space_headers, "Tom", "Thanks Maya, got it.", ["Maya"])

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from voxmem.services import Services
+from voxmem.core import Voxmem
 
 
 def test_display_texts_name_people_and_unnamed_voices(
-    app_client: TestClient, services: Services, space: str, space_headers: dict
+    app_client: TestClient, services: Voxmem, space: str, space_headers: dict
 ) -> None:
     turns = [
         ("Maya", "Priya", "Mom, I need new football boots before Saturday's match."),

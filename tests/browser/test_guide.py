@@ -10,14 +10,14 @@ import re
 from fastapi.testclient import TestClient
 
 from voxmem.config import Settings
+from voxmem.core import Voxmem
 from voxmem.neo4j_local.conf import render_conf
-from voxmem.services import Services
 
 RUNNABLE = re.compile(r'<pre class="runnable">(.*?)</pre>', re.S)
 
 
 def test_guide_queries_run_as_pasted(
-    app_client: TestClient, services: Services, space: str, space_headers: dict
+    app_client: TestClient, services: Voxmem, space: str, space_headers: dict
 ) -> None:
     turns = [
         ("Maya", "Priya", "Mom, I need new football boots before Saturday's match."),

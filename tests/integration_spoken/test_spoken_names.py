@@ -16,7 +16,6 @@ import pytest
 from voxmem.bench.voices import concatenate, synthesize
 from voxmem.cypher import query
 from voxmem.ids import new_id
-from voxmem.voice.stack import voice_stack
 
 pytestmark = [
     pytest.mark.integration,
@@ -83,8 +82,8 @@ def test_first_turn_of_a_new_session_reconciles_voice_fragments(
     post_turn(app_client, space, space_headers, "s1", PARENT, CONVERSATION[0][1], "a1")
     # A fragment of Tom's voice, as the online router leaves when an early utterance misses:
     # a second Speaker (with its own unnamed participant) whose centroid is Tom's own voice.
-    stack = voice_stack(services)
-    tom_vec = stack.voice.embed(stack.turns.prepare(synthesize(CONVERSATION[3][1], TOM).read_bytes()))
+    stack = services
+    tom_vec = stack.voice.embed(stack.audio_turns.prepare(synthesize(CONVERSATION[3][1], TOM).read_bytes()))
     fragment = new_id("spk")
     services.db.execute(
         query("speaker_create"),

@@ -19,13 +19,13 @@ import pytest
 from retrieval.household import PEOPLE, Household, build_household
 
 from voxmem.config import Settings
+from voxmem.core import Voxmem
 from voxmem.llm import server
 from voxmem.llm.client import LLMUnavailable
 from voxmem.llm.models import ModelProvisionError
 from voxmem.retrieval.agent import POLICIES
 from voxmem.retrieval.llm_reader import LLMReader
 from voxmem.retrieval.service import RetrievalService
-from voxmem.services import Services
 
 pytestmark = pytest.mark.integration
 
@@ -41,7 +41,7 @@ def voxmem_llm(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[
 
 
 @pytest.fixture(scope="module")
-def local(services: Services) -> Iterator[Settings]:
+def local(services: Voxmem) -> Iterator[Settings]:
     settings = services.settings.model_copy(
         update={"llm_provider": "local", "llm_local_model": MODEL, "llm_local_port": PORT}
     )
@@ -60,7 +60,7 @@ def local(services: Services) -> Iterator[Settings]:
 
 
 @pytest.fixture(scope="module")
-def house(services: Services) -> Iterator[Household]:
+def house(services: Voxmem) -> Iterator[Household]:
     built = build_household(services, f"test-llm-{uuid.uuid4().hex[:8]}", "open")
     yield built
     services.spaces.delete(built.space)

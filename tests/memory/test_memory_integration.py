@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from voxmem.services import Services
+from voxmem.core import Voxmem
 
 pytestmark = pytest.mark.integration
 
@@ -43,7 +43,7 @@ def say(client, headers, space, session, speaker, text, minute, **extra):
     return r.json()
 
 
-def voice(services: Services, space, session, speaker, text, minute, mid):
+def voice(services: Voxmem, space, session, speaker, text, minute, mid):
     services.db.execute(
         _VOICE_TURN,
         space=space,
@@ -62,7 +62,7 @@ def facts(client, headers, space, **params):
     return r.json()
 
 
-def snapshot(services: Services, space: str) -> dict:
+def snapshot(services: Voxmem, space: str) -> dict:
     rows = services.db.query(
         """
         MATCH (n {space: $space}) WHERE n:Fact OR n:Attribute

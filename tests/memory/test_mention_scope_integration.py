@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from voxmem.client import VoxmemClient
-from voxmem.services import Services
+from voxmem.core import Voxmem
 
 from .test_memory_integration import say
 
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.integration
 SECRET = "Our neighbour, Dave, must never hear about this."
 
 
-def _space(services: Services, policy: str) -> Iterator[tuple[str, dict[str, str]]]:
+def _space(services: Voxmem, policy: str) -> Iterator[tuple[str, dict[str, str]]]:
     space_id = f"test-mention-{policy}-{uuid.uuid4().hex[:8]}"
     services.spaces.create(space_id, policy)
     key = services.spaces.issue_key(space_id, label="pytest").key
@@ -36,12 +36,12 @@ def _space(services: Services, policy: str) -> Iterator[tuple[str, dict[str, str
 
 
 @pytest.fixture
-def participant_space(services: Services) -> Iterator[tuple[str, dict[str, str]]]:
+def participant_space(services: Voxmem) -> Iterator[tuple[str, dict[str, str]]]:
     yield from _space(services, "participant")
 
 
 @pytest.fixture
-def private_space(services: Services) -> Iterator[tuple[str, dict[str, str]]]:
+def private_space(services: Voxmem) -> Iterator[tuple[str, dict[str, str]]]:
     yield from _space(services, "private")
 
 
@@ -55,7 +55,7 @@ def _household(app_client, headers, space: str) -> None:
     say(app_client, headers, space, "garden", "Maya", "I can lend you our trimmer.", 11)
 
 
-def _dave(services: Services, space: str) -> str:
+def _dave(services: Voxmem, space: str) -> str:
     rows = services.db.query(
         "MATCH (p:Participant {space: $space, key: 'dave'}) RETURN p.id AS id", space=space
     )

@@ -15,7 +15,7 @@ from voxmem.api.deps import require_space
 from voxmem.api.limits import ErrorShield, json_depth
 from voxmem.db import Database
 from voxmem.errors import DatabaseUnavailable
-from voxmem.spaces import SpaceStore
+from voxmem.stores.spaces import SpaceStore
 
 from .corpus import INJECTIONS
 

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from voxmem.core import Voxmem
 from voxmem.retrieval.service import RetrievalService
-from voxmem.services import Services
 
 from .household import Household, build_household
 
@@ -17,7 +17,7 @@ logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
 
 
 @pytest.fixture(scope="module")
-def households(services: Services) -> Iterator[dict[str, Household]]:
+def households(services: Voxmem) -> Iterator[dict[str, Household]]:
     """Identical households in three spaces: policy open, participant and private."""
     built: dict[str, Household] = {}
     try:
@@ -30,5 +30,5 @@ def households(services: Services) -> Iterator[dict[str, Household]]:
 
 
 @pytest.fixture(scope="module")
-def retrieval(services: Services) -> RetrievalService:
+def retrieval(services: Voxmem) -> RetrievalService:
     return RetrievalService(services.settings, services.db, services.embedder, chat_model=None)

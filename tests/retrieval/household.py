@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from voxmem.core import Voxmem
 from voxmem.ids import turn_message_id
-from voxmem.messages import Turn
-from voxmem.services import Services
+from voxmem.stores.messages import Turn
 
 PEOPLE = ("Maya", "Tom", "Ana", "Lena")
 T0 = datetime(2026, 11, 2, 18, 0, tzinfo=UTC)
@@ -184,7 +184,7 @@ class Household:
         return out
 
 
-def build_household(services: Services, space: str, policy: str) -> Household:
+def build_household(services: Voxmem, space: str, policy: str) -> Household:
     services.spaces.create(space, policy)
     house = Household(space=space, policy=policy)
     for i, (turn_id, session, speaker, to, text) in enumerate(TURNS):

@@ -18,10 +18,10 @@ import pytest
 from voxmem.cypher import query
 from voxmem.embeddings import sparse_encoder
 from voxmem.ids import turn_message_id
-from voxmem.messages import Turn
 from voxmem.passages import MessageIndexer, passage, sparse_query
 from voxmem.retrieval.scope import resolve_scope
 from voxmem.retrieval.tools import build_tools
+from voxmem.stores.messages import Turn
 
 SENTENCE = "The garage door code is 4417, don't tell the kids."
 

@@ -113,9 +113,8 @@ def test_recording_cut_short_resumes_when_posted_again(
     two whole turns stored; posting the same recording again resumes it (no turn twice, same
     speakers), and only then is a third post refused."""
     from voxmem.errors import DatabaseUnavailable
-    from voxmem.voice.stack import voice_stack
 
-    ingestor = voice_stack(services).recordings
+    ingestor = services.recordings
     write_turn, calls = ingestor._write_turn, []
 
     def outage_at_third_turn(*args, **kwargs):

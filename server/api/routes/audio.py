@@ -9,12 +9,11 @@ from fastapi import APIRouter, Depends, File, Form, Query, UploadFile, status
 
 from voxmem.api.deps import SpaceAccess, require_space, services
 from voxmem.api.schemas import SPACE_ERRORS, AskerMatchOut, AudioTurnOut, JobOut
+from voxmem.core import Voxmem
 from voxmem.errors import InvalidInput
-from voxmem.ingest.sessions import reconcile_before_new_session
-from voxmem.ingest.turns import AudioTurn, derive_memory
-from voxmem.services import Services
+from voxmem.pipeline.sessions import reconcile_before_new_session
+from voxmem.pipeline.turns import AudioTurn, derive_memory
 from voxmem.voice.policy import POLICIES
-from voxmem.voice.stack import voice_stack
 
 router = APIRouter(prefix="/spaces/{space}", tags=["audio"], responses=SPACE_ERRORS)
 
@@ -45,10 +44,10 @@ async def append_audio_turn(
     ts: datetime | None = Form(None),
     policy: str | None = Form(None, description="Override the routing policy (fixed|ema|gated|knn)."),
     access: SpaceAccess = Depends(require_space),
-    svc: Services = Depends(services),
+    svc: Voxmem = Depends(services),
 ) -> dict:
     raw = await _read(audio)
-    stack = voice_stack(svc)
+    stack = svc
     turn = AudioTurn(
         session=session, audio=raw, ts=ts, turn_id=turn_id, policy=_policy(policy), audio_uri=audio.filename
     )
@@ -58,7 +57,7 @@ async def append_audio_turn(
         # The first turn of a new session ends the earlier ones: merge their voice fragments
         # first, so this turn routes to the merged voice (docs/voice.md, "implicit session end").
         reconcile_before_new_session(svc.db, stack.identity, access.space, session)
-        stored = stack.turns.append(access.space, turn)
+        stored = stack.audio_turns.append(access.space, turn)
         if svc.memory is None:
             return stored
         # Extraction runs for every stored turn (names, addressees, facts), as on the text path;
@@ -87,10 +86,10 @@ async def ingest_recording(
     started_at: datetime | None = Form(None, description="Wall-clock start of the recording."),
     policy: str | None = Form(None),
     access: SpaceAccess = Depends(require_space),
-    svc: Services = Depends(services),
+    svc: Voxmem = Depends(services),
 ) -> dict:
     raw = await _read(audio)
-    stack = voice_stack(svc)
+    stack = svc
     stack.recordings.check_new(access.space, session, recording_id)
     decoded = stack.recordings.prepare(raw)  # bad audio is a 422 now, before any job exists
     pol = _policy(policy)
@@ -116,9 +115,9 @@ async def ingest_recording(
     "/jobs/{job_id}", response_model=JobOut, summary="Status, progress and result of a background job"
 )
 def get_job(
-    job_id: str, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
+    job_id: str, access: SpaceAccess = Depends(require_space), svc: Voxmem = Depends(services)
 ) -> dict:
-    return voice_stack(svc).jobs.get(access.space, job_id).view()
+    return svc.jobs.get(access.space, job_id).view()
 
 
 @router.post(
@@ -130,14 +129,14 @@ async def identify_asker(
     audio: UploadFile = File(...),
     policy: str | None = Query(None),
     access: SpaceAccess = Depends(require_space),
-    svc: Services = Depends(services),
+    svc: Voxmem = Depends(services),
 ) -> dict:
     raw = await _read(audio)
-    stack = voice_stack(svc)
+    stack = svc
     from starlette.concurrency import run_in_threadpool
 
     def work() -> dict:
-        clip = stack.turns.prepare(raw)
+        clip = stack.audio_turns.prepare(raw)
         embedding = stack.voice.embed(clip)
         router = stack.voice.router(_policy(policy))
         return svc.db.read(lambda tx: router.identify(tx, access.space, embedding))

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from voxmem.api.deps import require_admin, services
 from voxmem.api.schemas import ADMIN_ERRORS
 from voxmem.audit import run_audit
-from voxmem.services import Services
+from voxmem.core import Voxmem
 
 router = APIRouter(
     prefix="/admin", tags=["admin"], dependencies=[Depends(require_admin)], responses=ADMIN_ERRORS
@@ -76,5 +76,5 @@ class AuditOut(BaseModel):
     response_model=AuditOut,
     summary="Attribution audit of a space (404 for an unknown space)",
 )
-def audit_space(space: str, svc: Services = Depends(services)) -> dict:
+def audit_space(space: str, svc: Voxmem = Depends(services)) -> dict:
     return run_audit(svc.db, space).to_dict()

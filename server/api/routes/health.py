@@ -6,15 +6,15 @@ from fastapi import APIRouter, Depends
 
 from voxmem.api.deps import services
 from voxmem.api.schemas import HealthOut
+from voxmem.core import Voxmem
 from voxmem.errors import DatabaseUnavailable
 from voxmem.llm.client import describe as llm_describe
-from voxmem.services import Services
 
 router = APIRouter(tags=["health"])
 
 
 @router.get("/health", response_model=HealthOut, summary="Server, Neo4j, schema and model status")
-def health(svc: Services = Depends(services)) -> HealthOut:
+def health(svc: Voxmem = Depends(services)) -> HealthOut:
     try:
         neo4j = {"status": "ok", **svc.db.ping()}
         version = svc.current_schema_version()

@@ -16,8 +16,7 @@ from voxmem.api.schemas import (
     SplitOut,
     UnmergeOut,
 )
-from voxmem.services import Services
-from voxmem.voice.stack import voice_stack
+from voxmem.core import Voxmem
 
 router = APIRouter(prefix="/spaces/{space}/speakers", tags=["identity"], responses=SPACE_ERRORS)
 
@@ -52,9 +51,9 @@ class ReconcileIn(BaseModel):
     summary="Voices of the space with their participant and observation counts",
 )
 def list_speakers(
-    access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
+    access: SpaceAccess = Depends(require_space), svc: Voxmem = Depends(services)
 ) -> list[dict]:
-    return voice_stack(svc).identity.list(access.space)
+    return svc.identity.list(access.space)
 
 
 @router.post(
@@ -64,23 +63,23 @@ def link(
     speaker_id: str,
     body: LinkIn,
     access: SpaceAccess = Depends(require_space),
-    svc: Services = Depends(services),
+    svc: Voxmem = Depends(services),
 ) -> dict:
-    return voice_stack(svc).identity.link(access.space, speaker_id, body.participant_id, body.name)
+    return svc.identity.link(access.space, speaker_id, body.participant_id, body.name)
 
 
 @router.post("/merge", response_model=MergeOut, summary="Merge two voices (reversible; audited)")
 def merge(
-    body: MergeIn, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
+    body: MergeIn, access: SpaceAccess = Depends(require_space), svc: Voxmem = Depends(services)
 ) -> dict:
-    return voice_stack(svc).identity.merge(access.space, body.source, body.target, body.reason)
+    return svc.identity.merge(access.space, body.source, body.target, body.reason)
 
 
 @router.post("/{speaker_id}/unmerge", response_model=UnmergeOut, summary="Undo a merge of this voice")
 def unmerge(
-    speaker_id: str, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
+    speaker_id: str, access: SpaceAccess = Depends(require_space), svc: Voxmem = Depends(services)
 ) -> dict:
-    return voice_stack(svc).identity.unmerge(access.space, speaker_id)
+    return svc.identity.unmerge(access.space, speaker_id)
 
 
 @router.post(
@@ -92,9 +91,9 @@ def split(
     speaker_id: str,
     body: SplitIn,
     access: SpaceAccess = Depends(require_space),
-    svc: Services = Depends(services),
+    svc: Voxmem = Depends(services),
 ) -> dict:
-    return voice_stack(svc).identity.split(access.space, speaker_id, body.message_ids)
+    return svc.identity.split(access.space, speaker_id, body.message_ids)
 
 
 @router.post(
@@ -103,9 +102,9 @@ def split(
     summary="Conservative post-session merge of fragments of one voice",
 )
 def reconcile(
-    body: ReconcileIn, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
+    body: ReconcileIn, access: SpaceAccess = Depends(require_space), svc: Voxmem = Depends(services)
 ) -> dict:
-    return voice_stack(svc).identity.reconcile(access.space, body.session, body.dry_run)
+    return svc.identity.reconcile(access.space, body.session, body.dry_run)
 
 
 @router.delete(
@@ -114,6 +113,6 @@ def reconcile(
     summary="Forget a person's voice (delete voiceprints)",
 )
 def forget(
-    participant_id: str, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
+    participant_id: str, access: SpaceAccess = Depends(require_space), svc: Voxmem = Depends(services)
 ) -> dict:
-    return voice_stack(svc).identity.forget_voice(access.space, participant_id)
+    return svc.identity.forget_voice(access.space, participant_id)

@@ -16,8 +16,7 @@ from fastapi.responses import StreamingResponse
 
 from voxmem.api.deps import SpaceAccess, require_space, services
 from voxmem.api.schemas import SPACE_ERRORS, JobListOut, JobOut
-from voxmem.services import Services
-from voxmem.voice.stack import voice_stack
+from voxmem.core import Voxmem
 
 router = APIRouter(prefix="/spaces/{space}/jobs", tags=["jobs"], responses=SPACE_ERRORS)
 
@@ -29,9 +28,9 @@ def list_jobs(
     status: Literal["queued", "running", "done", "failed", "interrupted"] | None = None,
     limit: int = Query(100, ge=1, le=1000),
     access: SpaceAccess = Depends(require_space),
-    svc: Services = Depends(services),
+    svc: Voxmem = Depends(services),
 ) -> dict:
-    return {"jobs": [j.view() for j in voice_stack(svc).jobs.list(access.space, status, limit)]}
+    return {"jobs": [j.view() for j in svc.jobs.list(access.space, status, limit)]}
 
 
 @router.get(
@@ -50,9 +49,9 @@ async def job_events(
     request: Request,
     interval: float = Query(0.25, ge=0.05, le=10.0, description="Seconds between checks."),
     access: SpaceAccess = Depends(require_space),
-    svc: Services = Depends(services),
+    svc: Voxmem = Depends(services),
 ) -> StreamingResponse:
-    jobs = voice_stack(svc).jobs
+    jobs = svc.jobs
     jobs.get(access.space, job_id)  # 404 before the stream starts
 
     async def events() -> AsyncIterator[str]:

@@ -22,11 +22,11 @@ from voxmem.api.schemas import (
     ParticipantProfileOut,
     ReprocessOut,
 )
+from voxmem.core import Voxmem
 from voxmem.cypher import query
 from voxmem.errors import NotFound
 from voxmem.ids import name_key
 from voxmem.memory.images import ClipEmbedder, ImageStore
-from voxmem.services import Services
 
 router = APIRouter(prefix="/spaces/{space}", tags=["memory"], responses=SPACE_ERRORS)
 
@@ -61,7 +61,7 @@ def list_facts(
     skip: int = Query(0, ge=0, le=1_000_000_000),
     limit: int = Query(100, ge=1, le=1000),
     access: SpaceAccess = Depends(require_space),
-    svc: Services = Depends(services),
+    svc: Voxmem = Depends(services),
 ) -> list[dict]:
     rows = svc.db.query(
         query("fact_list"),
@@ -87,7 +87,7 @@ def list_attributes(
     skip: int = Query(0, ge=0, le=1_000_000_000),
     limit: int = Query(100, ge=1, le=1000),
     access: SpaceAccess = Depends(require_space),
-    svc: Services = Depends(services),
+    svc: Voxmem = Depends(services),
 ) -> list[dict]:
     rows = svc.db.query(
         query("attribute_list"),
@@ -113,7 +113,7 @@ def profile(
     participant: str,
     history: bool = False,
     access: SpaceAccess = Depends(require_space),
-    svc: Services = Depends(services),
+    svc: Voxmem = Depends(services),
 ) -> dict:
     key = _participant_filter(participant)
     rows = svc.db.query(query("participant_profile"), space=access.space, participant=key)
@@ -160,7 +160,7 @@ def audit(
     resolved: bool | None = None,
     limit: int = Query(100, ge=1, le=1000),
     access: SpaceAccess = Depends(require_space),
-    svc: Services = Depends(services),
+    svc: Voxmem = Depends(services),
 ) -> list[dict]:
     return [
         r["item"]
@@ -182,7 +182,7 @@ class ReprocessIn(BaseModel):
     summary="Re-run extraction for a session or the whole space (idempotent)",
 )
 def reprocess(
-    body: ReprocessIn, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
+    body: ReprocessIn, access: SpaceAccess = Depends(require_space), svc: Voxmem = Depends(services)
 ) -> dict:
     return svc.memory.reprocess(access.space, body.session)
 
@@ -193,13 +193,13 @@ def reprocess(
     summary="Re-run extraction for one message (idempotent)",
 )
 def extract_one(
-    message_id: str, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
+    message_id: str, access: SpaceAccess = Depends(require_space), svc: Voxmem = Depends(services)
 ) -> dict:
     return svc.memory.process_message(access.space, message_id)
 
 
 @router.get("/memory/check", response_model=CheckOut, summary="Orphan check: every count must be 0")
-def check(access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)) -> dict:
+def check(access: SpaceAccess = Depends(require_space), svc: Voxmem = Depends(services)) -> dict:
     counts = svc.memory.check(access.space)
     return {"clean": all(v == 0 for v in counts.values()), "counts": counts}
 
@@ -211,7 +211,7 @@ def check(access: SpaceAccess = Depends(require_space), svc: Services = Depends(
     "memory nobody else supports, profile and voices; returns the orphan/leak check",
 )
 def delete_participant(
-    participant_id: str, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
+    participant_id: str, access: SpaceAccess = Depends(require_space), svc: Voxmem = Depends(services)
 ) -> dict:
     return svc.memory.delete_participant(access.space, participant_id)
 
@@ -235,7 +235,7 @@ def add_image(
     message_id: str,
     body: ImageIn,
     access: SpaceAccess = Depends(require_space),
-    svc: Services = Depends(services),
+    svc: Voxmem = Depends(services),
 ) -> dict:
     store = ImageStore(svc.db, ClipEmbedder(svc.settings))
     image = store.attach(access.space, message_id, body.caption, body.uri)

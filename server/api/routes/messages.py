@@ -6,17 +6,17 @@ from fastapi import APIRouter, Depends, Query, status
 
 from voxmem.api.deps import SpaceAccess, require_space, services
 from voxmem.api.schemas import ID_PATTERN, SPACE_ERRORS, MessageOut, SessionListOut, SpaceOut, TurnIn
+from voxmem.core import Voxmem
 from voxmem.cypher import query
 from voxmem.errors import InvalidInput
-from voxmem.ingest.turns import derive_memory
-from voxmem.messages import Turn
-from voxmem.services import Services
+from voxmem.pipeline.turns import derive_memory
+from voxmem.stores.messages import Turn
 
 router = APIRouter(prefix="/spaces/{space}", tags=["conversation"], responses=SPACE_ERRORS)
 
 
 @router.get("", response_model=SpaceOut, summary="The space, its policy and size")
-def get_space(access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)) -> dict:
+def get_space(access: SpaceAccess = Depends(require_space), svc: Voxmem = Depends(services)) -> dict:
     return svc.spaces.get(access.space)
 
 
@@ -30,7 +30,7 @@ def append_turn(
     session: str,
     body: TurnIn,
     access: SpaceAccess = Depends(require_space),
-    svc: Services = Depends(services),
+    svc: Voxmem = Depends(services),
 ) -> dict:
     if len(body.text) > svc.settings.max_text_chars:
         raise InvalidInput(f"turn text longer than {svc.settings.max_text_chars} characters")
@@ -52,7 +52,7 @@ def append_turn(
 def list_sessions(
     limit: int = Query(100, ge=1, le=1000),
     access: SpaceAccess = Depends(require_space),
-    svc: Services = Depends(services),
+    svc: Voxmem = Depends(services),
 ) -> dict:
     return {"sessions": svc.db.query(query("session_list"), space=access.space, limit=limit)}
 
@@ -65,14 +65,14 @@ def list_messages(
     skip: int = Query(0, ge=0, le=1_000_000_000),
     limit: int = Query(100, ge=1, le=1000),
     access: SpaceAccess = Depends(require_space),
-    svc: Services = Depends(services),
+    svc: Voxmem = Depends(services),
 ) -> list[dict]:
     return svc.messages.list(access.space, session, speaker, addressee, skip, limit)
 
 
 @router.get("/messages/{message_id}", response_model=MessageOut, summary="One message")
 def get_message(
-    message_id: str, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
+    message_id: str, access: SpaceAccess = Depends(require_space), svc: Voxmem = Depends(services)
 ) -> dict:
     return svc.messages.get(access.space, message_id)
 
@@ -82,6 +82,6 @@ def search(
     q: str = Query(min_length=1, max_length=2000),
     k: int = Query(10, ge=1, le=100),
     access: SpaceAccess = Depends(require_space),
-    svc: Services = Depends(services),
+    svc: Voxmem = Depends(services),
 ) -> list[dict]:
     return svc.messages.search(access.space, q, k)

@@ -8,8 +8,8 @@ from starlette.concurrency import run_in_threadpool
 
 from voxmem.api.deps import SpaceAccess, require_admin, require_space, services
 from voxmem.api.schemas import ADMIN_ERRORS, SPACE_ERRORS, ImportOut
+from voxmem.core import Voxmem
 from voxmem.portability import export_space, import_space
-from voxmem.services import Services
 
 router = APIRouter(tags=["portability"])
 NDJSON = "application/x-ndjson"
@@ -30,7 +30,7 @@ NDJSON = "application/x-ndjson"
 async def export(
     voiceprints: bool = Query(False, description="Include voiceprints and speaker centroids."),
     access: SpaceAccess = Depends(require_space),
-    svc: Services = Depends(services),
+    svc: Voxmem = Depends(services),
 ) -> StreamingResponse:
     lines = await run_in_threadpool(lambda: list(export_space(svc.db, svc.spaces, access.space, voiceprints)))
     filename = f"{access.space}.voxmem.jsonl"
@@ -48,6 +48,6 @@ async def export(
     responses=ADMIN_ERRORS,
     openapi_extra={"requestBody": {"required": True, "content": {NDJSON: {"schema": {"type": "string"}}}}},
 )
-async def import_(space: str, request: Request, svc: Services = Depends(services)) -> dict:
+async def import_(space: str, request: Request, svc: Voxmem = Depends(services)) -> dict:
     body = await request.body()
     return await run_in_threadpool(import_space, svc.db, body.splitlines(), space)

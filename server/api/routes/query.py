@@ -18,16 +18,12 @@ from starlette.concurrency import run_in_threadpool
 
 from voxmem.api.deps import SpaceAccess, require_space, services
 from voxmem.api.schemas import ASKER_DOC, SPACE_ERRORS, ProfileOut, QueryIn, QueryOut, SearchIn, SearchOut
-from voxmem.errors import InvalidInput, VoxmemError
-from voxmem.retrieval.service import parse_budgets, retrieval_for
+from voxmem.core import Voxmem
+from voxmem.errors import InvalidInput
+from voxmem.retrieval.service import parse_budgets
 from voxmem.retrieval.tools import Filters
-from voxmem.services import Services
 
 router = APIRouter(prefix="/spaces/{space}", tags=["retrieval"], responses=SPACE_ERRORS)
-
-
-class NotImplementedYet(VoxmemError):
-    status_code = 501
 
 
 # Bodies (QueryIn, SearchIn, ...) live in voxmem.api.schemas so clients can import them alone.
@@ -41,22 +37,15 @@ def _validate(model: type[BaseModel], data: Any) -> Any:
         raise RequestValidationError(exc.errors()) from exc
 
 
-async def _spoken_question(svc: Services, space: str, raw: bytes, text: str | None) -> tuple[str, dict]:
-    """(question text, voice match) for an audio question; 501 when no voice stack is installed."""
-    try:
-        from voxmem.voice.stack import voice_stack
-    except ImportError as exc:  # pragma: no cover - depends on the deployment
-        raise NotImplementedYet(
-            "spoken questions need the voice stack (voxmem.voice), not installed"
-        ) from exc
-    stack = voice_stack(svc)
+async def _spoken_question(svc: Voxmem, space: str, raw: bytes, text: str | None) -> tuple[str, dict]:
+    """(question text, voice match) for an audio question."""
 
     def work() -> tuple[str, dict]:
-        clip = stack.turns.prepare(raw)
-        embedding = stack.voice.embed(clip)
-        router_ = stack.voice.router()
+        clip = svc.audio_turns.prepare(raw)
+        embedding = svc.voice.embed(clip)
+        router_ = svc.voice.router()
         match = svc.db.read(lambda tx: router_.identify(tx, space, embedding))
-        question = text or stack.voice.asr.transcribe(clip.samples).text.strip()
+        question = text or svc.voice.asr.transcribe(clip.samples).text.strip()
         return question, match
 
     return await run_in_threadpool(work)
@@ -101,10 +90,10 @@ _QUERY_BODY = {
     openapi_extra=_QUERY_BODY,
 )
 async def ask(
-    request: Request, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
+    request: Request, access: SpaceAccess = Depends(require_space), svc: Voxmem = Depends(services)
 ) -> dict:
     content_type = request.headers.get("content-type", "")
-    retrieval = retrieval_for(svc)
+    retrieval = svc.retrieval
     extra: dict[str, Any] = {}
     if content_type.startswith("multipart/form-data"):
         form = await request.form()
@@ -153,9 +142,9 @@ async def ask(
 
 @router.post("/retrieve", response_model=SearchOut, summary="Scoped search over memory layers, fused by RRF")
 def retrieve(
-    body: SearchIn, access: SpaceAccess = Depends(require_space), svc: Services = Depends(services)
+    body: SearchIn, access: SpaceAccess = Depends(require_space), svc: Voxmem = Depends(services)
 ) -> dict:
-    retrieval = retrieval_for(svc)
+    retrieval = svc.retrieval
     scope = retrieval.scope(access.space, body.asker)
     filters = Filters(
         speaker=body.speaker,
@@ -181,8 +170,8 @@ def profile(
     asker: str | None = Query(None, max_length=200, description=ASKER_DOC),
     current_only: bool = Query(False),
     access: SpaceAccess = Depends(require_space),
-    svc: Services = Depends(services),
+    svc: Voxmem = Depends(services),
 ) -> dict:
-    retrieval = retrieval_for(svc)
+    retrieval = svc.retrieval
     scope = retrieval.scope(access.space, asker)
     return retrieval.profile(scope, participant, current_only)

@@ -23,7 +23,7 @@ from voxmem.db import Database
 from voxmem.embeddings import TextEmbedder
 from voxmem.errors import DatabaseUnavailable, InvalidInput, NotFound
 from voxmem.ids import is_valid_id
-from voxmem.messages import MessageStore, _iso
+from voxmem.stores.messages import MessageStore, _iso
 from voxmem.voice.service import VoiceService
 
 

@@ -5,7 +5,7 @@ recording at a time, and queued jobs report ``queued``. Each job's state is also
 Neo4j as a ``(:Job)`` node (on submit, on every stage change and at the end), so a poller can
 still read a job after the server restarted: a finished job keeps its result, and a job that
 was queued or running in a process that is gone (no heartbeat for ``stale_after_s``) reads as
-``interrupted``. A recording is resumed by posting it again (voxmem.ingest.recording). Saving
+``interrupted``. A recording is resumed by posting it again (voxmem.pipeline.recording). Saving
 is best effort: when Neo4j is down the job goes on and the in-memory record still answers.
 """
 

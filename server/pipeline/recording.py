@@ -44,7 +44,7 @@ from voxmem.db import Database
 from voxmem.embeddings import TextEmbedder
 from voxmem.errors import Conflict, InvalidInput, NotFound
 from voxmem.ids import is_valid_id, recording_message_id
-from voxmem.ingest.jobs import Progress
+from voxmem.pipeline.jobs import Progress
 from voxmem.voice.policy import decide, follow_merges
 from voxmem.voice.service import VoiceService
 
