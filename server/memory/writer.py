@@ -5,12 +5,9 @@ first removes whatever an earlier run derived from the same message, so retries 
 reprocessing are idempotent (derived nodes replaced, messages and voiceprints untouched).
 Embeddings are computed before the transaction so no lock is held while encoding.
 
-Memory evolution rule (same subject and slot, different value):
-- the subject says it themself, or the same person who stated the old value restates it
-  → the new fact SUPERSEDES the old one (old: ``current`` false, ``valid_to`` set);
-- someone else contradicts a value they did not state, about a third person → both stay
-  current, side by side, ``conflict`` true and linked by ``CONFLICTS_WITH``, plus an
-  ``AuditItem``; a later statement by the subject settles it (supersedes both).
+Memory evolution (repeat, supersede, conflict) is decided by the pure rules in
+:mod:`voxmem.memory.rules` on the candidates the facts store reads inside the transaction;
+the store applies the decision, and a conflict also gets an ``AuditItem`` here.
 """
 
 from __future__ import annotations
@@ -30,7 +27,9 @@ from voxmem.extractors.schema import GROUP, ExtractionResult, is_label
 from voxmem.extractors.window import Window
 from voxmem.ids import name_key, new_id
 from voxmem.memory.identity import NOT_ME, PersonState, decide, evidence_entry
+from voxmem.memory.rules import FactStatement, decide_attribute, decide_fact
 from voxmem.passages import MessageIndexer
+from voxmem.stores.facts import FactStore, NewAttribute, NewFact
 
 log = logging.getLogger(__name__)
 
@@ -67,10 +66,27 @@ def _rows(tx: ManagedTransaction, qname: str, /, **params: Any) -> list[dict[str
     return [r.data() for r in tx.run(query(qname), params)]
 
 
+@dataclass
+class TurnWrite:
+    """One turn's write in progress: what every step shares inside the transaction."""
+
+    tx: ManagedTransaction
+    space: str
+    window: Window
+    result: ExtractionResult
+    resolver: _Resolver
+    summary: WriteSummary
+
+    @property
+    def message_id(self) -> str:
+        return self.result.message_id
+
+
 class MemoryWriter:
-    def __init__(self, db: Database, embedder: TextEmbedder) -> None:
+    def __init__(self, db: Database, embedder: TextEmbedder, facts: FactStore | None = None) -> None:
         self.db = db
         self.embedder = embedder
+        self.facts = facts or FactStore(db)
         self.passages = MessageIndexer(db, embedder, sparse_encoder())
 
     # --- public ----------------------------------------------------------------------------
@@ -84,11 +100,11 @@ class MemoryWriter:
         def work(tx: ManagedTransaction) -> WriteSummary:
             summary = WriteSummary(message_id=result.message_id, extractor=result.extractor)
             _rows(tx, "memory_clear_messages", space=space, ids=[result.message_id])
-            resolver = _Resolver(tx, space, window)
-            self._names(tx, space, window, result, resolver, summary)
-            addressee_ids = self._addressees(tx, space, window, result, resolver, summary)
-            self._facts(tx, space, window, result, resolver, addressee_ids, fact_vecs, summary)
-            self._attributes(tx, space, window, result, resolver, attr_vecs, summary)
+            turn = TurnWrite(tx, space, window, result, _Resolver(tx, space, window), summary)
+            self._names(turn)
+            addressee_ids = self._addressees(turn)
+            self._facts(turn, addressee_ids, fact_vecs)
+            self._attributes(turn, attr_vecs)
             return summary
 
         summary = self.db.write(work)
@@ -111,17 +127,14 @@ class MemoryWriter:
     def backfill(self, space: str, pid: str, name: str) -> int:
         """Re-render facts/attributes written while ``pid`` had no name ('{p_…}' → name)."""
         placeholder = "{" + pid + "}"
-        rows = self.db.query(query("memory_backfill_find"), space=space, placeholder=placeholder)
+        rows = self.facts.texts_with(space, placeholder)
         if not rows:
             return 0
-        texts = [r["text"].replace(placeholder, name) for r in rows]
+        texts = [r.text.replace(placeholder, name) for r in rows]
         vectors = self.embedder.embed(texts)
-        payload = [
-            {"id": r["id"], "text": t, "embedding": v.tolist()}
-            for r, t, v in zip(rows, texts, vectors, strict=True)
-        ]
-        self.db.execute(query("memory_backfill_set"), space=space, rows=payload)
-        return len(payload)
+        return self.facts.set_texts(
+            space, [(r.id, t, v.tolist()) for r, t, v in zip(rows, texts, vectors, strict=True)]
+        )
 
     def rename_texts(self, space: str, pid: str, old: str, new: str, message_id: str) -> int:
         """After a correction ("Actually it's Katherine, not Kate") facts and attributes about,
@@ -129,24 +142,21 @@ class MemoryWriter:
         word (never inside another word or name) and the text re-embedded."""
         if not old or name_key(old) == name_key(new):
             return 0
-        rows = self.db.query(
-            query("participant_renamed_texts"), space=space, pid=pid, old=old, message_id=message_id
-        )
+        rows = self.facts.texts_naming(space, pid, old, message_id)
         pattern = re.compile(r"(?<![\w'’])" + re.escape(old) + r"(?![\w])")
-        changed = [(r["id"], pattern.sub(new, r["text"])) for r in rows]
-        changed = [(i, t) for (i, t), r in zip(changed, rows, strict=True) if t != r["text"]]
+        changed = [(r.id, pattern.sub(new, r.text)) for r in rows]
+        changed = [(i, t) for (i, t), r in zip(changed, rows, strict=True) if t != r.text]
         if not changed:
             return 0
         vectors = self.embedder.embed([t for _, t in changed])
-        payload = [
-            {"id": i, "text": t, "embedding": v.tolist()} for (i, t), v in zip(changed, vectors, strict=True)
-        ]
-        self.db.execute(query("memory_backfill_set"), space=space, rows=payload)
-        return len(payload)
+        return self.facts.set_texts(
+            space, [(i, t, v.tolist()) for (i, t), v in zip(changed, vectors, strict=True)]
+        )
 
     # --- steps -----------------------------------------------------------------------------
-    def _names(self, tx, space, window, result, resolver, summary) -> None:
-        for ev in result.record.names:
+    def _names(self, turn: TurnWrite) -> None:
+        tx, space, window, summary = turn.tx, turn.space, turn.window, turn.summary
+        for ev in turn.result.record.names:
             person = window.person(ev.speaker)
             if person is None or person.participant_id is None:
                 continue
@@ -160,12 +170,12 @@ class MemoryWriter:
                 continue
             holders = [s for i, s in states.items() if i != pid]
             d = decide(ev.name, ev.kind, ev.alias, ev.confidence, target, holders)
-            entry = evidence_entry(ev.name, ev.confidence, ev.kind, result.message_id)
+            entry = evidence_entry(ev.name, ev.confidence, ev.kind, turn.message_id)
             summary.names.append({"participant": pid, "name": ev.name, "kind": ev.kind, "action": d.action})
             if d.action == "none":
                 continue
             _rows(
-                tx, "participant_add_evidence", space=space, id=pid, entry=entry, message_id=result.message_id
+                tx, "participant_add_evidence", space=space, id=pid, entry=entry, message_id=turn.message_id
             )
             if d.action in ("name", "rename"):
                 if d.action == "rename" and target.name:
@@ -191,25 +201,24 @@ class MemoryWriter:
                 if not d.keep_name:
                     summary.named[pid] = ev.name
                     person.name = ev.name
-                resolver.forget(d.other, pid)
+                turn.resolver.forget(d.other, pid)
             if d.action in ("rename", "merge_placeholder", "conflict_two_names", "conflict_two_voices"):
-                _rows(
-                    tx,
-                    "memory_audit_create",
-                    space=space,
-                    id=new_id("audit"),
-                    kind=d.action,
-                    detail=d.detail,
-                    participants=[p for p in (pid, d.other) if p],
-                    message_id=result.message_id,
+                _audit(
+                    turn,
+                    d.action,
+                    d.detail,
+                    [p for p in (pid, d.other) if p],
                     resolved=d.action in ("rename", "merge_placeholder"),
                 )
 
-    def _addressees(self, tx, space, window, result, resolver, summary) -> list[str]:
+    def _addressees(self, turn: TurnWrite) -> list[str]:
+        """ADDRESSES edges of the turn; returns the ids its facts are ADDRESSED_TO (the given
+        addressees, else the inferred ones)."""
+        tx, space, window = turn.tx, turn.space, turn.window
         cur = window.current
-        speaker_id = resolver.speaker_id
+        speaker_id = turn.resolver.speaker_id
         edges: dict[str, dict[str, Any]] = {}
-        for a in result.record.addressees:
+        for a in turn.result.record.addressees:
             if a.target == GROUP:
                 pids = [
                     p.participant_id
@@ -219,147 +228,126 @@ class MemoryWriter:
             else:
                 # Only a vocative makes the named person present (PARTICIPATED_IN): scope
                 # membership comes from who spoke or was called, never from a mention.
-                pid = resolver.pid(a.target, create=True, present=a.source == "vocative")
+                pid = turn.resolver.pid(a.target, create=True, present=a.source == "vocative")
                 pids = [pid] if pid else []
             for pid in pids:
                 if pid == speaker_id:
                     continue
                 if pid not in edges or edges[pid]["confidence"] < a.confidence:
                     edges[pid] = {"pid": pid, "source": a.source, "confidence": a.confidence}
-        for a in result.record.addressees:  # whoever calls someone "Tom" is not Tom
+        for a in turn.result.record.addressees:  # whoever calls someone "Tom" is not Tom
             if speaker_id and a.target != GROUP and not is_label(a.target):
-                entry = evidence_entry(a.target, NOT_ME, "not_me", result.message_id)
+                entry = evidence_entry(a.target, NOT_ME, "not_me", turn.message_id)
                 _rows(
                     tx,
                     "participant_add_evidence",
                     space=space,
                     id=speaker_id,
                     entry=entry,
-                    message_id=result.message_id,
+                    message_id=turn.message_id,
                 )
         if edges:
             _rows(
                 tx,
                 "memory_addresses_write",
                 space=space,
-                message_id=result.message_id,
+                message_id=turn.message_id,
                 edges=list(edges.values()),
             )
-        summary.addressees = list(edges.values())
+        turn.summary.addressees = list(edges.values())
         given = [
             window.people[label].participant_id for label in cur.given_addressees if label in window.people
         ]
         return [p for p in given if p] or list(edges)
 
-    def _facts(self, tx, space, window, result, resolver, addressee_ids, vectors, summary) -> None:
-        speaker_id = resolver.speaker_id
-        for fact, vec in zip(result.record.facts, vectors, strict=True):
-            subject = resolver.pid(fact.subject, create=True) or speaker_id
-            about = [p for p in (resolver.pid(x, create=True) for x in [fact.subject, *fact.about]) if p]
-            existing = _rows(
-                tx,
-                "fact_slot_current",
-                space=space,
+    def _facts(self, turn: TurnWrite, addressee_ids: list[str], vectors: list[list[float]]) -> None:
+        """Each fact: read the subject's current candidates, let the rule decide, apply it."""
+        speaker_id = turn.resolver.speaker_id
+        for fact, vec in zip(turn.result.record.facts, vectors, strict=True):
+            subject = turn.resolver.pid(fact.subject, create=True) or speaker_id
+            about = [p for p in (turn.resolver.pid(x, create=True) for x in [fact.subject, *fact.about]) if p]
+            current = self.facts.current_facts(turn.tx, turn.space, subject, fact.slot, fact.content)
+            decision = decide_fact(
+                FactStatement(fact.content, fact.slot, fact.value, subject=subject, speaker=speaker_id),
+                current,
+            )
+            if decision.support is not None:
+                self.facts.add_fact_support(turn.tx, turn.space, decision.support, turn.message_id)
+                continue
+            new = NewFact(
+                content=fact.content,
                 subject_key=subject,
                 slot=fact.slot,
-                content=fact.content,
-            )
-            same = next(
-                (
-                    e
-                    for e in existing
-                    if e["content"] == fact.content
-                    or (fact.slot and e["slot"] == fact.slot and e["value"] == fact.value and fact.value)
-                ),
-                None,
-            )
-            if same is not None:
-                _rows(tx, "fact_add_support", space=space, id=same["id"], message_id=result.message_id)
-                continue
-            fid = new_id("fact")
-            _rows(
-                tx,
-                "fact_create",
-                space=space,
-                message_id=result.message_id,
+                value=fact.value,
+                event_time=fact.time.value if fact.time else None,
+                time_text=fact.time.text if fact.time else None,
+                extractor=turn.result.extractor,
+                confidence=fact.confidence,
                 speaker=speaker_id,
                 addressees=addressee_ids,
                 about=list(dict.fromkeys(about)),
                 embedding=vec,
-                fact={
-                    "id": fid,
-                    "content": fact.content,
-                    "subject_key": subject,
-                    "slot": fact.slot,
-                    "value": fact.value,
-                    "event_time": fact.time.value if fact.time else None,
-                    "time_text": fact.time.text if fact.time else None,
-                    "extractor": result.extractor,
-                    "confidence": fact.confidence,
-                },
             )
-            summary.facts += 1
-            for old in existing:
-                if not fact.slot or old["slot"] != fact.slot:
-                    continue
-                authoritative = speaker_id == subject or speaker_id in old["stated_by"]
-                if authoritative:
-                    _rows(tx, "fact_supersede", space=space, new=fid, old=old["id"])
-                    summary.superseded += 1
-                else:
-                    _rows(tx, "fact_conflict", space=space, a=fid, b=old["id"])
-                    _rows(
-                        tx,
-                        "memory_audit_create",
-                        space=space,
-                        id=new_id("audit"),
-                        kind="fact_conflict",
-                        detail=f"{fact.content!r} contradicts {old['content']!r}",
-                        participants=[subject, speaker_id],
-                        message_id=result.message_id,
-                        resolved=False,
-                    )
-                    summary.conflicts += 1
+            self.facts.create_fact(
+                turn.tx,
+                turn.space,
+                turn.message_id,
+                new,
+                supersede=decision.supersede,
+                conflicts=[old.id for old in decision.conflicts],
+            )
+            turn.summary.facts += 1
+            turn.summary.superseded += len(decision.supersede)
+            for old in decision.conflicts:
+                _audit(
+                    turn,
+                    "fact_conflict",
+                    f"{fact.content!r} contradicts {old.content!r}",
+                    [subject, speaker_id],
+                    resolved=False,
+                )
+                turn.summary.conflicts += 1
 
-    def _attributes(self, tx, space, window, result, resolver, vectors, summary) -> None:
-        for attr, vec in zip(result.record.attributes, vectors, strict=True):
-            holder = resolver.pid(attr.holder, create=True)
+    def _attributes(self, turn: TurnWrite, vectors: list[list[float]]) -> None:
+        for attr, vec in zip(turn.result.record.attributes, vectors, strict=True):
+            holder = turn.resolver.pid(attr.holder, create=True)
             if holder is None:
                 continue
-            existing = _rows(
-                tx,
-                "attribute_slot_current",
-                space=space,
+            current = self.facts.current_attributes(
+                turn.tx, turn.space, holder, attr.kind, attr.slot, attr.text
+            )
+            decision = decide_attribute(attr.text, attr.slot, current)
+            if decision.support is not None:
+                self.facts.add_attribute_support(turn.tx, turn.space, decision.support, turn.message_id)
+                continue
+            new = NewAttribute(
                 holder=holder,
                 kind=attr.kind,
-                slot=attr.slot,
                 text=attr.text,
-            )
-            same = next((e for e in existing if e["text"] == attr.text), None)
-            if same is not None:
-                _rows(tx, "attribute_add_support", space=space, id=same["id"], message_id=result.message_id)
-                continue
-            aid = new_id("attr")
-            _rows(
-                tx,
-                "attribute_create",
-                space=space,
-                message_id=result.message_id,
-                holder=holder,
+                slot=attr.slot,
+                extractor=turn.result.extractor,
+                confidence=attr.confidence,
                 embedding=vec,
-                attr={
-                    "id": aid,
-                    "kind": attr.kind,
-                    "text": attr.text,
-                    "slot": attr.slot,
-                    "extractor": result.extractor,
-                    "confidence": attr.confidence,
-                },
             )
-            summary.attributes += 1
-            for old in existing:
-                if attr.slot and old["slot"] == attr.slot:
-                    _rows(tx, "attribute_supersede", space=space, new=aid, old=old["id"])
+            self.facts.create_attribute(
+                turn.tx, turn.space, turn.message_id, new, supersede=decision.supersede
+            )
+            turn.summary.attributes += 1
+
+
+def _audit(turn: TurnWrite, kind: str, detail: Any, participants: list[Any], resolved: bool) -> None:
+    """An audit item raised by this turn (removed again when the turn is re-extracted)."""
+    _rows(
+        turn.tx,
+        "memory_audit_create",
+        space=turn.space,
+        id=new_id("audit"),
+        kind=kind,
+        detail=detail,
+        participants=participants,
+        message_id=turn.message_id,
+        resolved=resolved,
+    )
 
 
 def _sync_aliases(tx: ManagedTransaction, space: str, pid: str) -> None:
