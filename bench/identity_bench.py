@@ -450,7 +450,7 @@ def ingestion_speed(policy: str, repeats: int = 3) -> dict:
             svc.spaces.create(space, "open")
             try:
                 cpu0, t0 = time.process_time(), time.perf_counter()
-                res = stack.recordings.ingest(space, "s1", "rec1", audio, policy=policy)
+                res = stack.pipeline.recordings.ingest(space, "s1", "rec1", audio, policy=policy)
                 walls.append(time.perf_counter() - t0)
                 cpus.append(time.process_time() - cpu0)
             finally:

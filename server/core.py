@@ -23,12 +23,11 @@ from voxmem.graph_schema import migrate, schema_version
 from voxmem.llm.client import describe as llm_describe
 from voxmem.memory.pipeline import MemoryPipeline
 from voxmem.pipeline.jobs import JobRegistry
+from voxmem.pipeline.turns import TurnPipeline
 from voxmem.stores.messages import MessageStore
 from voxmem.stores.spaces import SpaceStore
 
 if TYPE_CHECKING:  # the speech and retrieval stacks are imported when first used
-    from voxmem.pipeline.recording import RecordingIngestor
-    from voxmem.pipeline.turns import AudioTurnWriter
     from voxmem.retrieval.service import RetrievalService
     from voxmem.voice.identity import IdentityManager
     from voxmem.voice.service import VoiceService
@@ -50,6 +49,17 @@ class Voxmem:
         self.messages = MessageStore(db, embedder, rrf_k=settings.rrf_k, sparse=sparse)
         self.memory = MemoryPipeline(db, embedder, build_extractor(settings), settings.context_turns)
         self.jobs = JobRegistry(db, workers=1)
+        self.pipeline = TurnPipeline(
+            db,
+            embedder,
+            sparse,
+            self.messages,
+            self.memory,
+            self.jobs,
+            voice=lambda: self.voice,
+            identity=lambda: self.identity,
+            max_text_chars=settings.max_text_chars,
+        )
         self.schema_version: int | None = None
         self.offline: dict[str, str] = {
             "text_embedding": "local sentence-transformers model (no network)",
@@ -58,8 +68,6 @@ class Voxmem:
         self._lock = threading.RLock()
         self._voice: VoiceService | None = None
         self._identity: IdentityManager | None = None
-        self._audio_turns: AudioTurnWriter | None = None
-        self._recordings: RecordingIngestor | None = None
         self._retrieval: RetrievalService | None = None
 
     @classmethod
@@ -102,26 +110,6 @@ class Voxmem:
 
                 self._identity = IdentityManager(self.db, self.voice.thresholds, self.voice.tag)
             return self._identity
-
-    @property
-    def audio_turns(self) -> AudioTurnWriter:
-        with self._lock:
-            if self._audio_turns is None:
-                from voxmem.pipeline.turns import AudioTurnWriter
-
-                self._audio_turns = AudioTurnWriter(self.db, self.embedder, self.voice, self.messages)
-            return self._audio_turns
-
-    @property
-    def recordings(self) -> RecordingIngestor:
-        with self._lock:
-            if self._recordings is None:
-                from voxmem.pipeline.recording import RecordingIngestor
-
-                self._recordings = RecordingIngestor(
-                    self.db, self.embedder, self.voice, identity=self.identity
-                )
-            return self._recordings
 
     @property
     def retrieval(self) -> RetrievalService:

@@ -93,8 +93,6 @@ def build_mcp(services: Callable[[], Voxmem], fixed_key: str | None = None) -> M
         def work(svc: Voxmem, space: str) -> dict[str, Any]:
             if not text.strip():
                 raise InvalidInput("turn text is empty")
-            if len(text) > svc.settings.max_text_chars:
-                raise InvalidInput(f"turn text longer than {svc.settings.max_text_chars} characters")
             try:
                 when = datetime.fromisoformat(ts) if ts else None
             except ValueError as exc:
@@ -107,10 +105,7 @@ def build_mcp(services: Callable[[], Voxmem], fixed_key: str | None = None) -> M
                 ts=when,
                 turn_id=turn_id,
             )
-            message = svc.messages.append(space, turn)
-            if svc.memory is not None:
-                svc.memory.process_message(space, message["id"])
-            return message
+            return svc.pipeline.append_text(space, turn)
 
         return await run(ctx, work)
 

@@ -1,1 +1,3 @@
-"""Audio ingestion: single pre-segmented turns and whole recordings (background jobs)."""
+"""The one turn pipeline (``turns.TurnPipeline``): text turns, spoken turns and the turns of a
+whole recording (``recording``, a background job of ``jobs``) → identity → message →
+extraction → memory → index."""

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -155,11 +156,12 @@ class RecordingIngestor:
         policy: str | None = None,
         progress: Progress | None = None,
         audio_uri: str | None = None,
-        memory: Any = None,
+        derive: Callable[[str, str], Any] | None = None,
     ) -> dict[str, Any]:
-        """Route, transcribe and store the recording turn by turn; with ``memory`` (a
-        MemoryPipeline) each turn's memory (names, addressees, facts) is written right after
-        that turn's own transaction, in conversation order, as on the single-turn path."""
+        """Route, transcribe and store the recording turn by turn; with ``derive`` (the turn
+        pipeline's extraction → memory → index step, :meth:`voxmem.pipeline.turns.TurnPipeline.derive`)
+        each turn's memory is written right after that turn's own transaction, in conversation
+        order, as for a single spoken turn."""
         progress_cb = progress or (lambda stage, fraction: None)
         stages: dict[str, float] = {}
         clock = {"stage": None, "t": time.perf_counter()}
@@ -207,8 +209,8 @@ class RecordingIngestor:
         memory_errors: list[dict[str, str]] = []
         resumed = self._resume(space, recording_id, pieces)
         turns: list[Turn] = [turn for _, turn in resumed]
-        for message_id, _ in resumed if memory is not None else ():
-            self._memory(memory, space, message_id, memory_errors)  # a crash may have cut it short
+        for message_id, _ in resumed if derive is not None else ():
+            self._derive(derive, space, message_id, memory_errors)  # a crash may have cut it short
         routed = [p for p in pieces if p.embedding is not None and p.decision != "STORED"]
         i = 0
         while i < len(routed):
@@ -216,8 +218,8 @@ class RecordingIngestor:
             i = self._write_turn(
                 space, session, recording_id, routed, i, words, pieces, started_at, router, audio_uri, turns
             )
-            if memory is not None:
-                self._memory(memory, space, recording_message_id(space, recording_id, first), memory_errors)
+            if derive is not None:
+                self._derive(derive, space, recording_message_id(space, recording_id, first), memory_errors)
             report("routing", 0.7 + 0.3 * i / len(routed))
         merges: dict[str, str] = {}
         if self.identity is not None and turns:
@@ -265,7 +267,7 @@ class RecordingIngestor:
                 if p.speaker_id
             ],
             "skipped": skipped,
-            "memory": "none" if memory is None else ("errors" if memory_errors else "written"),
+            "memory": "none" if derive is None else ("errors" if memory_errors else "written"),
             "memory_errors": memory_errors,
             "processing_s": round(elapsed, 3),
             "stage_seconds": {k: round(v, 3) for k, v in stages.items()},
@@ -273,11 +275,13 @@ class RecordingIngestor:
         }
 
     @staticmethod
-    def _memory(memory: Any, space: str, message_id: str, errors: list[dict[str, str]]) -> None:
+    def _derive(
+        derive: Callable[[str, str], Any], space: str, message_id: str, errors: list[dict[str, str]]
+    ) -> None:
         """Memory of one stored turn; a failure is reported in the job result, never lost
         silently (the turn is stored; /memory/reprocess can rebuild it)."""
         try:
-            memory.process_message(space, message_id)
+            derive(space, message_id)
         except Exception as exc:
             log.exception("memory for %s failed", message_id)
             errors.append({"message_id": message_id, "error": f"{type(exc).__name__}: {exc}"})

@@ -1,16 +1,31 @@
-"""One pre-segmented audio turn → speaker routing + ASR → one Message, in ONE transaction.
+"""The one turn pipeline: identity → message → extraction → memory → index, for every kind of turn.
 
-Models run before the transaction (no lock held while encoding); the transaction then
-checks the turn id (idempotent retries), takes the space's voice lock, routes the voice,
-takes the session lock and appends the message with SPOKEN_AS/SPEAKS edges. Any failure
-rolls everything back: no speaker without its message, no message without its speaker.
+A text turn, a spoken turn and each turn of a whole recording go through the same steps:
+
+1. **identity** — who spoke: a text turn names its speaker (found or created by name key in
+   the message transaction); a spoken turn or recording piece is routed by voice
+   (``voxmem.voice.router``: a ``Speaker`` linked or created, its ``Voiceprint``);
+2. **message** — the ``Message`` with ``SPEAKS``/``SPOKEN_AS``/``NEXT``, written in ONE
+   transaction with the identity step (``voxmem.stores.messages`` for text,
+   :meth:`TurnPipeline._write_audio_message` and ``voxmem.pipeline.recording`` for audio);
+3. **extraction → memory** — :meth:`TurnPipeline.derive`: the turn in its window is
+   extracted and its names, ``ADDRESSES`` edges, facts and attributes written
+   (``voxmem.memory.pipeline``), idempotent on a replay;
+4. **index** — the same step: the turn's speaker-aware passage, embedding and SPLADE terms
+   (``voxmem.passages.MessageIndexer``), so spoken turns are searchable like text turns.
+
+Routes and the MCP server translate their input into one call here (through
+:class:`voxmem.core.Voxmem`); nothing else assembles a turn. Models run before any
+transaction, so no lock is held while encoding.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from neo4j import ManagedTransaction
 from neo4j.exceptions import ConstraintError
@@ -20,15 +35,30 @@ from voxmem.audio import AudioError, AudioLimits, decode_audio, validate_audio
 from voxmem.audio.decode import Audio
 from voxmem.cypher import query
 from voxmem.db import Database
-from voxmem.embeddings import TextEmbedder
+from voxmem.embeddings import SparseEncoder, TextEmbedder
 from voxmem.errors import DatabaseUnavailable, InvalidInput, NotFound
 from voxmem.ids import is_valid_id
-from voxmem.stores.messages import MessageStore, _iso
-from voxmem.voice.service import VoiceService
+from voxmem.memory.pipeline import MemoryPipeline
+from voxmem.passages import MessageIndexer
+from voxmem.pipeline.jobs import Job, JobRegistry
+from voxmem.pipeline.sessions import reconcile_before_new_session
+from voxmem.stores.messages import MessageStore, Turn, _iso
+from voxmem.voice.policy import POLICIES
+
+if TYPE_CHECKING:
+    from voxmem.pipeline.recording import RecordingIngestor
+    from voxmem.voice.identity import IdentityManager
+    from voxmem.voice.service import VoiceService
+
+log = logging.getLogger(__name__)
+
+ID_RULE = "1-128 characters of letters, digits, '_', '.', ':' or '-'"
 
 
 @dataclass
 class AudioTurn:
+    """One pre-segmented spoken turn as the API receives it."""
+
     session: str
     audio: bytes | Audio
     ts: datetime | None = None
@@ -37,41 +67,115 @@ class AudioTurn:
     policy: str | None = None
 
 
-class AudioTurnWriter:
-    """Sibling of :class:`MessageStore` for audio turns; reads go through the MessageStore."""
+def check_routing_policy(policy: str | None) -> str | None:
+    """A caller's voice-routing policy override: None (the configured one) or a known name."""
+    if policy is not None and policy not in POLICIES:
+        raise InvalidInput(f"policy must be one of {', '.join(POLICIES)}")
+    return policy
+
+
+class TurnPipeline:
+    """Text turns, spoken turns and recordings → identity → message → extraction → memory → index."""
 
     def __init__(
-        self, db: Database, embedder: TextEmbedder, voice: VoiceService, messages: MessageStore
+        self,
+        db: Database,
+        embedder: TextEmbedder,
+        sparse: SparseEncoder,
+        messages: MessageStore,
+        memory: MemoryPipeline,
+        jobs: JobRegistry,
+        voice: Callable[[], VoiceService],
+        identity: Callable[[], IdentityManager],
+        max_text_chars: int,
     ) -> None:
         self.db = db
         self.embedder = embedder
-        self.voice = voice
         self.messages = messages
+        self.memory = memory
+        self.jobs = jobs
+        self.indexer = MessageIndexer(db, embedder, sparse)
+        self._voice = voice  # speech models load on the first audio turn (voxmem.core.Voxmem.voice)
+        self._identity = identity
+        self.max_text_chars = max_text_chars
+        self._recordings: RecordingIngestor | None = None
+
+    # --- the steps every turn shares -----------------------------------------------------------
+    def derive(self, space: str, message_id: str) -> dict[str, Any]:
+        """Extraction → memory → index for one stored turn; idempotent, so a replay re-derives.
+
+        The turn is already stored (its own transaction), so if Neo4j goes away now a bare 503
+        would hide that: the error names the stored id and that its memory is missing;
+        repeating the request with the same turn_id is an idempotent replay that derives it.
+        """
+        try:
+            extraction = self.memory.process_message(space, message_id)
+            self.indexer.index(space, [message_id])
+        except DatabaseUnavailable as exc:
+            raise DatabaseUnavailable(
+                f"the turn is stored as {message_id!r} but its memory is not derived: {exc.message}; "
+                "repeat the request with the same turn_id once Neo4j is back (idempotent) to derive it"
+            ) from exc
+        return extraction
+
+    # --- text turns ----------------------------------------------------------------------------
+    def append_text(self, space: str, turn: Turn) -> dict[str, Any]:
+        """A text turn: its speaker by name and the message (one transaction), then its memory."""
+        if len(turn.text) > self.max_text_chars:
+            raise InvalidInput(f"turn text longer than {self.max_text_chars} characters")
+        message = self.messages.append(space, turn)
+        self.derive(space, message["id"])
+        return message
+
+    # --- spoken turns --------------------------------------------------------------------------
+    @property
+    def voice(self) -> VoiceService:
+        return self._voice()
 
     def prepare(self, audio: bytes | Audio) -> Audio:
+        """Decode and validate one spoken turn or question (a bad file is a 422)."""
         limits = AudioLimits.from_settings(self.voice.settings)
         decoded = audio if isinstance(audio, Audio) else decode_audio(audio, limits.max_seconds)
         return validate_audio(decoded, limits)
 
-    def append(self, space: str, turn: AudioTurn) -> dict[str, Any]:
+    def append_audio(self, space: str, turn: AudioTurn) -> dict[str, Any]:
+        """A spoken turn: voice routing and the message (one transaction), then its memory."""
+        check_routing_policy(turn.policy)
+        # The first turn of a new session ends the earlier ones: merge their voice fragments
+        # first, so this turn routes to the merged voice (docs/voice.md, "implicit session end").
+        reconcile_before_new_session(self.db, self._identity(), space, turn.session)
+        stored = self._write_audio_message(space, turn)
+        self.derive(space, stored["id"])
+        fresh = self.messages.get(space, stored["id"])
+        return {**stored, "speaker": fresh["speaker"], "addressees": fresh["addressees"]}
+
+    def _write_audio_message(self, space: str, turn: AudioTurn) -> dict[str, Any]:
+        """Identity and message of a spoken turn in ONE transaction (idempotent on turn_id).
+
+        Models run first; the transaction then checks the turn id, takes the space's voice
+        lock, routes the voice, takes the session lock and appends the message with its
+        SPOKEN_AS/SPEAKS edges. Any failure rolls everything back: no speaker without its
+        message, no message without its speaker.
+        """
         if not is_valid_id(turn.session):
-            raise InvalidInput("session id must be 1-128 characters of letters, digits, '_', '.', ':' or '-'")
+            raise InvalidInput(f"session id must be {ID_RULE}")
         if turn.turn_id is not None and not is_valid_id(turn.turn_id):
-            raise InvalidInput("turn_id must be 1-128 characters of letters, digits, '_', '.', ':' or '-'")
+            raise InvalidInput(f"turn_id must be {ID_RULE}")
         message_id = self.messages.turn_message_id(space, turn.turn_id)
-        if turn.turn_id and self._exists(space, message_id):
-            return self._view(space, message_id, None)
+        if turn.turn_id and self.messages.exists(space, message_id):
+            return self._audio_view(space, message_id, None)
         audio = self.prepare(turn.audio)
+        voice = self.voice
         # Noise, a tone, a hum: no turn and no speaker. The VAD decides first (Whisper makes
         # "You" of a square wave), then the transcript must hold a word.
-        if not self.voice.vad.regions(audio):
+        if not voice.vad.regions(audio):
             raise AudioError("no_speech", "no speech detected in the audio (voice activity detection)")
-        embedding = self.voice.embed(audio)
-        text = self.voice.asr.transcribe(audio.samples).text
+        embedding = voice.embed(audio)
+        text = voice.asr.transcribe(audio.samples).text
         if not has_words(text):
             raise AudioError("no_speech", f"no words recognised in the audio (ASR gave {text[:20]!r})")
         text_vec = self.embedder.embed_one(text or " ")
-        router = self.voice.router(turn.policy)
+        router = voice.router(turn.policy)
         ts = _iso(turn.ts)
 
         def work(tx: ManagedTransaction):
@@ -102,35 +206,65 @@ class AudioTurnWriter:
 
         try:
             routed = self.db.write(work)
-        except ConstraintError:
+        except ConstraintError:  # a concurrent retry of the same turn_id won the race
             if turn.turn_id is None:
                 raise
             routed = None
-        return self._view(space, message_id, routed)
+        return self._audio_view(space, message_id, routed)
 
-    def _exists(self, space: str, message_id: str) -> bool:
-        rows = self.db.query(query("message_get"), space=space, id=message_id)
-        return bool(rows) and rows[0]["message"] is not None
-
-    def _view(self, space: str, message_id: str, routed) -> dict[str, Any]:
+    def _audio_view(self, space: str, message_id: str, routed: Any) -> dict[str, Any]:
         view = self.messages.get(space, message_id)
         rows = self.db.query(query("routing_for_message"), space=space, message_id=message_id)
         view["routing"] = rows[0] if rows else None
         view["idempotent_replay"] = routed is None
         return view
 
+    def recognise(self, space: str, audio: bytes, policy: str | None = None) -> tuple[Audio, dict[str, Any]]:
+        """Who is speaking in this clip (read-only voice match): the clip and the match."""
+        clip = self.prepare(audio)
+        embedding = self.voice.embed(clip)
+        router = self.voice.router(check_routing_policy(policy))
+        return clip, self.db.read(lambda tx: router.identify(tx, space, embedding))
 
-def derive_memory(memory: Any, space: str, message_id: str) -> None:
-    """Run extraction for a stored turn; if Neo4j goes away now, say so truthfully.
+    # --- recordings ----------------------------------------------------------------------------
+    @property
+    def recordings(self) -> RecordingIngestor:
+        if self._recordings is None:
+            from voxmem.pipeline.recording import RecordingIngestor
 
-    The turn is already stored (its own transaction), so a bare 503 would hide that. The
-    answer names the stored id and that the memory is missing; repeating the request with
-    the same turn_id is an idempotent replay that derives the memory.
-    """
-    try:
-        memory.process_message(space, message_id)
-    except DatabaseUnavailable as exc:
-        raise DatabaseUnavailable(
-            f"the turn is stored as {message_id!r} but its memory is not derived: {exc.message}; "
-            "repeat the request with the same turn_id once Neo4j is back (idempotent) to derive it"
-        ) from exc
+            self._recordings = RecordingIngestor(
+                self.db, self.embedder, self.voice, identity=self._identity()
+            )
+        return self._recordings
+
+    def submit_recording(
+        self,
+        space: str,
+        session: str,
+        recording_id: str,
+        audio: bytes | Audio,
+        started_at: datetime | None = None,
+        policy: str | None = None,
+        audio_uri: str | None = None,
+    ) -> Job:
+        """A whole recording as a background job; each of its turns, once stored, goes through
+        :meth:`derive` (extraction → memory → index) in conversation order."""
+        recordings = self.recordings
+        recordings.check_new(space, session, recording_id)
+        decoded = recordings.prepare(audio)  # bad audio is a 422 now, before any job exists
+        policy = check_routing_policy(policy)
+        return self.jobs.submit(
+            space,
+            "recording",
+            lambda progress: recordings.ingest(
+                space,
+                session,
+                recording_id,
+                decoded,
+                started_at,
+                policy,
+                progress,
+                audio_uri,
+                derive=self.derive,
+            ),
+        )

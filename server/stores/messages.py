@@ -126,10 +126,13 @@ class MessageStore:
         if turn_id is None:
             return new_id("msg")
         legacy = legacy_turn_message_id(space, turn_id)
-        rows = self.db.query(query("message_get"), space=space, id=legacy)
-        return legacy if rows and rows[0]["message"] is not None else turn_message_id(space, turn_id)
+        return legacy if self.exists(space, legacy) else turn_message_id(space, turn_id)
 
     # --- reads ----------------------------------------------------------------------------
+    def exists(self, space: str, message_id: str) -> bool:
+        rows = self.db.query(query("message_get"), space=space, id=message_id)
+        return bool(rows) and rows[0]["message"] is not None
+
     def get(self, space: str, message_id: str) -> dict[str, Any]:
         rows = self.db.query(query("message_get"), space=space, id=message_id)
         if not rows or rows[0]["message"] is None:

@@ -83,7 +83,7 @@ def test_first_turn_of_a_new_session_reconciles_voice_fragments(
     # A fragment of Tom's voice, as the online router leaves when an early utterance misses:
     # a second Speaker (with its own unnamed participant) whose centroid is Tom's own voice.
     stack = services
-    tom_vec = stack.voice.embed(stack.audio_turns.prepare(synthesize(CONVERSATION[3][1], TOM).read_bytes()))
+    tom_vec = stack.voice.embed(stack.pipeline.prepare(synthesize(CONVERSATION[3][1], TOM).read_bytes()))
     fragment = new_id("spk")
     services.db.execute(
         query("speaker_create"),

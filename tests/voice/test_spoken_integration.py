@@ -50,7 +50,21 @@ def post_turn(client, space, headers, voice, text, turn_id):
     )
 
 
-def test_spoken_turns_asker_and_bad_audio(app_client, space, space_headers) -> None:
+def assert_indexed(services, space: str, session: str, n: int) -> None:
+    """Spoken turns are indexed at write time like text turns: a speaker-aware passage and its
+    SPLADE terms (the turn pipeline's index step), so sparse and passage retrieval see them."""
+    rows = services.db.query(
+        "MATCH (m:Message {space: $space, session: $session}) "
+        "RETURN m.passage AS passage, m.sparse_terms AS terms, m.text AS text",
+        space=space,
+        session=session,
+    )
+    assert len(rows) == n
+    for row in rows:
+        assert row["passage"] and row["passage"].endswith(row["text"]) and row["terms"], row
+
+
+def test_spoken_turns_asker_and_bad_audio(app_client, services, space, space_headers) -> None:
     plan = [("us_m1", 0), ("us_f3_s150", 1), ("us_m1", 2), ("us_f3_s150", 3), ("us_m1", 4)]
     speakers = []
     for n, (voice, i) in enumerate(plan):
@@ -73,6 +87,7 @@ def test_spoken_turns_asker_and_bad_audio(app_client, space, space_headers) -> N
     assert who[0] == who[2] == who[4] and who[1] == who[3] != who[0]
     listing = app_client.get(f"/spaces/{space}/speakers", headers=space_headers).json()
     assert sorted(s["n_obs"] for s in listing if s["merged_into"] is None) == [2, 3]
+    assert_indexed(services, space, "s1", 5)
 
     asked = app_client.post(
         f"/spaces/{space}/asker",
@@ -114,7 +129,7 @@ def test_recording_cut_short_resumes_when_posted_again(
     speakers), and only then is a third post refused."""
     from voxmem.errors import DatabaseUnavailable
 
-    ingestor = services.recordings
+    ingestor = services.pipeline.recordings
     write_turn, calls = ingestor._write_turn, []
 
     def outage_at_third_turn(*args, **kwargs):
@@ -146,11 +161,14 @@ def test_recording_cut_short_resumes_when_posted_again(
     assert post_recording(app_client, space, space_headers, flac).status_code == 409
 
 
-def test_recording_job_diarizes_by_identification(app_client, space, space_headers, run_recording) -> None:
+def test_recording_job_diarizes_by_identification(
+    app_client, services, space, space_headers, run_recording
+) -> None:
     job, flac = run_recording(five_turn_recording(), max_polls=600)
     result = job["result"]
     assert result["turns"] == 5 and len(result["speakers"]) == 3
     msgs = app_client.get(f"/spaces/{space}/messages?session=rec", headers=space_headers).json()
     assert len(msgs) == 5 and all(m["text"] for m in msgs)
     assert msgs[0]["speaker"]["id"] == msgs[2]["speaker"]["id"] != msgs[1]["speaker"]["id"]
+    assert_indexed(services, space, "rec", 5)
     assert post_recording(app_client, space, space_headers, flac).status_code == 409

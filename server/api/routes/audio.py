@@ -6,14 +6,13 @@ from __future__ import annotations
 from datetime import datetime
 
 from fastapi import APIRouter, Depends, File, Form, Query, UploadFile, status
+from starlette.concurrency import run_in_threadpool
 
 from voxmem.api.deps import SpaceAccess, require_space, services
 from voxmem.api.schemas import SPACE_ERRORS, AskerMatchOut, AudioTurnOut, JobOut
 from voxmem.core import Voxmem
 from voxmem.errors import InvalidInput
-from voxmem.pipeline.sessions import reconcile_before_new_session
-from voxmem.pipeline.turns import AudioTurn, derive_memory
-from voxmem.voice.policy import POLICIES
+from voxmem.pipeline.turns import AudioTurn
 
 router = APIRouter(prefix="/spaces/{space}", tags=["audio"], responses=SPACE_ERRORS)
 
@@ -23,12 +22,6 @@ async def _read(upload: UploadFile) -> bytes:
     if not raw:
         raise InvalidInput("empty: the uploaded audio file has no bytes")
     return raw
-
-
-def _policy(policy: str | None) -> str | None:
-    if policy is not None and policy not in POLICIES:
-        raise InvalidInput(f"policy must be one of {', '.join(POLICIES)}")
-    return policy
 
 
 @router.post(
@@ -46,27 +39,15 @@ async def append_audio_turn(
     access: SpaceAccess = Depends(require_space),
     svc: Voxmem = Depends(services),
 ) -> dict:
-    raw = await _read(audio)
-    stack = svc
     turn = AudioTurn(
-        session=session, audio=raw, ts=ts, turn_id=turn_id, policy=_policy(policy), audio_uri=audio.filename
+        session=session,
+        audio=await _read(audio),
+        ts=ts,
+        turn_id=turn_id,
+        policy=policy,
+        audio_uri=audio.filename,
     )
-    from starlette.concurrency import run_in_threadpool
-
-    def work() -> dict:
-        # The first turn of a new session ends the earlier ones: merge their voice fragments
-        # first, so this turn routes to the merged voice (docs/voice.md, "implicit session end").
-        reconcile_before_new_session(svc.db, stack.identity, access.space, session)
-        stored = stack.audio_turns.append(access.space, turn)
-        if svc.memory is None:
-            return stored
-        # Extraction runs for every stored turn (names, addressees, facts), as on the text path;
-        # idempotent, so a replayed turn_id re-derives the same memory.
-        derive_memory(svc.memory, access.space, stored["id"])
-        fresh = svc.messages.get(access.space, stored["id"])
-        return {**stored, "speaker": fresh["speaker"], "addressees": fresh["addressees"]}
-
-    return await run_in_threadpool(work)
+    return await run_in_threadpool(svc.pipeline.append_audio, access.space, turn)
 
 
 @router.post(
@@ -89,24 +70,8 @@ async def ingest_recording(
     svc: Voxmem = Depends(services),
 ) -> dict:
     raw = await _read(audio)
-    stack = svc
-    stack.recordings.check_new(access.space, session, recording_id)
-    decoded = stack.recordings.prepare(raw)  # bad audio is a 422 now, before any job exists
-    pol = _policy(policy)
-    job = stack.jobs.submit(
-        access.space,
-        "recording",
-        lambda progress: stack.recordings.ingest(
-            access.space,
-            session,
-            recording_id,
-            decoded,
-            started_at,
-            pol,
-            progress,
-            audio.filename,
-            memory=svc.memory,
-        ),
+    job = svc.pipeline.submit_recording(
+        access.space, session, recording_id, raw, started_at, policy, audio.filename
     )
     return job.view()
 
@@ -132,13 +97,5 @@ async def identify_asker(
     svc: Voxmem = Depends(services),
 ) -> dict:
     raw = await _read(audio)
-    stack = svc
-    from starlette.concurrency import run_in_threadpool
-
-    def work() -> dict:
-        clip = stack.audio_turns.prepare(raw)
-        embedding = stack.voice.embed(clip)
-        router = stack.voice.router(_policy(policy))
-        return svc.db.read(lambda tx: router.identify(tx, access.space, embedding))
-
-    return await run_in_threadpool(work)
+    _, match = await run_in_threadpool(svc.pipeline.recognise, access.space, raw, policy)
+    return match

@@ -8,8 +8,6 @@ from voxmem.api.deps import SpaceAccess, require_space, services
 from voxmem.api.schemas import ID_PATTERN, SPACE_ERRORS, MessageOut, SessionListOut, SpaceOut, TurnIn
 from voxmem.core import Voxmem
 from voxmem.cypher import query
-from voxmem.errors import InvalidInput
-from voxmem.pipeline.turns import derive_memory
 from voxmem.stores.messages import Turn
 
 router = APIRouter(prefix="/spaces/{space}", tags=["conversation"], responses=SPACE_ERRORS)
@@ -32,8 +30,6 @@ def append_turn(
     access: SpaceAccess = Depends(require_space),
     svc: Voxmem = Depends(services),
 ) -> dict:
-    if len(body.text) > svc.settings.max_text_chars:
-        raise InvalidInput(f"turn text longer than {svc.settings.max_text_chars} characters")
     turn = Turn(
         session=session,
         speaker=body.speaker,
@@ -42,10 +38,7 @@ def append_turn(
         ts=body.ts,
         turn_id=body.turn_id,
     )
-    message = svc.messages.append(access.space, turn)
-    if svc.memory is not None:  # extraction runs for every stored turn (issue 4); idempotent on retries
-        derive_memory(svc.memory, access.space, message["id"])
-    return message
+    return svc.pipeline.append_text(access.space, turn)
 
 
 @router.get("/sessions", response_model=SessionListOut, summary="Sessions, latest first, with size and span")

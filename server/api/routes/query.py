@@ -41,10 +41,7 @@ async def _spoken_question(svc: Voxmem, space: str, raw: bytes, text: str | None
     """(question text, voice match) for an audio question."""
 
     def work() -> tuple[str, dict]:
-        clip = svc.audio_turns.prepare(raw)
-        embedding = svc.voice.embed(clip)
-        router_ = svc.voice.router()
-        match = svc.db.read(lambda tx: router_.identify(tx, space, embedding))
+        clip, match = svc.pipeline.recognise(space, raw)
         question = text or svc.voice.asr.transcribe(clip.samples).text.strip()
         return question, match
 
