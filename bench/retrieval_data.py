@@ -1,6 +1,6 @@
 """Datasets for the retrieval benchmark: LoCoMo, FriendsQA and a synthetic corpus, loaded fast.
 
-Turns are written with batched ``UNWIND`` (``cypher/retrieve_bench_load_messages``) and
+Turns are written with batched ``UNWIND`` (``bench/cypher/load_messages.cypher``) and
 embeddings computed beforehand in batches, so 100k synthetic messages load in minutes.
 Message ids keep the dataset's turn ids (``<space>:D1:3`` for LoCoMo, ``<space>:<scene>:<uid>``
 for FriendsQA) so gold evidence maps onto stored messages without a lookup table.
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from voxmem.cypher import query
+from voxmem.bench.cypher import query
 from voxmem.db import Database
 from voxmem.ids import name_key, new_id
 
@@ -298,7 +298,7 @@ class BatchLoader:
                 for i, r in enumerate(chunk)
             ]
             written += self.db.execute(
-                query("retrieve_bench_load_messages"),
+                query("load_messages"),
                 space=space,
                 rows=payload,
                 addressed_by=self.addressed_by,
@@ -308,6 +308,6 @@ class BatchLoader:
         sessions = sorted({r.session for r in rows})
         for start in range(0, len(sessions), 200):
             self.db.execute(
-                query("retrieve_bench_link_next"), space=space, sessions=sessions[start : start + 200]
+                query("link_next"), space=space, sessions=sessions[start : start + 200]
             )
         return written

@@ -2,7 +2,7 @@
 // :param sessions => ['kitchen-monday', 'car-wednesday']
 // :param space => 'demo-household'
 // Benchmark loader, second step: the NEXT chain of each listed session (idx order), for
-// sessions written by retrieve_bench_load_messages.
+// sessions written by bench/cypher/load_messages.cypher.
 // Params: $space, $sessions (list of session ids)
 UNWIND $sessions AS sid
 MATCH (m:Message {space: $space, session: sid})

@@ -5,7 +5,7 @@
 // Benchmark loader (bench/retrieval_data.py): write a batch of turns of one space in one
 // transaction, following MODEL.md: Participant (by key), Session, Message with its embedding,
 // HAS_MESSAGE, SPEAKS, ADDRESSES {source}, PARTICIPATED_IN. NEXT edges come after, per session
-// (retrieve_bench_link_next). Used to load datasets and synthetic corpora fast with precomputed
+// (bench/cypher/link_next.cypher). Used to load datasets and synthetic corpora fast with precomputed
 // embeddings; the API's turn append (message_append) stays the path for live turns.
 // Params: $space, $rows [{id, session, idx, text, ts (ISO-8601), source,
 //         speaker {key, id, name}, addressees [{key, id, name}], embedding,
