@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from voxmem.extractors.offline.lexicon import RELATION_NOUNS
 from voxmem.extractors.offline.names import sentences
+from voxmem.stopwords import SENTENCE_FILLER_WORDS
 
 _ADVERBS = (
     "really|also|just|usually|always|never|still|actually|recently|finally|often|sometimes|totally|"
@@ -137,83 +138,6 @@ _IMPERATIVE = re.compile(
     re.I,
 )
 _NAMED = re.compile(r"(?<=\s)[A-Z][a-z]{2,}\b")
-_STOP = set(
-    [
-        "i",
-        "me",
-        "my",
-        "we",
-        "our",
-        "us",
-        "you",
-        "your",
-        "he",
-        "she",
-        "it",
-        "they",
-        "them",
-        "the",
-        "a",
-        "an",
-        "and",
-        "or",
-        "but",
-        "so",
-        "to",
-        "of",
-        "in",
-        "on",
-        "at",
-        "for",
-        "with",
-        "is",
-        "am",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "have",
-        "has",
-        "had",
-        "do",
-        "does",
-        "did",
-        "not",
-        "that",
-        "this",
-        "there",
-        "what",
-        "just",
-        "really",
-        "very",
-        "too",
-        "also",
-        "it's",
-        "i'm",
-        "so",
-        "much",
-        "will",
-        "would",
-        "can",
-        "could",
-        "should",
-        "get",
-        "got",
-        "go",
-        "going",
-        "like",
-        "know",
-        "think",
-        "yeah",
-        "oh",
-        "lol",
-        "haha",
-        "um",
-        "uh",
-        "well",
-    ]
-)
 
 _TIME = r"(\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)?|noon|midnight)"
 _DRINKS = (
@@ -356,7 +280,7 @@ def informative(sentence: str) -> bool:
     if _IMPERATIVE.match(s) and slot_of(s)[0] is None and not _NAMED.search(s):
         return False  # a request or suggestion, not a statement of fact (unless it names someone)
     words = re.findall(r"[a-zA-Z0-9']+", s.lower())
-    content = [w for w in words if w not in _STOP and len(w) > 2]
+    content = [w for w in words if w not in SENTENCE_FILLER_WORDS and len(w) > 2]
     if slot_of(s)[0] is not None:
         return len(words) >= 3
     return len(words) >= 3 and len(content) >= 2

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from voxmem.ids import name_key
-from voxmem.retrieval.text import STOPWORDS, content_words, words
+from voxmem.retrieval.text import content_words, words
+from voxmem.stopwords import QUESTION_STOP_WORDS
 
 _QUOTE = re.compile(
     r"[\"“”]([^\"“”]{2,200})[\"“”]|(?<![A-Za-z])'([^']{3,200})'(?![A-Za-z])|``\s*(.{2,200}?)\s*''"
@@ -244,7 +245,7 @@ def find_people(text: str, participants: list[dict[str, Any]]) -> list[tuple[int
                 found.setdefault(person["id"], (i, person))
                 break
         else:
-            if i > 0 and raw[i][:1].isupper() and tokens[i] not in STOPWORDS:
+            if i > 0 and raw[i][:1].isupper() and tokens[i] not in QUESTION_STOP_WORDS:
                 person = _sounds_like(tokens[i], index)
                 if person is not None:
                     found.setdefault(person["id"], (i, person))

@@ -4,20 +4,8 @@ from __future__ import annotations
 
 import re
 
+from voxmem.stopwords import QUESTION_STOP_WORDS
 from voxmem.stores.messages import lucene_query
-
-_STOPWORD_TEXT = (
-    "a about above after again against all am an and any are as at be because been before being below "
-    "between both but by can could did do does doing down during each few for from further had has have "
-    "having he her here hers herself him himself his how i if in into is it its itself just me more most "
-    "my myself no nor not now of off on once only or other our ours ourselves out over own same she "
-    "should so some such than that the their theirs them themselves then there these they this those "
-    "through to too under until up very was we were what when where which while who whom whose why will "
-    "with would you your yours yourself yourselves ever also did does said say says tell told ask asked "
-    "anything something thing things gon na n't 's 're 'm 've 'll 'd talking speaking talk speak talked "
-    "spoke mentioned mention mentions saying"
-)
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
 
@@ -75,7 +63,7 @@ def content_words(text: str) -> list[str]:
     seen: dict[str, None] = {}
     for word in words(text):
         base = word.split("'")[0]
-        if len(base) > 1 and base not in STOPWORDS and word not in STOPWORDS:
+        if len(base) > 1 and base not in QUESTION_STOP_WORDS and word not in QUESTION_STOP_WORDS:
             seen.setdefault(_UK_US.get(base, base), None)
     return list(seen)
 
