@@ -1,10 +1,11 @@
-"""Identifiers and name keys shared by every writer."""
+"""Identifiers, name keys and the stored timestamp spelling shared by every writer and reader."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
 import uuid
+from datetime import UTC, datetime
 
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
 
@@ -62,3 +63,22 @@ def name_key(name: str) -> str:
             latin = ch.isascii() or unicodedata.name(ch, "").startswith("LATIN ")
         kept.append(ch)
     return " ".join(unicodedata.normalize("NFC", "".join(kept)).split())
+
+
+def participant_ref(value: str | None) -> str | None:
+    """A participant named by a caller, as Cypher matches it: an id (``p_…``) as is, else its name key.
+
+    Why one helper: every filter on a person (messages by speaker or addressee, facts about
+    someone, a profile) accepts either form, and the queries compare ``p.id`` or ``p.key``.
+    """
+    if value is None:
+        return None
+    return value if value.startswith("p_") else name_key(value)
+
+
+def iso_timestamp(moment: datetime | None) -> str:
+    """The ISO-8601 spelling a message's ``ts`` is stored in: timezone-aware (naive is UTC), now if None."""
+    moment = moment or datetime.now(UTC)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.isoformat()

@@ -19,7 +19,7 @@ from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.embeddings import SparseEncoder, TextEmbedder, sparse_encoder
 from voxmem.errors import InvalidInput
-from voxmem.ids import name_key
+from voxmem.ids import participant_ref
 from voxmem.passages import sparse_query
 from voxmem.retrieval.scope import Scope
 from voxmem.retrieval.text import keyword_lucene, phrase_lucene
@@ -96,13 +96,6 @@ class Filters:
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v not in (None, False)}
-
-
-def participant_ref(value: str | None) -> str | None:
-    """Participants are matched by id (``p_…``) or by normalised name key, as messages_list does."""
-    if value is None:
-        return None
-    return value if value.startswith("p_") else name_key(value)
 
 
 def _message_hits(rows: list[dict[str, Any]], tool: str) -> list[Hit]:

@@ -25,16 +25,10 @@ from voxmem.api.schemas import (
 from voxmem.core import Voxmem
 from voxmem.cypher import query
 from voxmem.errors import NotFound
-from voxmem.ids import name_key
+from voxmem.ids import participant_ref
 from voxmem.memory.images import ClipEmbedder, ImageStore
 
 router = APIRouter(prefix="/spaces/{space}", tags=["memory"], responses=SPACE_ERRORS)
-
-
-def _participant_filter(value: str | None) -> str | None:
-    if value is None:
-        return None
-    return value if value.startswith("p_") else name_key(value)
 
 
 def _fact_view(row: dict) -> dict:
@@ -66,7 +60,7 @@ def list_facts(
     rows = svc.db.query(
         query("fact_list"),
         space=access.space,
-        participant=_participant_filter(participant),
+        participant=participant_ref(participant),
         slot=slot,
         history=history,
         skip=skip,
@@ -92,7 +86,7 @@ def list_attributes(
     rows = svc.db.query(
         query("attribute_list"),
         space=access.space,
-        participant=_participant_filter(participant),
+        participant=participant_ref(participant),
         kind=kind,
         history=history,
         skip=skip,
@@ -115,7 +109,7 @@ def profile(
     access: SpaceAccess = Depends(require_space),
     svc: Voxmem = Depends(services),
 ) -> dict:
-    key = _participant_filter(participant)
+    key = participant_ref(participant)
     rows = svc.db.query(query("participant_profile"), space=access.space, participant=key)
     if not rows:
         raise NotFound(f"unknown participant {participant!r}")
