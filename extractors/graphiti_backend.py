@@ -72,15 +72,19 @@ class GraphitiExtractor:
         from graphiti_core.llm_client.openai_generic_client import OpenAIGenericClient
 
         from voxmem.embeddings import TextEmbedder
+        from voxmem.llm.client import resolve
 
-        base_url = settings.llm_base_url
-        if settings.llm_provider == "ollama":
+        endpoint = resolve(settings)  # the one place that says which LLM is in use
+        if endpoint is None:
+            raise ValueError("graphiti needs an LLM: set VOXMEM_LLM_PROVIDER and VOXMEM_LLM_MODEL")
+        base_url = endpoint.base_url
+        if endpoint.provider == "ollama":  # graphiti speaks Ollama's OpenAI-compatible /v1 API
             base_url = (base_url or "http://127.0.0.1:11434").rstrip("/") + "/v1"
         config = LLMConfig(
             api_key=settings.llm_api_key.get_secret_value(),
-            model=settings.llm_model,
+            model=endpoint.model,
             base_url=base_url,
-            small_model=settings.llm_model,
+            small_model=endpoint.model,
         )
         graphiti = Graphiti(
             settings.neo4j_uri,

@@ -7,6 +7,6 @@ langchain chat model every LLM role uses and decides which endpoint (if any) is 
 
 from __future__ import annotations
 
-from voxmem.llm.client import Endpoint, LLMUnavailable, build_chat_model, chat_model, describe, resolve
+from voxmem.llm.client import Endpoint, LLMUnavailable, chat_model, describe, resolve
 
-__all__ = ["Endpoint", "LLMUnavailable", "build_chat_model", "chat_model", "describe", "resolve"]
+__all__ = ["Endpoint", "LLMUnavailable", "chat_model", "describe", "resolve"]

@@ -125,12 +125,6 @@ def chat_model(
     return ChatOllama(**kwargs)
 
 
-def build_chat_model(settings: Settings) -> BaseChatModel | None:
-    """A chat model for the configured (or auto-detected) endpoint, or None offline."""
-    endpoint = resolve(settings)
-    return None if endpoint is None else chat_model(settings, endpoint=endpoint)
-
-
 def describe(settings: Settings) -> dict[str, Any]:
     """For /health and the CLI: which answerer runs and on what."""
     try:
