@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 
-from voxmem.bench.voices import cache_dir, synthesize
+from voxmem.audio.speech import cache_dir
+from voxmem.bench.voices import synthesize
 
 
 class EmbeddingCache:

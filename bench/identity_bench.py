@@ -238,7 +238,7 @@ def real_pieces(ingest_cfg: dict | None = None) -> dict:
     (``real-pieces-v1.pkl``; raw encoder outputs, so any projection or threshold applies later)."""
     import pickle
 
-    from voxmem.bench.voices import cache_dir
+    from voxmem.audio.speech import cache_dir
 
     cached = cache_dir() / "real-pieces-v1.pkl"
     if ingest_cfg is None and cached.exists():

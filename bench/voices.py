@@ -1,69 +1,39 @@
 """Deterministic synthetic voices (espeak-ng + sox) for benchmarks and spoken tests.
 
-Recipes follow /work/shared/notes/synthetic_voices.md: the "Chosen 6" (greedy max-min
-over ASR-acceptable espeak-ng variants, largest inter-centroid cosine 0.784 with
-resemblyzer) plus extra variants, and the acoustic shifts used to test drift:
+The voices themselves and clean rendering live in the product (``voxmem.audio.speech``: the
+demo speaks through it); this module adds what only measurement needs. Recipes follow
+/work/shared/notes/synthetic_voices.md: the "Chosen 6" (greedy max-min over ASR-acceptable
+espeak-ng variants, largest inter-centroid cosine 0.784 with resemblyzer), a background pool
+for fitting channel compensation, and the acoustic shifts used to test drift:
 ``reverb`` (reverb 50 + white noise at 20 dB SNR), ``telephone`` (300-3400 Hz band at
 8 kHz) and ``tempo`` (10 % faster). Files are cached under
 ``$VOXMEM_CACHE_DIR/audio/<sha1 of voice, text, condition>.wav``, so a re-run costs
-nothing and the same inputs always give the same bytes (the noise has a fixed seed).
+nothing and reuses the same clip (the noise has a fixed seed; a fresh render differs by sox's
+dither, measured 2026-11-30: up to 6e-5 clean, more after reverb's normalisation).
 
 API: ``synthesize(text, voice_id, condition="clean") -> Path``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import shutil
-import subprocess
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import soundfile as sf
 
+from voxmem.audio.speech import (
+    VOICES,
+    Voice,
+    cache_dir,
+    clip_key,
+    require_tools,
+    run_tool,
+    speak_as,
+    store_clip,
+)
+
 CONDITIONS = ("clean", "reverb", "telephone", "tempo")
-_RECIPE_VERSION = "v1"
-
-
-@dataclass(frozen=True)
-class Voice:
-    id: str
-    espeak: tuple[str, ...]  # espeak-ng arguments
-    timbre: tuple[str, ...] = ()  # sox effects between 'gain -8' and 'norm -3'
-
-
-VOICES: dict[str, Voice] = {
-    v.id: v
-    for v in (
-        # the "Chosen 6" (clean-channel set)
-        Voice("us_klatt5", ("-v", "en-us+klatt5", "-p", "50", "-s", "155")),
-        Voice("us_f3_s150", ("-v", "en-us+f3", "-p", "70", "-s", "150"), ("equalizer", "2500", "1q", "+6")),
-        Voice("us_m5_deep", ("-v", "en-us+m5", "-p", "40", "-s", "150"), ("pitch", "-350", "bass", "+8")),
-        Voice("us_croak_hi", ("-v", "en-us+croak", "-p", "50", "-s", "150"), ("pitch", "+200", "bass", "-6")),
-        Voice("us_m1", ("-v", "en-us+m1", "-p", "50", "-s", "165")),
-        Voice(
-            "us_klatt3_eq",
-            ("-v", "en-us+klatt3", "-p", "45", "-s", "160"),
-            ("equalizer", "1000", "1q", "+8", "bass", "-6"),
-        ),
-        # extra variants (telephone-robust alternative and further distinct timbres)
-        Voice("us_klatt4", ("-v", "en-us+klatt4", "-p", "70", "-s", "155")),
-        Voice(
-            "us_klatt_deep", ("-v", "en-us+klatt", "-p", "30", "-s", "145"), ("pitch", "-300", "treble", "+3")
-        ),
-        Voice("us_m2_low", ("-v", "en-us+m2", "-p", "40", "-s", "150"), ("pitch", "-200", "treble", "+4")),
-        Voice(
-            "us_annie_low",
-            ("-v", "en-us+Annie", "-p", "45", "-s", "150"),
-            (
-                "pitch",
-                "-200",
-            ),
-        ),
-    )
-}
 CHOSEN_6 = ("us_klatt5", "us_f3_s150", "us_m5_deep", "us_croak_hi", "us_m1", "us_klatt3_eq")
 
 # espeak-ng variants behind CHOSEN_6: the background pool never uses them, so nothing fitted on
@@ -105,30 +75,6 @@ def _background_voices() -> dict[str, Voice]:
 BACKGROUND: dict[str, Voice] = _background_voices()
 
 
-def cache_dir() -> Path:
-    from voxmem.config import get_settings
-
-    path = get_settings().cache_dir / "audio"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def _key(voice_id: str, text: str, condition: str) -> str:
-    return hashlib.sha1(f"{_RECIPE_VERSION}\x00{voice_id}\x00{condition}\x00{text}".encode()).hexdigest()
-
-
-def _run(cmd: list[str]) -> None:
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{cmd[0]} failed: {proc.stderr.strip()[:500]}")
-
-
-def _require_tools() -> None:
-    missing = [tool for tool in ("espeak-ng", "sox") if shutil.which(tool) is None]
-    if missing:
-        raise RuntimeError(f"missing {', '.join(missing)}: apt-get install -y espeak-ng sox libsox-fmt-all")
-
-
 def _add_noise(path_in: Path, path_out: Path, snr_db: float = 20.0, seed: int = 0) -> None:
     """White Gaussian noise at ``snr_db`` against the power of the active samples; peak 0.7."""
     x, rate = sf.read(path_in, dtype="float64")
@@ -140,40 +86,17 @@ def _add_noise(path_in: Path, path_out: Path, snr_db: float = 20.0, seed: int = 
     sf.write(path_out, y.astype(np.float32), rate, subtype="PCM_16")
 
 
-def _clean(voice: Voice, text: str, out: Path, tmp: Path) -> None:
-    raw = tmp / "raw.wav"
-    _run(["espeak-ng", *voice.espeak, "-w", str(raw), text])
-    _run(
-        [
-            "sox",
-            str(raw),
-            "-r",
-            "16000",
-            "-c",
-            "1",
-            "-b",
-            "16",
-            str(out),
-            "gain",
-            "-8",
-            *voice.timbre,
-            "norm",
-            "-3",
-        ]
-    )
-
-
 def _shift(condition: str, clean: Path, out: Path, tmp: Path) -> None:
     if condition == "reverb":
         rev = tmp / "rev.wav"
-        _run(["sox", str(clean), str(rev), "gain", "-6", "reverb", "50"])
+        run_tool(["sox", str(clean), str(rev), "gain", "-6", "reverb", "50"])
         _add_noise(rev, out)
     elif condition == "telephone":
         t8 = tmp / "t8.wav"
-        _run(["sox", str(clean), "-r", "8000", str(t8), "sinc", "300-3400"])
-        _run(["sox", str(t8), "-r", "16000", "-b", "16", str(out)])
+        run_tool(["sox", str(clean), "-r", "8000", str(t8), "sinc", "300-3400"])
+        run_tool(["sox", str(t8), "-r", "16000", "-b", "16", str(out)])
     elif condition == "tempo":
-        _run(["sox", str(clean), str(out), "tempo", "1.1"])
+        run_tool(["sox", str(clean), str(out), "tempo", "1.1"])
     else:
         raise ValueError(f"unknown condition {condition!r}; choose from {', '.join(CONDITIONS)}")
 
@@ -185,23 +108,17 @@ def synthesize(text: str, voice_id: str, condition: str = "clean") -> Path:
         raise ValueError(f"unknown voice {voice_id!r}; choose from {', '.join(VOICES)} or the bg_* pool")
     if condition not in CONDITIONS:
         raise ValueError(f"unknown condition {condition!r}; choose from {', '.join(CONDITIONS)}")
-    out = cache_dir() / f"{_key(voice_id, text, condition)}.wav"
+    if condition == "clean":
+        return speak_as(text, voice)
+    out = cache_dir() / f"{clip_key(voice_id, text, condition)}.wav"
     if out.exists():
         return out
-    _require_tools()
+    require_tools()
+    clean = speak_as(text, voice)
     with tempfile.TemporaryDirectory(prefix="voxmem-tts-") as tmpdir:
-        tmp = Path(tmpdir)
-        clean = synthesize(text, voice_id, "clean") if condition != "clean" else tmp / "clean.wav"
-        if condition == "clean":
-            _clean(voice, text, clean, tmp)
-            result = clean
-        else:
-            result = tmp / "shifted.wav"
-            _shift(condition, clean, result, tmp)
-        partial = out.with_suffix(".part.wav")
-        shutil.copyfile(result, partial)
-        partial.replace(out)  # atomic: concurrent callers never see half a file
-    return out
+        result = Path(tmpdir) / "shifted.wav"
+        _shift(condition, clean, result, Path(tmpdir))
+        return store_clip(result, out)
 
 
 def concatenate(paths: list[Path], gap_s: float = 0.6) -> tuple[np.ndarray, list[tuple[float, float]]]:

@@ -24,6 +24,7 @@ from typing import Any
 
 import httpx
 
+from voxmem.audio.speech import speak
 from voxmem.client import VoxmemClient, VoxmemHTTPError
 from voxmem.config import Settings
 
@@ -65,8 +66,6 @@ def _section(title: str) -> None:
 def _ingest(client: VoxmemClient, conversation: dict[str, Any], spoken: bool) -> dict[str, str]:
     """Send every turn; returns message id -> true speaker (the demo knows the script)."""
     truth: dict[str, str] = {}
-    if spoken:
-        from voxmem.bench.voices import synthesize
     for session in conversation["sessions"]:
         start = datetime.fromisoformat(session["started_at"].replace("Z", "+00:00"))
         print(f"  session {session['id']} ({start:%a %d %b %H:%M})")
@@ -74,7 +73,7 @@ def _ingest(client: VoxmemClient, conversation: dict[str, Any], spoken: bool) ->
             ts = start + timedelta(minutes=i)
             turn_id = f"{session['id']}-{i}"
             if spoken:
-                wav = synthesize(turn["text"], conversation["voices"][turn["speaker"]])
+                wav = speak(turn["text"], conversation["voices"][turn["speaker"]])
                 m = client.append_audio_turn(
                     DEMO_SPACE, session["id"], wav, turn_id=turn_id, ts=ts.isoformat()
                 )
@@ -114,12 +113,10 @@ def _show_attribution(client: VoxmemClient, truth: dict[str, str]) -> None:
 
 
 def _ask(client: VoxmemClient, conversation: dict[str, Any], spoken: bool, ids: dict[str, str]) -> None:
-    from voxmem.bench.voices import synthesize
-
     for q in conversation["questions"]:
         asker = q.get("asker")
         if spoken and q.get("spoken"):
-            wav = synthesize(q["ask"], conversation["voices"][asker])
+            wav = speak(q["ask"], conversation["voices"][asker])
             result = client.query_audio(DEMO_SPACE, wav)
             how = f"asked aloud by {asker}"
         else:
