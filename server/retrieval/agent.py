@@ -86,6 +86,10 @@ class AgentState:
     history: list[Action] = field(default_factory=list)
     rounds: list[RoundTrace] = field(default_factory=list)
     last_hits: dict[str, list[Hit]] = field(default_factory=dict)
+    # the query encoder the tools use (a learned policy reads the question's embedding through it)
+    embed: Callable[[str], list[float]] | None = None
+    # the memory layers that hold anything in the space (None: not known, every layer may)
+    layers: set[str] | None = None
 
     @property
     def round(self) -> int:
@@ -303,7 +307,18 @@ def _missing_words(state: AgentState) -> list[str]:
     return [w for w in state.reading.keywords if w not in found and w not in names]
 
 
-POLICIES: dict[str, Callable[..., Policy]] = {"fixed": FixedPolicy, "heuristic": HeuristicPlanner}
+def _learned() -> Policy:
+    """The EG-GRPO-trained policy (``learned.py``); its network loads on first use, not at import."""
+    from voxmem.retrieval.learned import learned_policy
+
+    return learned_policy()
+
+
+POLICIES: dict[str, Callable[..., Policy]] = {
+    "fixed": FixedPolicy,
+    "heuristic": HeuristicPlanner,
+    "learned": _learned,
+}
 
 
 def register_policy(name: str, factory: Callable[..., Policy]) -> None:
@@ -368,44 +383,19 @@ class Agent:
             participants=people,
             budgets=self.budgets,
             max_rounds=self.max_rounds,
+            embed=self.embed,
         )
         present = self.layers(scope.space) if (self.layers and not scope.sees_nothing) else None
+        state.layers = present
         while state.round <= self.max_rounds:
-            started = time.perf_counter()
-            budget = self.budgets[state.round - 1]
-            planned = [a for a in policy.plan(state) if a.tool in self.tools][: self.max_actions]
-            actions = [a for a in planned if present is None or a.layer in present]
-            skipped = [f"{a.tool}: {a.layer} layer empty" for a in planned if a not in actions]
-            if not planned:
+            planned = policy.plan(state)
+            if not [a for a in planned if a.tool in self.tools]:
                 if state.rounds:
                     state.rounds[-1].stop = state.rounds[-1].stop or "policy chose to stop"
                 break
-            results = self._run_actions(actions, scope, budget)
-            rankings, counts = [], []
-            for action, hits in zip(actions, results, strict=True):
-                state.last_hits[f"{state.round}:{action.tool}:{len(state.history)}"] = hits
-                state.history.append(action)
-                rankings.append(hits)
-                counts.append(len(hits))
-            state.history += [a for a in planned if a not in actions]
-            gained = merge_into(state.retained, fuse(rankings, k=self.rrf_k), budget, state.round)
-            trace = RoundTrace(
-                round=state.round,
-                policy=policy.name,
-                actions=[a.as_dict() for a in actions],
-                hits=counts,
-                gained=[g.id for g in gained],
-                retained=len(state.retained),
-                ms=round((time.perf_counter() - started) * 1000, 1),
-                skipped=skipped,
-            )
-            state.rounds.append(trace)
-            reason = sufficient(state)
-            if reason:
-                trace.stop = f"evidence suffices: {reason}"
+            trace, _ = self.step(state, planned, policy.name, present)
+            if trace.stop:
                 break
-            if state.round > self.max_rounds:
-                trace.stop = "round limit"
         return AgentResult(
             query=question,
             scope=scope,
@@ -415,6 +405,44 @@ class Agent:
             trace=state.rounds,
             hits=state.last_hits,
         )
+
+    def step(
+        self, state: AgentState, planned: list[Action], policy: str, present: set[str] | None = None
+    ) -> tuple[RoundTrace, list[list[Hit]]]:
+        """One round: run the planned actions, fuse them by RRF, de-duplicate and select context
+        into ``state.retained``, then apply the stop rule. Returns the round's trace and the
+        tool rankings; training the learned policy steps branches of an episode through this
+        same method, so its reward sees exactly what the running agent retains."""
+        started = time.perf_counter()
+        budget = self.budgets[state.round - 1]
+        planned = [a for a in planned if a.tool in self.tools][: self.max_actions]
+        actions = [a for a in planned if present is None or a.layer in present]
+        skipped = [f"{a.tool}: {a.layer} layer empty" for a in planned if a not in actions]
+        results = self._run_actions(actions, state.scope, budget)
+        counts = []
+        for action, hits in zip(actions, results, strict=True):
+            state.last_hits[f"{state.round}:{action.tool}:{len(state.history)}"] = hits
+            state.history.append(action)
+            counts.append(len(hits))
+        state.history += [a for a in planned if a not in actions]
+        gained = merge_into(state.retained, fuse(results, k=self.rrf_k), budget, state.round)
+        trace = RoundTrace(
+            round=state.round,
+            policy=policy,
+            actions=[a.as_dict() for a in actions],
+            hits=counts,
+            gained=[g.id for g in gained],
+            retained=len(state.retained),
+            ms=round((time.perf_counter() - started) * 1000, 1),
+            skipped=skipped,
+        )
+        state.rounds.append(trace)
+        reason = sufficient(state)
+        if reason:
+            trace.stop = f"evidence suffices: {reason}"
+        elif state.round > self.max_rounds:
+            trace.stop = "round limit"
+        return trace, results
 
     def _run_actions(self, actions: list[Action], scope: Scope, budget: int) -> list[list[Hit]]:
         """Run a round's tool calls, in parallel when an executor is given (queries embedded first)."""

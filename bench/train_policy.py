@@ -1,0 +1,600 @@
+"""Train the learned retrieval policy with Evidence-Gain GRPO, evaluate it against the heuristic
+planner on held-out LoCoMo conversations, and run the ablations (issue 12).
+
+    python -m voxmem.bench.train_policy                      # train, save, evaluate, plot
+    python -m voxmem.bench.train_policy --ablations          # + EG vs terminal, rank term, G, KL
+
+Episodes run against the real Neo4j (the main one from ``bench-env.sh``): each LoCoMo
+conversation is loaded once into its own space ``policy-locomo-<conv>`` (speaker-aware
+passages, SPLADE terms, as the retrieval benchmark loads them) and kept for later runs
+(``--drop`` deletes them). Every tool call is cached per (tool, scope, query, filters, k) in
+``~/.cache/voxmem/policy_tools.pkl``: the tools are deterministic given the action, so a cache of
+their real outputs gives the same reward as calling Neo4j again, and training does not hammer
+the shared server. A round is always stepped through :meth:`voxmem.retrieval.agent.Agent.step`,
+so RRF, de-duplication, context selection and the stop rule are the running agent's own.
+
+The method (see ``docs/retrieval.md``): at each state a group of G round plans is sampled from
+the current policy; each plan's reward is its Evidence Gain (coverage of newly retained gold
+turns plus a rank-discounted term, each id once per branch; or, for the ablation, the branch's
+terminal answer-in-evidence@10); advantages are normalised in the group; every non-final
+successor samples its own group up to the round limit; the update is the clipped policy-ratio
+objective with a KL penalty (k3 estimator) to the frozen initial policy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import copy
+import dataclasses
+import json
+import logging
+import os
+import pickle
+import random
+import statistics
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from voxmem.bench.retrieval_bench import _answer_in, _evidence_texts, subsample
+from voxmem.bench.retrieval_data import BatchLoader, Corpus, locomo
+from voxmem.config import Settings
+from voxmem.errors import VoxmemError
+from voxmem.passages import passage
+from voxmem.retrieval import learned as L
+from voxmem.retrieval.agent import POLICIES, Agent, AgentState
+from voxmem.retrieval.question import read_question
+from voxmem.retrieval.scope import Scope, resolve_scope
+from voxmem.retrieval.service import RetrievalService
+from voxmem.retrieval.tools import Filters, Retriever
+
+log = logging.getLogger("voxmem.train_policy")
+TRAIN_CONVS = ("conv-26", "conv-30", "conv-41", "conv-42")
+HELDOUT_CONVS = ("conv-43", "conv-44", "conv-47")
+CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "voxmem" / "policy_tools.pkl"
+
+
+@dataclass
+class Config:
+    """Everything that shapes a trained policy (hashed into its digest)."""
+
+    group: int = 4
+    epochs: int = 8
+    lr: float = 3e-3
+    clip: float = 0.2
+    kl: float = 0.04
+    updates: int = 2  # gradient passes per epoch over the sampled states
+    hidden: int = 64
+    reward: str = "eg"  # 'eg' | 'terminal'
+    rank_weight: float = 0.5
+    rank_scale: float = 10.0
+    round_cost: float = 0.02  # EG units paid to continue: lets the stop head learn
+    plan_sizes: tuple[int, ...] = (6, 4, 3)
+    seed: int = 0
+
+
+@dataclass
+class Question:
+    qid: str
+    question: str
+    answer: str
+    category: str
+    gold: set[str]
+    space: str
+
+
+@dataclass
+class StateRecord:
+    """One state of a tree with its sampled group (for the GRPO update)."""
+
+    x: np.ndarray
+    cand: L.Candidates
+    combos: np.ndarray
+    round: int
+    members: list[tuple[bool | None, list[int]]]
+    rewards: list[float]
+    old_logp: list[float] = field(default_factory=list)
+
+
+# --- data and cache ---------------------------------------------------------------------------
+def load_space(core: Any, corpus: Corpus) -> str:
+    """The conversation's space, loaded once (kept for later runs; --drop deletes it)."""
+    space = f"policy-locomo-{corpus.name}"
+    count = core.db.query("MATCH (m:Message {space: $space}) RETURN count(m) AS n", space=space)[0]["n"]
+    if count == len(corpus.rows):
+        return space
+    with contextlib.suppress(VoxmemError):  # a half-loaded space from an interrupted run
+        core.spaces.delete(space)
+    core.spaces.create(space, "open")
+    from voxmem.embeddings import sparse_encoder
+    from voxmem.passages import MessageIndexer
+
+    indexer = MessageIndexer(core.db, core.embedder, sparse_encoder())
+    index = indexer.encode([passage(r.text, r.speaker) for r in corpus.rows])
+    vectors = np.asarray([row["embedding"] for row in index], dtype=np.float32)
+    BatchLoader(core.db, addressed_by="turn_taking").load(space, corpus.rows, vectors, index=index)
+    core.db.execute("CALL db.awaitIndexes(600)")
+    return space
+
+
+def questions(corpora: list[Corpus], spaces: dict[str, str], per_conv: int | None) -> list[Question]:
+    out = []
+    for corpus in corpora:
+        space = spaces[corpus.name]
+        for qa in subsample(corpus.qas, per_conv):
+            gold = {f"{space}:{e}" for e in qa.evidence}
+            out.append(Question(qa.qid, qa.question, qa.answer, qa.category, gold, space))
+    return out
+
+
+class CachedTool(Retriever):
+    """A real tool whose outputs are remembered per (tool, scope, query, filters, k)."""
+
+    def __init__(self, tool: Retriever, store: dict[tuple, Any], stats: dict[str, int]) -> None:
+        self.tool = tool
+        self.name, self.layer, self.needs = tool.name, tool.layer, tool.needs
+        self.store = store
+        self.stats = stats
+
+    def search(self, scope: Scope, text: str = "", filters: Filters | None = None, k: int = 10) -> list:
+        f = filters or Filters()
+        key = (self.name, scope.space, scope.policy, scope.asker, text, tuple(sorted(f.as_dict().items())), k)
+        if key not in self.store:
+            self.stats["calls"] += 1
+            try:
+                self.store[key] = self.tool.search(scope, text, f, k=k)
+            except VoxmemError as exc:
+                self.store[key] = exc
+        else:
+            self.stats["hits"] += 1
+        found = self.store[key]
+        if isinstance(found, VoxmemError):
+            raise found
+        return found
+
+
+class QuestionVectors:
+    """The query encoder the agent state exposes, memoised for the whole run (no LRU eviction)."""
+
+    def __init__(self, embedder: Any) -> None:
+        self.embedder = embedder
+        self.cache: dict[str, list[float]] = {}
+
+    def prime(self, texts: list[str]) -> None:  # the tools are cached; nothing to pre-encode
+        return None
+
+    def __call__(self, text: str) -> list[float]:
+        if text not in self.cache:
+            self.cache[text] = self.embedder.embed_queries([text])[0].tolist()
+        return self.cache[text]
+
+
+class Env:
+    """Episodes: a fresh agent state per question, and rounds stepped by the real agent."""
+
+    def __init__(self, core: Any, retrieval: RetrievalService, store: dict[tuple, Any]) -> None:
+        self.stats = {"calls": 0, "hits": 0}
+        self.tools = {name: CachedTool(t, store, self.stats) for name, t in retrieval.tools.items()}
+        self.vectors = QuestionVectors(core.embedder)
+        self.agent = Agent(
+            self.tools,  # type: ignore[arg-type]
+            retrieval.directory.list,
+            budgets=retrieval.budgets,
+            max_rounds=retrieval.max_rounds,
+            rrf_k=core.settings.rrf_k,
+            embed=self.vectors,  # type: ignore[arg-type]
+        )
+        self.space = L.ActionSpace(L.tool_specs())
+        self.db = core.db
+        self._scopes: dict[str, Scope] = {}
+        self._people: dict[str, list[dict[str, Any]]] = {}
+        self._present: dict[str, set[str]] = {}
+
+    def start(self, q: Question) -> AgentState:
+        if q.space not in self._scopes:
+            from voxmem.retrieval.tools import layers_present
+
+            self._scopes[q.space] = resolve_scope(self.db, q.space, None)
+            self._people[q.space] = self.agent.participants(q.space)
+            self._present[q.space] = layers_present(self.db, q.space)
+        scope = self._scopes[q.space]
+        return AgentState(
+            query=q.question,
+            scope=scope,
+            reading=read_question(q.question, self._people[q.space], None),
+            participants=self._people[q.space],
+            budgets=self.agent.budgets,
+            max_rounds=self.agent.max_rounds,
+            embed=self.vectors,  # type: ignore[arg-type]
+            layers=self._present[q.space],
+        )
+
+    def present(self, q: Question) -> set[str]:
+        return self._present[q.space]
+
+
+def branch(state: AgentState) -> AgentState:
+    """A copy of the state a round can mutate without touching its siblings' retained evidence."""
+    child = copy.copy(state)
+    child.retained = {
+        k: dataclasses.replace(v, tools=list(v.tools), layers=list(v.layers), support=list(v.support))
+        for k, v in state.retained.items()
+    }
+    child.history = list(state.history)
+    child.rounds = list(state.rounds)
+    child.last_hits = {}
+    return child
+
+
+def recall_at(state: AgentState, gold: set[str], k: int = 10) -> float:
+    ids = [e.id for e in state.evidence()[:k]]
+    return len(set(ids) & gold) / len(gold)
+
+
+def answer_found(state: AgentState, answer: str) -> float:
+    """Terminal reward of the ablation: the gold answer's words are in the top-10 evidence."""
+    return float(_answer_in(answer, _evidence_texts([e.as_dict() for e in state.evidence()[:10]])))
+
+
+# --- sampling and the tree --------------------------------------------------------------------
+def sample_plan(lp: np.ndarray, k: int, rng: np.random.Generator) -> list[int]:
+    """K combos without replacement from the joint distribution (Gumbel top-k = Plackett-Luce order)."""
+    g = lp + rng.gumbel(size=len(lp))
+    return [int(i) for i in np.argsort(-g)[: min(k, len(lp))]]
+
+
+class Trainer:
+    def __init__(self, env: Env, cfg: Config) -> None:
+        import torch
+
+        self.torch = torch
+        self.env = env
+        self.cfg = cfg
+        torch.manual_seed(cfg.seed)
+        self.n_tools = len(env.space.tools)
+        self.dim = None
+        self.net: Any = None
+        self.ref: Any = None
+        self.opt: Any = None
+        self.rng = np.random.default_rng(cfg.seed)
+
+    def _ensure(self, n_in: int) -> None:
+        if self.net is None:
+            self.net = L.build_net(n_in, self.cfg.hidden, self.n_tools)
+            self.ref = copy.deepcopy(self.net).eval()
+            for p in self.ref.parameters():
+                p.requires_grad_(False)
+            self.opt = self.torch.optim.Adam(self.net.parameters(), lr=self.cfg.lr)
+
+    def features(self, state: AgentState) -> np.ndarray:
+        return L.features(state, np.asarray(self.env.vectors(state.query), dtype=np.float32))
+
+    def tree(self, q: Question, records: list[StateRecord]) -> tuple[list[float], list[float]]:
+        """Sample the episode tree of one question; returns (leaf recalls, leaf answer-found)."""
+        return self._expand(q, self.env.start(q), set(), records)
+
+    def _expand(
+        self, q: Question, state: AgentState, credited: set[str], records: list[StateRecord]
+    ) -> tuple[list[float], list[float]]:
+        torch, cfg = self.torch, self.cfg
+        present = self.env.present(q)
+        cand = self.env.space.candidates(state)
+        combos = self.env.space.combos(cand)
+        if not len(combos):
+            return [recall_at(state, q.gold)], [answer_found(state, q.answer)]
+        x = self.features(state)
+        self._ensure(len(x))
+        with torch.no_grad():
+            out = self.net(torch.as_tensor(x))
+            lp = L.combo_logprobs(out, cand, combos, self.n_tools)
+            stop_logit = L.split_logits(out, self.n_tools)[4]
+        p_stop = float(torch.sigmoid(stop_logit))
+        record = StateRecord(x, cand, combos, state.round, [], [])
+        recalls: list[float] = []
+        found: list[float] = []
+        k = cfg.plan_sizes[state.round - 1]
+        for _ in range(cfg.group):
+            stop = None if state.round == 1 else bool(self.rng.random() < p_stop)
+            chosen = [] if stop else sample_plan(lp.numpy(), k, self.rng)
+            with torch.no_grad():
+                record.old_logp.append(float(L.plan_logprob(lp, chosen, stop_logit, stop)))
+            record.members.append((stop, chosen))
+            if stop:
+                leaf_r, leaf_f = [recall_at(state, q.gold)], [answer_found(state, q.answer)]
+                gain = 0.0
+            else:
+                child = branch(state)
+                actions = [self.env.space.action(cand, combos[i]) for i in chosen]
+                trace, rankings = self.env.agent.step(child, actions, "learned", present)
+                gain, new = L.evidence_gain(
+                    trace.gained,
+                    L.first_ranks(rankings),
+                    q.gold,
+                    credited,
+                    weight=cfg.rank_weight,
+                    scale=cfg.rank_scale,
+                )
+                gain -= cfg.round_cost
+                if trace.stop:
+                    leaf_r, leaf_f = [recall_at(child, q.gold)], [answer_found(child, q.answer)]
+                else:
+                    leaf_r, leaf_f = self._expand(q, child, credited | set(new), records)
+            record.rewards.append(gain if cfg.reward == "eg" else statistics.fmean(leaf_f))
+            recalls += leaf_r
+            found += leaf_f
+        records.append(record)
+        return recalls, found
+
+    def update(self, records: list[StateRecord]) -> dict[str, float]:
+        """Clipped-ratio GRPO with a KL penalty (k3) to the frozen reference, minibatches of 32 states."""
+        torch, cfg = self.torch, self.cfg
+        kls, losses = [], []
+        useful = [r for r in records if len(r.members) > 1]
+        for _ in range(cfg.updates):
+            random.Random(len(losses)).shuffle(useful)
+            for start in range(0, len(useful), 32):
+                batch = useful[start : start + 32]
+                terms = []
+                for rec in batch:
+                    adv = torch.as_tensor(L.group_advantages(rec.rewards), dtype=torch.float32)
+                    x = torch.as_tensor(rec.x)
+                    out = self.net(x)
+                    with torch.no_grad():
+                        out_ref = self.ref(x)
+                    lp = L.combo_logprobs(out, rec.cand, rec.combos, self.n_tools)
+                    lp_ref = L.combo_logprobs(out_ref, rec.cand, rec.combos, self.n_tools)
+                    stop_l = L.split_logits(out, self.n_tools)[4]
+                    stop_ref = L.split_logits(out_ref, self.n_tools)[4]
+                    new = torch.stack([L.plan_logprob(lp, c, stop_l, s) for s, c in rec.members])
+                    ref = torch.stack([L.plan_logprob(lp_ref, c, stop_ref, s) for s, c in rec.members])
+                    old = torch.as_tensor(rec.old_logp, dtype=torch.float32)
+                    ratio = torch.exp(new - old)
+                    surrogate = torch.minimum(ratio * adv, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * adv)
+                    kl = torch.exp(ref - new) - (ref - new) - 1
+                    terms.append(-(surrogate - cfg.kl * kl).mean())
+                    kls.append(float(kl.detach().mean()))
+                loss = torch.stack(terms).mean()
+                self.opt.zero_grad()
+                loss.backward()
+                self.opt.step()
+                losses.append(float(loss.detach()))
+        return {
+            "kl": statistics.fmean(kls) if kls else 0.0,
+            "loss": statistics.fmean(losses) if losses else 0.0,
+        }
+
+    def meta(self, train: list[Question], n_in: int) -> dict[str, Any]:
+        settings = dataclasses.asdict(self.cfg)
+        data = sorted((q.qid, sorted(q.gold)) for q in train)
+        return {
+            "tools": [dataclasses.asdict(t) for t in self.env.space.tools],
+            "plan_sizes": list(self.cfg.plan_sizes),
+            "hidden": self.cfg.hidden,
+            "n_features": n_in,
+            "embedding_dim": n_in - L.N_SCALARS,
+            "settings": settings,
+            "train_questions": len(train),
+            "data_digest": L.digest(data),
+            "settings_digest": L.digest(settings),
+        }
+
+    def policy(self, train: list[Question]) -> L.LearnedPolicy:
+        return L.LearnedPolicy(self.net, self.meta(train, self.net[0].in_features))
+
+
+def evaluate(agent: Agent, policy: Any, qs: list[Question], env: Env) -> list[dict[str, Any]]:
+    rows = []
+    for q in qs:
+        result = agent.run(
+            q.question, env._scopes.get(q.space) or resolve_scope(env.db, q.space, None), policy
+        )
+        ids = [e.id for e in result.evidence]
+        rows.append(
+            {
+                "qid": q.qid,
+                "category": q.category,
+                "r@10": len(set(ids[:10]) & q.gold) / len(q.gold),
+                "rounds": len(result.trace),
+            }
+        )
+    return rows
+
+
+def table(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    by: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by[r["category"]].append(r)
+    by["ALL"] = rows
+    return {
+        c: {
+            "n": len(v),
+            "r@10": round(statistics.fmean(r["r@10"] for r in v), 4),
+            "rounds": round(statistics.fmean(r["rounds"] for r in v), 3),
+        }
+        for c, v in sorted(by.items())
+    }
+
+
+def train(
+    env: Env, cfg: Config, train_qs: list[Question], held_qs: list[Question], log_every: bool = True
+) -> tuple[Trainer, list[dict[str, Any]]]:
+    trainer = Trainer(env, cfg)
+    curve = []
+    for epoch in range(1, cfg.epochs + 1):
+        started = time.perf_counter()
+        records: list[StateRecord] = []
+        recalls, found = [], []
+        for q in train_qs:
+            r, f = trainer.tree(q, records)
+            recalls.append(statistics.fmean(r))
+            found.append(statistics.fmean(f))
+        rewards = [x for rec in records for x in rec.rewards]
+        stats = trainer.update(records)
+        policy = trainer.policy(train_qs)
+        held = table(evaluate(env.agent, policy, held_qs, env))["ALL"] if held_qs else {}
+        entry = {
+            "epoch": epoch,
+            "reward": round(statistics.fmean(rewards), 4),
+            "kl": round(stats["kl"], 5),
+            "loss": round(stats["loss"], 4),
+            "sampled_recall@10": round(statistics.fmean(recalls), 4),
+            "sampled_answer_found": round(statistics.fmean(found), 4),
+            "heldout_greedy_recall@10": held.get("r@10"),
+            "heldout_greedy_rounds": held.get("rounds"),
+            "states": len(records),
+            "s": round(time.perf_counter() - started, 1),
+            "tool_calls": dict(env.stats),
+        }
+        curve.append(entry)
+        if log_every:
+            print(json.dumps(entry), flush=True)
+    return trainer, curve
+
+
+def plot(curve: list[dict[str, Any]], baseline: float | None, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    epochs = [c["epoch"] for c in curve]
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+    axes[0].plot(epochs, [c["reward"] for c in curve], marker="o")
+    axes[0].set_title("mean EG reward of sampled plans")
+    axes[1].plot(epochs, [c["kl"] for c in curve], marker="o", color="tab:red")
+    axes[1].set_title("KL to the reference policy (k3)")
+    axes[2].plot(epochs, [c["sampled_recall@10"] for c in curve], marker="o", label="train, sampled")
+    axes[2].plot(epochs, [c["heldout_greedy_recall@10"] for c in curve], marker="o", label="held-out, greedy")
+    if baseline is not None:
+        axes[2].axhline(baseline, color="k", linestyle="--", label="heuristic, held-out")
+    axes[2].set_title("evidence recall@10")
+    axes[2].legend(fontsize=8)
+    for ax in axes:
+        ax.set_xlabel("epoch")
+    fig.suptitle(f"EG-GRPO training ({os.cpu_count()} cores, load {os.getloadavg()[0]:.1f})")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def save(trainer: Trainer, train_qs: list[Question], path: Path) -> dict[str, Any]:
+    torch = trainer.torch
+    meta = trainer.meta(train_qs, trainer.net[0].in_features)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    state = {k: v.detach().clone() for k, v in trainer.net.state_dict().items()}
+    torch.save({"meta": meta, "state_dict": state}, path)
+    return meta
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--train-questions", type=int, default=30, help="per training conversation")
+    parser.add_argument("--heldout-questions", type=int, default=40, help="per held-out conversation")
+    parser.add_argument("--epochs", type=int, default=Config.epochs)
+    parser.add_argument("--group", type=int, default=Config.group)
+    parser.add_argument("--kl", type=float, default=Config.kl)
+    parser.add_argument("--reward", choices=("eg", "terminal"), default="eg")
+    parser.add_argument("--rank-weight", type=float, default=Config.rank_weight)
+    parser.add_argument("--ablations", action="store_true")
+    parser.add_argument("--no-save", action="store_true", help="do not overwrite the repo's policy file")
+    parser.add_argument("--out", type=Path, default=Path("results/policy"))
+    parser.add_argument("--load-only", action="store_true", help="load the spaces and exit")
+    parser.add_argument("--drop", action="store_true", help="delete the policy-locomo-* spaces and exit")
+    args = parser.parse_args(argv)
+    logging.getLogger("neo4j").setLevel(logging.ERROR)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from voxmem.core import Voxmem
+
+    settings = Settings()
+    core = Voxmem.build(settings)
+    core.start()
+    corpora = {c.name: c for c in locomo()}
+    if args.drop:
+        for name in corpora:
+            with contextlib.suppress(VoxmemError):
+                core.spaces.delete(f"policy-locomo-{name}")
+        return 0
+    print(f"cores {os.cpu_count()}, load average {os.getloadavg()}", flush=True)
+    spaces = {name: load_space(core, corpora[name]) for name in (*TRAIN_CONVS, *HELDOUT_CONVS)}
+    if args.load_only:
+        core.close()
+        return 0
+    train_qs = questions([corpora[n] for n in TRAIN_CONVS], spaces, args.train_questions)
+    held_qs = questions([corpora[n] for n in HELDOUT_CONVS], spaces, args.heldout_questions)
+    retrieval = RetrievalService(settings, core.db, core.embedder, chat_model=None)
+    store: dict[tuple, Any] = pickle.loads(CACHE.read_bytes()) if CACHE.exists() else {}
+    env = Env(core, retrieval, store)
+    cfg = Config(
+        epochs=args.epochs, group=args.group, kl=args.kl, reward=args.reward, rank_weight=args.rank_weight
+    )
+    report: dict[str, Any] = {
+        "cores": os.cpu_count(),
+        "loadavg_start": [round(x, 2) for x in os.getloadavg()],
+        "train_conversations": list(TRAIN_CONVS),
+        "heldout_conversations": list(HELDOUT_CONVS),
+        "train_questions": len(train_qs),
+        "heldout_questions": len(held_qs),
+        "config": dataclasses.asdict(cfg),
+    }
+    try:
+        heuristic_rows = evaluate(env.agent, POLICIES["heuristic"](), held_qs, env)
+        report["heuristic"] = table(heuristic_rows)
+        print("heuristic held-out:", json.dumps(report["heuristic"]["ALL"]), flush=True)
+        started = time.perf_counter()
+        trainer, curve = train(env, cfg, train_qs, held_qs)
+        report["train_s"] = round(time.perf_counter() - started, 1)
+        report["curve"] = curve
+        learned_rows = evaluate(env.agent, trainer.policy(train_qs), held_qs, env)
+        report["learned"] = table(learned_rows)
+        print("learned held-out:", json.dumps(report["learned"]["ALL"]), flush=True)
+        CACHE.parent.mkdir(parents=True, exist_ok=True)
+        CACHE.write_bytes(pickle.dumps(store))
+        if not args.no_save:
+            report["saved"] = save(trainer, train_qs, L.POLICY_FILE)
+        if args.ablations:
+            report["ablations"] = ablations(env, cfg, train_qs, held_qs)
+            CACHE.write_bytes(pickle.dumps(store))
+    finally:
+        core.close()
+    report["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "train_policy.json").write_text(json.dumps(report, indent=1))
+    plot(report["curve"], report["heuristic"]["ALL"]["r@10"], args.out / "train_policy.png")
+    print(f"wrote {args.out / 'train_policy.json'} and {args.out / 'train_policy.png'}")
+    return 0
+
+
+ABLATIONS = {
+    "terminal reward": {"reward": "terminal"},
+    "no rank term": {"rank_weight": 0.0},
+    "G=2": {"group": 2},
+    "G=8": {"group": 8},
+    "KL 0": {"kl": 0.0},
+    "KL 0.2": {"kl": 0.2},
+}
+
+
+def ablations(env: Env, cfg: Config, train_qs: list[Question], held_qs: list[Question]) -> dict[str, Any]:
+    out = {}
+    for name, change in ABLATIONS.items():
+        variant = dataclasses.replace(cfg, **change)
+        started = time.perf_counter()
+        trainer, _curve = train(env, variant, train_qs, [], log_every=False)
+        rows = evaluate(env.agent, trainer.policy(train_qs), held_qs, env)
+        out[name] = {
+            "change": change,
+            "table": table(rows),
+            "train_s": round(time.perf_counter() - started, 1),
+        }
+        print(name, json.dumps(out[name]["table"]["ALL"]), flush=True)
+    return out
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

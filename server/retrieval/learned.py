@@ -1,0 +1,409 @@
+"""The learned retrieval policy (issue 12): a small network trained with Evidence-Gain GRPO.
+
+What it sees (the state): the question's embedding (the bundled sentence model, through the
+tools' query encoder), the question reading (kind, quote, people, first person, time, the
+asker known), the round, what the retained evidence covers (the agent's coverage), and the
+budget left. What it chooses (a factored action): a memory layer, a tool of that layer
+(discovered from the tool classes, see :func:`tool_specs`), a query rewrite from a fixed
+candidate set (:data:`REWRITES`) and a filter from the people the question names or the
+asker (:data:`FILTERS`). A round's plan is ``K`` distinct actions drawn without replacement
+from that distribution (Plackett-Luce), and from round 2 on a stop head may end the episode.
+
+Why a factored head and masks: which rewrites and filters exist depends on the question
+(no quote → no quote rewrite; nobody named → no speaker filter) and on the tool (an id tool
+takes the best evidence's id, ``said_to`` needs a pair). Masks make every head a proper
+conditional distribution over what is valid, so the plan's probability is exact, which the
+GRPO ratio needs.
+
+The reward (:func:`evidence_gain`) and the group advantage (:func:`group_advantages`) are
+here too, pure functions, so tests pin them down; the trainer is ``voxmem.bench.train_policy``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from voxmem.errors import InvalidInput
+from voxmem.retrieval import tools as tools_module
+from voxmem.retrieval.agent import Action, AgentState, _missing_words, coverage
+from voxmem.retrieval.question import Reading
+from voxmem.retrieval.tools import Filters, Hit
+
+POLICY_FILE = Path(__file__).parent / "policies" / "learned.pt"
+LAYERS = tools_module.LAYERS
+KINDS = ("general", "who_said", "addressee", "said_to", "requests")
+# Query rewrites: the question as asked, its content words, the named people with aliases, the
+# quoted or described utterance, a time-focused form, the content words still missing from the
+# retained evidence, and (for the id tools) the best and second-best retained turn.
+REWRITES = ("question", "keywords", "people", "quote", "time", "missing", "best", "second")
+# Filters: none, the asker, the first named person (as speaker / subject / profile owner), the
+# person spoken to, both (said_to), and current-only for facts and attributes.
+FILTERS = ("none", "asker", "speaker", "addressee", "pair", "current")
+_ID_REWRITES = {"best", "second"}
+_TIME_WORDS = "when date day week month year"
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    layer: str
+    needs: str
+
+
+def tool_specs() -> list[ToolSpec]:
+    """The tools a policy may choose, discovered from the retriever classes of ``tools.py``.
+
+    A tool the learned policy can drive takes a query, a quote, a message id or a pair; the
+    profile dump (``needs == 'participant'``) is left to the attribute tools' participant filter.
+    """
+    found: dict[str, ToolSpec] = {}
+    pending = list(tools_module.Retriever.__subclasses__())
+    while pending:
+        cls = pending.pop(0)
+        pending += cls.__subclasses__()
+        name = cls.__dict__.get("name")
+        if cls.__module__ == tools_module.__name__ and name and cls.needs != "participant":
+            found[name] = ToolSpec(name, cls.layer, cls.needs)
+    return sorted(found.values(), key=lambda t: (LAYERS.index(t.layer), t.name))
+
+
+def _person_ref(person: dict[str, Any] | None) -> str | None:
+    return person.get("id") if person else None
+
+
+def _people_text(reading: Reading) -> str:
+    names: list[str] = []
+    for p in reading.people:
+        names += [p.get("name") or "", *(p.get("aliases") or [])]
+    return " ".join(dict.fromkeys(n for n in names if n))
+
+
+@dataclass
+class Candidates:
+    """The valid rewrites and filters of one state, and the masks that make the heads conditional."""
+
+    texts: dict[str, str]
+    filters: dict[str, dict[str, Any]]  # filter name → person refs it uses
+    layer_mask: np.ndarray  # (L,)
+    tool_mask: np.ndarray  # (L, T): tool t usable in layer l
+    rewrite_mask: np.ndarray  # (T, R)
+    filter_mask: np.ndarray  # (T, F)
+
+
+class ActionSpace:
+    """Maps a state to its valid factored actions and an index tuple back to an :class:`Action`."""
+
+    def __init__(self, tools: Sequence[ToolSpec]) -> None:
+        self.tools = list(tools)
+        self.index = {t.name: i for i, t in enumerate(self.tools)}
+
+    def candidates(self, state: AgentState) -> Candidates:
+        r = state.reading
+        present = state.layers
+        evidence = state.evidence()
+        texts = {
+            "question": state.query,
+            "keywords": " ".join(r.keywords),
+            "people": _people_text(r),
+            "quote": r.quote or "",
+            "time": f"{' '.join(r.keywords)} {_TIME_WORDS}" if r.temporal and r.keywords else "",
+            "missing": " ".join(_missing_words(state)) if state.retained else "",
+            "best": evidence[0].id if evidence else "",
+            "second": evidence[1].id if len(evidence) > 1 else "",
+        }
+        first = r.speaker or (r.people[0] if r.people else None)
+        to = r.addressee or (r.people[1] if len(r.people) > 1 else None)
+        filters: dict[str, dict[str, Any]] = {"none": {}}
+        if state.scope.asker:
+            filters["asker"] = {"person": state.scope.asker}
+        if first:
+            filters["speaker"] = {"person": _person_ref(first)}
+        if to:
+            filters["addressee"] = {"person": _person_ref(to)}
+        if r.speaker and r.addressee and r.speaker is not r.addressee:
+            filters["pair"] = {"speaker": _person_ref(r.speaker), "addressee": _person_ref(r.addressee)}
+        filters["current"] = {}
+        n_t, n_r, n_f = len(self.tools), len(REWRITES), len(FILTERS)
+        rewrite_mask = np.zeros((n_t, n_r), dtype=bool)
+        filter_mask = np.zeros((n_t, n_f), dtype=bool)
+        for t, spec in enumerate(self.tools):
+            for j, name in enumerate(REWRITES):
+                if not texts[name].strip():
+                    continue
+                if spec.needs == "message_id":
+                    rewrite_mask[t, j] = name in _ID_REWRITES
+                elif spec.needs == "quote":
+                    rewrite_mask[t, j] = name == "quote"
+                else:
+                    rewrite_mask[t, j] = name not in _ID_REWRITES
+            for j, name in enumerate(FILTERS):
+                if name not in filters:
+                    continue
+                if spec.needs == "pair":
+                    filter_mask[t, j] = name == "pair"
+                elif spec.needs in ("message_id", "quote"):
+                    filter_mask[t, j] = name == "none"
+                elif spec.layer == "interaction":
+                    filter_mask[t, j] = name in ("none", "asker", "speaker", "addressee")
+                else:
+                    filter_mask[t, j] = name in ("none", "asker", "speaker", "current")
+        usable = rewrite_mask.any(1) & filter_mask.any(1)
+        tool_mask = np.zeros((len(LAYERS), n_t), dtype=bool)
+        for t, spec in enumerate(self.tools):
+            if usable[t] and (present is None or spec.layer in present):
+                tool_mask[LAYERS.index(spec.layer), t] = True
+        return Candidates(texts, filters, tool_mask.any(1), tool_mask, rewrite_mask, filter_mask)
+
+    def combos(self, c: Candidates) -> np.ndarray:
+        """Every valid (layer, tool, rewrite, filter) index tuple, shape (n, 4)."""
+        out = [
+            (layer, t, r, f)
+            for layer, t in zip(*np.nonzero(c.tool_mask), strict=True)
+            for r in np.nonzero(c.rewrite_mask[t])[0]
+            for f in np.nonzero(c.filter_mask[t])[0]
+        ]
+        return np.asarray(out, dtype=np.int64).reshape(-1, 4)
+
+    def action(self, c: Candidates, combo: Sequence[int]) -> Action:
+        layer, t, r, f = (int(x) for x in combo)
+        spec = self.tools[t]
+        rewrite, fname = REWRITES[r], FILTERS[f]
+        ref = c.filters.get(fname, {})
+        filters = Filters()
+        if fname == "pair":
+            filters = Filters(speaker=ref["speaker"], addressee=ref["addressee"])
+        elif fname in ("asker", "speaker"):
+            person = ref["person"]
+            if spec.layer == "interaction":
+                filters = Filters(speaker=person)
+            elif spec.layer == "fact":
+                filters = Filters(about=person)
+            else:
+                filters = Filters(participant=person)
+        elif fname == "addressee":
+            filters = Filters(addressee=ref["person"])
+        elif fname == "current":
+            filters = Filters(current_only=True)
+        return Action(LAYERS[layer], spec.name, c.texts[rewrite], filters, why=f"learned: {rewrite}/{fname}")
+
+
+# --- state features -------------------------------------------------------------------------
+ACTS = ("say", "request", "commit", "did")
+N_SCALARS = len(KINDS) + len(ACTS) + 8 + 3 + 6 + len(LAYERS)
+
+
+def features(state: AgentState, question_vector: np.ndarray) -> np.ndarray:
+    """The state as one vector: question embedding, reading, asker known, round, coverage, budget."""
+    r = state.reading
+    scalars = [float(r.kind == k) for k in KINDS] + [float(r.act == a) for a in ACTS]
+    scalars += [
+        float(bool(r.quote)),
+        float(r.first_person),
+        float(r.temporal),
+        float(r.preference),
+        min(len(r.people), 2) / 2,
+        float(r.speaker is not None),
+        float(r.addressee is not None),
+        float(state.scope.asker is not None),
+    ]
+    scalars += [float(state.round == n) for n in (1, 2, 3)]
+    budget_total = sum(state.budgets[: state.max_rounds]) or 1
+    evidence = state.evidence()
+    agreeing = sum(1 for e in evidence[:3] if len(e.tools) > 1) / 3
+    last_gain = (
+        len(state.rounds[-1].gained) / max(1, state.budgets[len(state.rounds) - 1]) if state.rounds else 0.0
+    )
+    scalars += [
+        coverage(state) if state.retained else 0.0,
+        coverage(state, top=3) if state.retained else 0.0,
+        len(state.retained) / budget_total,
+        sum(state.remaining_budget) / budget_total,
+        agreeing,
+        last_gain,
+    ]
+    scalars += [sum(1 for e in evidence[:10] if layer in e.layers) / 10 for layer in LAYERS]
+    return np.concatenate(
+        [np.asarray(question_vector, dtype=np.float32), np.asarray(scalars, dtype=np.float32)]
+    )
+
+
+# --- reward and advantage (pure) --------------------------------------------------------------
+def first_ranks(rankings: Iterable[list[Hit]]) -> dict[str, int]:
+    """For each source turn, the earliest rank (0-based) of any record linked to it in the round's
+    rankings: a message hit links to itself, a fact or attribute to its DERIVED_FROM turns."""
+    best: dict[str, int] = {}
+    for hits in rankings:
+        for rank, hit in enumerate(hits):
+            for source in hit.sources:
+                if rank < best.get(source.id, rank + 1):
+                    best[source.id] = rank
+    return best
+
+
+def evidence_gain(
+    gained: Sequence[str],
+    ranks: dict[str, int],
+    gold: set[str],
+    credited: set[str],
+    weight: float = 0.5,
+    scale: float = 10.0,
+) -> tuple[float, list[str]]:
+    """Evidence-Gain reward of one action (a round's plan) and the supporting ids it newly credits.
+
+    ``gained``: the turn ids newly retained this round (a fact or attribute is retained as the
+    turns it is derived from, so those count as its supporting ids); ``credited``: ids already
+    credited earlier on this branch, which earn nothing again; each id counts once.
+    reward = (1 - weight) * |new| / |gold| + weight * Σ_new scale / (scale + rank) / |gold|.
+    """
+    if not gold:
+        return 0.0, []
+    new = [i for i in dict.fromkeys(gained) if i in gold and i not in credited]
+    cover = len(new) / len(gold)
+    ranked = sum(scale / (scale + ranks.get(i, 10 * scale)) for i in new) / len(gold)
+    return (1 - weight) * cover + weight * ranked, new
+
+
+def group_advantages(rewards: Sequence[float], eps: float = 1e-6) -> np.ndarray:
+    """GRPO's group-relative advantage: (r - mean) / (std + eps) over one state's group."""
+    r = np.asarray(rewards, dtype=np.float64)
+    return (r - r.mean()) / (r.std() + eps)
+
+
+# --- the network ------------------------------------------------------------------------------
+def _torch() -> Any:
+    import torch
+
+    return torch
+
+
+def build_net(n_in: int, hidden: int, n_tools: int) -> Any:
+    """MLP trunk, one linear head per factor (+1 stop logit); heads start at zero (uniform policy)."""
+    torch = _torch()
+    n_out = len(LAYERS) + n_tools + len(REWRITES) + len(FILTERS) + 1
+    net = torch.nn.Sequential(torch.nn.Linear(n_in, hidden), torch.nn.Tanh(), torch.nn.Linear(hidden, n_out))
+    torch.nn.init.zeros_(net[2].weight)
+    torch.nn.init.zeros_(net[2].bias)
+    return net
+
+
+def split_logits(out: Any, n_tools: int) -> tuple[Any, Any, Any, Any, Any]:
+    """(layer, tool, rewrite, filter, stop) logits from the network's output row(s)."""
+    a = len(LAYERS)
+    b = a + n_tools
+    c = b + len(REWRITES)
+    d = c + len(FILTERS)
+    return out[..., :a], out[..., a:b], out[..., b:c], out[..., c:d], out[..., d]
+
+
+def combo_logprobs(out: Any, cand: Candidates, combos: np.ndarray, n_tools: int) -> Any:
+    """log p(layer) + log p(tool | layer) + log p(rewrite | tool) + log p(filter | tool), per combo."""
+    torch = _torch()
+    neg = -1e9
+    lay, tool, rew, fil, _ = split_logits(out, n_tools)
+    lm = torch.as_tensor(cand.layer_mask)
+    tm = torch.as_tensor(cand.tool_mask)
+    rm = torch.as_tensor(cand.rewrite_mask)
+    fm = torch.as_tensor(cand.filter_mask)
+    lp_l = torch.log_softmax(lay.masked_fill(~lm, neg), -1)
+    lp_t = torch.log_softmax(tool.unsqueeze(0).masked_fill(~tm, neg), -1)
+    lp_r = torch.log_softmax(rew.unsqueeze(0).masked_fill(~rm, neg), -1)
+    lp_f = torch.log_softmax(fil.unsqueeze(0).masked_fill(~fm, neg), -1)
+    idx = torch.as_tensor(combos)
+    la, t, r, f = idx[:, 0], idx[:, 1], idx[:, 2], idx[:, 3]
+    return lp_l[la] + lp_t[la, t] + lp_r[t, r] + lp_f[t, f]
+
+
+def plan_logprob(combo_lp: Any, chosen: Sequence[int], stop_logit: Any, stop: bool | None) -> Any:
+    """log P(plan): the stop decision (``None`` in round 1, where the policy always acts), then
+    Plackett-Luce over the chosen combos (drawn without replacement, in order)."""
+    torch = _torch()
+    logsigmoid = torch.nn.functional.logsigmoid
+    if stop:
+        return logsigmoid(stop_logit)
+    total = logsigmoid(-stop_logit) if stop is not None else torch.zeros(())
+    used = torch.zeros(())
+    probs = combo_lp.exp()
+    for i in chosen:
+        total = total + combo_lp[i] - torch.log((1 - used).clamp_min(1e-8))
+        used = used + probs[i]
+    return total
+
+
+def digest(payload: Any) -> str:
+    """A short sha256 of JSON-able data (training questions, settings): names what made a policy."""
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+# --- the policy the agent runs -----------------------------------------------------------------
+class LearnedPolicy:
+    """Runs a trained network greedily: stop if the stop head says so (rounds 2-3), else the
+    ``K`` most probable valid actions of the round."""
+
+    name = "learned"
+
+    def __init__(self, net: Any, meta: dict[str, Any]) -> None:
+        self.net = net.eval()
+        self.meta = meta
+        self.space = ActionSpace([ToolSpec(**t) for t in meta["tools"]])
+        self.plan_sizes: list[int] = list(meta["plan_sizes"])
+        self.dim = int(meta["embedding_dim"])
+
+    @classmethod
+    def load(cls, path: Path = POLICY_FILE) -> LearnedPolicy:
+        torch = _torch()
+        if not path.exists():
+            raise InvalidInput(
+                f"no learned policy at {path}; train one with python -m voxmem.bench.train_policy"
+            )
+        blob = torch.load(path, map_location="cpu", weights_only=False)
+        meta = blob["meta"]
+        net = build_net(int(meta["n_features"]), int(meta["hidden"]), len(meta["tools"]))
+        net.load_state_dict(blob["state_dict"])
+        return cls(net, meta)
+
+    def question_vector(self, state: AgentState) -> np.ndarray:
+        if state.embed is None:
+            raise InvalidInput("the learned policy needs the agent's query encoder")
+        return np.asarray(state.embed(state.query), dtype=np.float32)
+
+    def plan(self, state: AgentState) -> list[Action]:
+        torch = _torch()
+        cand = self.space.candidates(state)
+        combos = self.space.combos(cand)
+        if not len(combos) or state.round > len(self.plan_sizes):
+            return []
+        with torch.no_grad():
+            out = self.net(torch.as_tensor(features(state, self.question_vector(state))))
+            if state.round > 1 and float(split_logits(out, len(self.space.tools))[4]) > 0:
+                return []
+            lp = combo_logprobs(out, cand, combos, len(self.space.tools)).numpy()
+        order = np.argsort(-lp, kind="stable")
+        actions: list[Action] = []
+        for i in order:
+            action = self.space.action(cand, combos[i])
+            if not state.tried(action) and all(a.key() != action.key() for a in actions):
+                actions.append(action)
+            if len(actions) >= self.plan_sizes[state.round - 1]:
+                break
+        return actions
+
+
+_LOADED: dict[Path, LearnedPolicy] = {}
+_LOCK = threading.Lock()
+
+
+def learned_policy(path: Path = POLICY_FILE) -> LearnedPolicy:
+    """The trained policy from the repo's file, loaded once per process (it is read-only)."""
+    with _LOCK:
+        if path not in _LOADED:
+            _LOADED[path] = LearnedPolicy.load(path)
+        return _LOADED[path]
+
