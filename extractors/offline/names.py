@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from voxmem.extractors.offline.lexicon import GROUP_WORDS, KINSHIP, NOT_NAMES, PERSON_NOUNS, ROLES
+from voxmem.extractors.naming import plausible_new_name
+from voxmem.extractors.offline.lexicon import GROUP_WORDS, KINSHIP, PERSON_NOUNS, ROLES
 
 # One word of a name: a capitalised Latin word ("Maya", "José") or a word in a script without
 # case ("李雷", "محمد") or starting with a non-Latin capital ("Иван"); up to two words ("Wei 王").
@@ -118,26 +119,6 @@ class SelfName:
 
 def _clean(term: str) -> str:
     return term.strip().strip("'’").replace("’", "'")
-
-
-def _name_like(word: str) -> bool:
-    """Letters (and ' or -) starting with a capital, or with a letter of a script without case
-    ("李", "م"): names in any script, never digits or punctuation alone."""
-    first = word[:1]
-    cased = first.isupper() or (first.isalpha() and first.lower() == first.upper())
-    if word.lower().endswith(("'s", "’s")):  # "Rachel's" (boyfriend): a possessive, not a name
-        return False
-    parts = [p for p in re.split(r"[-'’]", word.lower()) if p]
-    if len(parts) > 1 and all(p in NOT_NAMES for p in parts):  # "No-no-no", "Oh-oh"
-        return False
-    return cased and all(c.isalpha() or c in "'’-" for c in word)
-
-
-def plausible_new_name(term: str) -> bool:
-    """A capitalised word (or a word of an uncased script) that is not a common word: could be
-    a person's name."""
-    words = term.split()
-    return bool(words) and all(_name_like(w) and w.lower().strip("'") not in NOT_NAMES for w in words)
 
 
 def sentences(text: str) -> list[str]:

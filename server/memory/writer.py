@@ -22,7 +22,7 @@ from neo4j import ManagedTransaction
 from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.embeddings import TextEmbedder, sparse_encoder
-from voxmem.extractors.offline.names import plausible_new_name
+from voxmem.extractors.naming import plausible_new_name
 from voxmem.extractors.schema import GROUP, ExtractionResult, is_label
 from voxmem.extractors.window import Window
 from voxmem.ids import name_key, new_id

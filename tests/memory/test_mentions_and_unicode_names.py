@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import pytest
 
+from voxmem.extractors.naming import plausible_new_name
 from voxmem.extractors.offline import OfflineExtractor
-from voxmem.extractors.offline.names import plausible_new_name, self_names, vocatives
+from voxmem.extractors.offline.names import self_names, vocatives
 from voxmem.ids import name_key
 from voxmem.memory.identity import PersonState, decide
 
