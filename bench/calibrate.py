@@ -1,7 +1,12 @@
 """Calibrate an encoder's channel compensation and routing thresholds on synthetic voices;
-writes server/voice/channel_projection.json and server/voice/thresholds.json.
+writes thresholds.json and channel_projection.json into the calibration directory the
+configuration points to (setting ``voice_calibration_dir``, ``VOXMEM_VOICE_CALIBRATION_DIR``),
+never into the installed package. The server reads an encoder's entry there before the tables
+shipped in server/voice/; to ship a calibration, copy its entries into those files and commit.
 
-    python -m voxmem.bench.calibrate [--encoder resemblyzer] [--dry-run]
+    export VOXMEM_VOICE_CALIBRATION_DIR=/srv/voxmem/calibration
+    python -m voxmem.bench.calibrate [--encoder resemblyzer]
+    python -m voxmem.bench.calibrate --dry-run   # print and write the report only
 
 Uses the CALIBRATION sentences only (the identity benchmark scores other sentences) and
 the six distinct voices (``CHOSEN_6``). Per condition (clean, reverb+noise, telephone,
@@ -49,10 +54,32 @@ import numpy as np
 from voxmem.bench.embcache import EmbeddingCache, embedding_cache
 from voxmem.bench.sentences import CALIBRATION
 from voxmem.bench.voices import BACKGROUND, CHOSEN_6, CONDITIONS, VOICES
-from voxmem.voice.compensation import PROJECTION_FILE, ChannelProjection, save_projection
+from voxmem.config import get_settings
+from voxmem.voice.compensation import PROJECTION_FILE, ChannelProjection
 from voxmem.voice.encoders import build_encoder
 from voxmem.voice.policy import SpeakerState, normalise, speaker_score
-from voxmem.voice.thresholds import THRESHOLDS_FILE, Thresholds
+from voxmem.voice.thresholds import THRESHOLDS_FILE, Thresholds, calibration_table
+
+
+def _write_entry(target: Path, shipped: Path, encoder: str, entry: dict, indent: int) -> Path:
+    """Set one encoder's entry in ``target``/<shipped file name>, keeping the other encoders
+    already calibrated there (the shipped table itself is never written)."""
+    target.mkdir(parents=True, exist_ok=True)
+    path = target / shipped.name
+    table = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    table[encoder] = entry
+    path.write_text(json.dumps(table, indent=indent) + "\n", encoding="utf-8")
+    return path
+
+
+def save_projection(target: Path, encoder: str, projection: ChannelProjection, source: str) -> Path:
+    """Write a fitted NAP basis as the server loads it (``voxmem.voice.compensation.load_projection``)."""
+    entry = {
+        "k": projection.k,
+        "source": source,
+        "basis": [[round(float(x), 7) for x in row] for row in projection.basis],
+    }
+    return _write_entry(target, PROJECTION_FILE, encoder, entry, indent=1)
 
 
 def _scores(emb, voices, enrol_cond, test_cond, enrol, k, policy):
@@ -374,12 +401,23 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--dry-run", action="store_true", help="print, do not write thresholds.json")
     parser.add_argument(
+        "--calibration-dir",
+        type=Path,
+        help="where thresholds.json and channel_projection.json go (default: setting voice_calibration_dir)",
+    )
+    parser.add_argument(
         "--overlap-only", action="store_true", help="only (re)fit the overlap detector's threshold"
     )
     parser.add_argument("--out", type=Path, help="default results/identity/calibration[-ENCODER].json")
     args = parser.parse_args(argv)
     suffix = "" if args.encoder == "resemblyzer" else f"-{args.encoder}"
     args.out = args.out or Path(f"results/identity/calibration{suffix}.json")
+    target = args.calibration_dir or get_settings().voice_calibration_dir
+    if target is None and not args.dry_run:
+        parser.error(
+            "no calibration directory: set VOXMEM_VOICE_CALIBRATION_DIR (the server reads it) or pass "
+            "--calibration-dir; the package's shipped tables are never written"
+        )
     encoder = build_encoder(args.encoder)
     if args.overlap_only:
         if not hasattr(encoder, "embed_windows"):
@@ -387,9 +425,9 @@ def main(argv: list[str] | None = None) -> None:
         overlap = calibrate_overlap(encoder)
         print(json.dumps(overlap, indent=2))
         if not args.dry_run:
-            table = json.loads(THRESHOLDS_FILE.read_text())
-            table[args.encoder]["overlap_dispersion"] = overlap["overlap_dispersion"]
-            THRESHOLDS_FILE.write_text(json.dumps(table, indent=2) + "\n")
+            entry = calibration_table(THRESHOLDS_FILE, target)[args.encoder]
+            entry["overlap_dispersion"] = overlap["overlap_dispersion"]
+            print(f"wrote {_write_entry(target, THRESHOLDS_FILE, args.encoder, entry, indent=2)}")
             report = json.loads(args.out.read_text()) if args.out.exists() else {}
             report["overlap"] = overlap
             args.out.write_text(json.dumps(report, indent=2))
@@ -405,14 +443,13 @@ def main(argv: list[str] | None = None) -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2))
     if not args.dry_run:
-        table = json.loads(THRESHOLDS_FILE.read_text())
-        table[args.encoder] = result["thresholds"]
-        THRESHOLDS_FILE.write_text(json.dumps(table, indent=2) + "\n")
+        written = _write_entry(target, THRESHOLDS_FILE, args.encoder, result["thresholds"], indent=2)
         pool = result["report"]["nuisance_pool"]
         pool = f"{len(pool)} voices unlike any of CHOSEN_6: {', '.join(pool)}"
         source = f"{result['thresholds']['source']}; NAP basis fitted on {pool}"
-        save_projection(args.encoder, projection, source)
-        print(f"wrote {THRESHOLDS_FILE} and {PROJECTION_FILE} (k={projection.k})")
+        basis = save_projection(target, args.encoder, projection, source)
+        print(f"wrote {written} and {basis} (k={projection.k}); the server reads them with")
+        print(f"VOXMEM_VOICE_CALIBRATION_DIR={target}")
 
 
 if __name__ == "__main__":

@@ -270,14 +270,16 @@ def real_pieces(ingest_cfg: dict | None = None) -> dict:
 
 def encoder_vectors(encoder, pieces: dict) -> dict:
     """uri → (spans, this encoder's vectors) from :func:`real_pieces`' raw outputs."""
+    from voxmem.config import get_settings
     from voxmem.voice.compensation import load_projection
 
+    calibration = get_settings().voice_calibration_dir
     out = {}
     for uri, p in pieces.items():
         if hasattr(encoder, "combine"):
             vecs = [encoder.combine(r, d) for r, d in zip(p["resemblyzer"], p["dvector"], strict=True)]
         else:
-            projection = load_projection(encoder.name)
+            projection = load_projection(encoder.name, calibration)
             vecs = [projection.apply(v) for v in p[encoder.name]]
         out[uri] = (p["spans"], vecs)
     return out
@@ -706,8 +708,10 @@ def main(argv: list[str] | None = None) -> None:
     }
     pieces = None if args.skip_real else real_pieces()
     for name in tqdm(encoders, desc="identity bench"):
-        encoder = build_encoder(name, settings.voice_encoder_path, settings.voice_embedding_dim)
-        thresholds, projection = load_thresholds(name), load_projection(name)
+        calibration = settings.voice_calibration_dir
+        encoder = build_encoder(name, settings.voice_encoder_path, settings.voice_embedding_dim, calibration)
+        thresholds = load_thresholds(name, calibration_dir=calibration)
+        projection = load_projection(name, calibration)
         cache = embedding_cache(encoder, projection)
         row: dict = {"thresholds": thresholds.__dict__, "channel_projection_k": projection.k}
         row["synthetic"] = synthetic(cache, thresholds, args.scenarios, settings.voice_ema_weight)

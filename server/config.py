@@ -91,6 +91,11 @@ class Settings(BaseSettings):
     voice_update_threshold: float | None = Field(
         None, description="Override the encoder's calibrated update (gate) threshold."
     )
+    voice_calibration_dir: Path | None = Field(
+        None,
+        description="Directory of a voice calibration (thresholds.json, channel_projection.json written by "
+        "`python -m voxmem.bench.calibrate`); its encoders replace the shipped tables' entries.",
+    )
     voice_ema_weight: float = Field(0.1, description="Weight of a new observation in an EMA centroid update.")
     audio_min_seconds: float = Field(0.5, description="Shortest accepted audio turn (seconds).")
     audio_max_turn_seconds: float = Field(120.0, description="Longest accepted single audio turn (seconds).")

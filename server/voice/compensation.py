@@ -18,7 +18,6 @@ as it is (k = 0). Changing the basis changes the embedding space, so stored voic
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -71,21 +70,12 @@ def voiceprint_tag(encoder: str, projection: ChannelProjection) -> str:
     return f"{encoder}+nap{projection.k}.{digest}"
 
 
-def load_projection(encoder: str) -> ChannelProjection:
-    """The fitted projection of ``encoder``, or the identity when none was fitted."""
-    if not PROJECTION_FILE.exists():
-        return ChannelProjection.identity()
-    entry = json.loads(PROJECTION_FILE.read_text(encoding="utf-8")).get(encoder)
+def load_projection(encoder: str, calibration_dir: Path | None = None) -> ChannelProjection:
+    """The fitted projection of ``encoder`` (``calibration_dir`` first, as for thresholds), or
+    the identity when none was fitted."""
+    from voxmem.voice.thresholds import calibration_table
+
+    entry = calibration_table(PROJECTION_FILE, calibration_dir).get(encoder)
     if not entry or not entry.get("basis"):
         return ChannelProjection.identity()
     return ChannelProjection(np.asarray(entry["basis"], dtype=np.float32))
-
-
-def save_projection(encoder: str, projection: ChannelProjection, source: str) -> None:
-    table = json.loads(PROJECTION_FILE.read_text(encoding="utf-8")) if PROJECTION_FILE.exists() else {}
-    table[encoder] = {
-        "k": projection.k,
-        "source": source,
-        "basis": [[round(float(x), 7) for x in row] for row in projection.basis],
-    }
-    PROJECTION_FILE.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")

@@ -269,7 +269,9 @@ class PyannoteEncoder:
         return l2_normalise(np.asarray(vector))
 
 
-def build_encoder(name: str, path: Path | None = None, expected_dim: int | None = None) -> SpeakerEncoder:
+def build_encoder(
+    name: str, path: Path | None = None, expected_dim: int | None = None, calibration_dir: Path | None = None
+) -> SpeakerEncoder:
     """The configured encoder; checks its dimension against the vector indexes (for ``fused``,
     each half's: its 2·dim index is created from the same setting)."""
     if name == "resemblyzer":
@@ -282,8 +284,8 @@ def build_encoder(name: str, path: Path | None = None, expected_dim: int | None 
         encoder = FusedEncoder(
             ResemblyzerEncoder(),
             DVectorEncoder(path),
-            load_projection("resemblyzer"),
-            load_projection("dvector"),
+            load_projection("resemblyzer", calibration_dir),
+            load_projection("dvector", calibration_dir),
         )
     elif name == "ecapa":
         encoder = EcapaEncoder(path)

@@ -24,12 +24,20 @@ class VoiceService:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.thresholds: Thresholds = load_thresholds(
-            settings.voice_encoder, settings.voice_link_threshold, settings.voice_update_threshold
+            settings.voice_encoder,
+            settings.voice_link_threshold,
+            settings.voice_update_threshold,
+            settings.voice_calibration_dir,
         )
-        self.projection: ChannelProjection = load_projection(settings.voice_encoder)
+        self.projection: ChannelProjection = load_projection(
+            settings.voice_encoder, settings.voice_calibration_dir
+        )
         self.tag = voiceprint_tag(settings.voice_encoder, self.projection)  # stored on voiceprints
         if settings.voice_encoder == "fused":  # each half is compensated inside the encoder
-            halves = (voiceprint_tag(n, load_projection(n)) for n in ("resemblyzer", "dvector"))
+            halves = (
+                voiceprint_tag(n, load_projection(n, settings.voice_calibration_dir))
+                for n in ("resemblyzer", "dvector")
+            )
             self.tag = "fused(" + ",".join(halves) + ")"
         self.indexes = indexes_for(settings.voice_encoder)
         self.vad = SileroVAD()
@@ -45,6 +53,7 @@ class VoiceService:
                     self.settings.voice_encoder,
                     self.settings.voice_encoder_path,
                     self.settings.voice_embedding_dim,
+                    self.settings.voice_calibration_dir,
                 )
         return self._encoder
 

@@ -18,6 +18,18 @@ from voxmem.voice.encoders import EncoderUnavailable
 THRESHOLDS_FILE = Path(str(resources.files("voxmem.voice").joinpath("thresholds.json")))
 
 
+def calibration_table(shipped: Path, calibration_dir: Path | None) -> dict:
+    """A per-encoder table: the one shipped with the package, with every encoder found in
+    ``calibration_dir`` (setting ``voice_calibration_dir``, where the calibration writes) taking
+    its place. Calibration output lives outside the package, so re-calibrating never edits
+    installed files and a deployment chooses which calibration it runs."""
+    table = json.loads(shipped.read_text(encoding="utf-8")) if shipped.exists() else {}
+    override = calibration_dir / shipped.name if calibration_dir else None
+    if override is not None and override.exists():
+        table.update(json.loads(override.read_text(encoding="utf-8")))
+    return table
+
+
 @dataclass(frozen=True)
 class Thresholds:
     """``link``: centroid score to join an existing speaker; ``update``: stricter score (plus
@@ -57,8 +69,10 @@ class Thresholds:
         return self.asker_link if self.asker_link >= 0 else self.link
 
 
-def load_thresholds(encoder: str, link: float | None = None, update: float | None = None) -> Thresholds:
-    table = json.loads(THRESHOLDS_FILE.read_text(encoding="utf-8"))
+def load_thresholds(
+    encoder: str, link: float | None = None, update: float | None = None, calibration_dir: Path | None = None
+) -> Thresholds:
+    table = calibration_table(THRESHOLDS_FILE, calibration_dir)
     if encoder not in table:
         raise EncoderUnavailable(
             f"no calibrated thresholds for encoder {encoder!r}: run `python -m voxmem.bench.calibrate "
