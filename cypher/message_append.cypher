@@ -1,7 +1,7 @@
 // Neo4j Browser: paste these :param lines first, then the query (example values).
 // :param space => 'demo-household'
 // :param session => 'kitchen-monday'
-// :param speaker => null
+// :param speaker_id => null
 // :param id => null
 // :param idx => 0
 // :param text => 'Tom, the plumber is coming on Thursday.'
@@ -11,17 +11,16 @@
 // :param sparse_terms => []
 // :param sparse_weights => []
 // :param embedding => [x IN range(1, 384) | 0.05]
-// :param addressees => []
+// :param addressee_ids => []
 // Append one text turn to a session, after session_lock in the same transaction.
-// Creates the speaker and addressee participants if new (by normalised name key),
-// the Message with its embedding, SPEAKS, ADDRESSES, PARTICIPATED_IN and NEXT edges.
+// The speaker and addressee participants were found or created just before, in the same
+// transaction (participant_named); this writes the Message with its embedding, SPEAKS,
+// ADDRESSES, PARTICIPATED_IN and NEXT edges.
 // The embedding and the SPLADE terms are of the speaker-aware passage (voxmem.passages).
 // Params: $space, $session, $idx, $id, $text, $ts, $source, $embedding (list of floats),
-//         $passage, $sparse_terms, $sparse_weights, $speaker {key, id, name}, $addressees [{key, id, name}]
+//         $passage, $sparse_terms, $sparse_weights, $speaker_id, $addressee_ids (participant ids)
 MATCH (s:Session {space: $space, id: $session})
-MERGE (p:Participant {space: $space, key: $speaker.key})
-  ON CREATE SET p.id = $speaker.id, p.name = $speaker.name, p.names_text = $speaker.name,
-                p.aliases = [], p.created_at = datetime()
+MATCH (p:Participant {space: $space, id: $speaker_id})
 CREATE (m:Message {space: $space, id: $id, session: $session, idx: $idx, text: $text,
                    ts: datetime($ts), source: $source, created_at: datetime(),
                    passage: $passage, sparse_terms: $sparse_terms, sparse_weights: $sparse_weights})
@@ -37,10 +36,8 @@ CALL (s, m) {
   CREATE (prev)-[:NEXT]->(m)
 }
 CALL (s, m) {
-  UNWIND $addressees AS a
-  MERGE (ap:Participant {space: $space, key: a.key})
-    ON CREATE SET ap.id = a.id, ap.name = a.name, ap.names_text = a.name, ap.aliases = [],
-                  ap.created_at = datetime()
+  UNWIND $addressee_ids AS aid
+  MATCH (ap:Participant {space: $space, id: aid})
   MERGE (m)-[:ADDRESSES {source: 'given'}]->(ap)
   MERGE (ap)-[:PARTICIPATED_IN]->(s)
 }

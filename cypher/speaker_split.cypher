@@ -3,19 +3,15 @@
 // :param id => null
 // :param new_id => null
 // :param encoder => 'resemblyzer'
-// :param pid => null
-// :param label => 'browser'
 // :param centroid => [x IN range(1, 256) | 0.0625]
 // :param message_ids => []
 // Split: the given messages (and their voiceprints) of speaker $id move to a new Speaker
-// $new_id with centroid $centroid, identified as a new unnamed participant $pid.
-// Params: $space, $id, $message_ids, $new_id, $centroid, $pid, $label, $encoder
+// $new_id with centroid $centroid; its new unnamed participant is created next in the same
+// transaction by participant_for_speaker (voxmem.stores.participants).
+// Params: $space, $id, $message_ids, $new_id, $centroid, $encoder
 MATCH (s:Speaker {space: $space, id: $id})
 CREATE (n:Speaker {space: $space, id: $new_id, encoder: $encoder, n_obs: 0, created_at: datetime(),
                    updated_at: datetime(), split_from: $id})
-CREATE (p:Participant {space: $space, id: $pid, label: $label, names_text: '', aliases: [],
-                       name_evidence: [], created_at: datetime()})
-CREATE (n)-[:IDENTIFIED_AS {confidence: 1.0, source: 'split'}]->(p)
 SET n:$(labels(s))  // FusedSpeaker too when the source has it: the same vector index
 WITH s, n
 CALL db.create.setNodeVectorProperty(n, 'centroid', $centroid)

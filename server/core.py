@@ -24,7 +24,9 @@ from voxmem.llm.client import describe as llm_describe
 from voxmem.memory.pipeline import MemoryPipeline
 from voxmem.pipeline.jobs import JobRegistry
 from voxmem.pipeline.turns import TurnPipeline
+from voxmem.stores.jobs import JobStore
 from voxmem.stores.messages import MessageStore
+from voxmem.stores.participants import ParticipantStore
 from voxmem.stores.spaces import SpaceStore
 
 if TYPE_CHECKING:  # the speech and retrieval stacks are imported when first used
@@ -48,7 +50,8 @@ class Voxmem:
         self.spaces = SpaceStore(db)
         self.messages = MessageStore(db, embedder, rrf_k=settings.rrf_k, sparse=sparse)
         self.memory = MemoryPipeline(db, embedder, build_extractor(settings), settings.context_turns)
-        self.jobs = JobRegistry(db, workers=1)
+        self.participants = ParticipantStore(db)
+        self.jobs = JobRegistry(JobStore(db), workers=1)
         self.pipeline = TurnPipeline(
             db,
             embedder,

@@ -9,14 +9,15 @@ import pytest
 from voxmem.core import Voxmem
 from voxmem.errors import DatabaseUnavailable, NotFound
 from voxmem.pipeline.jobs import JobRegistry, Progress
+from voxmem.stores.jobs import JobStore
 
 
 @pytest.mark.integration
 def test_a_finished_job_outlives_its_process(services: Voxmem, space: str) -> None:
-    before = JobRegistry(services.db)
+    before = JobRegistry(JobStore(services.db))
     job = before.submit(space, "recording", lambda progress: (progress("asr", 0.5), {"turns": 3})[1])
     assert before.wait(space, job.id).status == "done"
-    after = JobRegistry(services.db)  # a new server process: nothing in memory
+    after = JobRegistry(JobStore(services.db))  # a new server process: nothing in memory
     saved = after.get(space, job.id)
     assert (saved.status, saved.result, saved.progress) == ("done", {"turns": 3}, 1.0)
     assert saved.finished_at is not None
@@ -29,10 +30,10 @@ def test_a_finished_job_outlives_its_process(services: Voxmem, space: str) -> No
 @pytest.mark.integration
 def test_a_job_whose_process_is_gone_reads_as_interrupted(services: Voxmem, space: str) -> None:
     release = threading.Event()
-    running = JobRegistry(services.db)
+    running = JobRegistry(JobStore(services.db))
     job = running.submit(space, "recording", lambda progress: (release.wait(30), {"turns": 1})[1])
     try:
-        other = JobRegistry(services.db)  # another process, reading the saved record
+        other = JobRegistry(JobStore(services.db))  # another process, reading the saved record
         for _ in range(500):
             if other.get(space, job.id).status == "running":
                 break
@@ -40,12 +41,12 @@ def test_a_job_whose_process_is_gone_reads_as_interrupted(services: Voxmem, spac
         # seen from a live process, a running job with a recent heartbeat is running ...
         assert other.get(space, job.id).status == "running"
         # ... and from one whose patience is shorter than the silence, it is interrupted
-        seen = JobRegistry(services.db, stale_after_s=0.0).get(space, job.id)
+        seen = JobRegistry(JobStore(services.db), stale_after_s=0.0).get(space, job.id)
         assert seen.status == "interrupted" and "post the recording again" in seen.error
     finally:
         release.set()
     assert running.wait(space, job.id).status == "done"
-    assert JobRegistry(services.db, stale_after_s=0.0).get(space, job.id).status == "done"
+    assert JobRegistry(JobStore(services.db), stale_after_s=0.0).get(space, job.id).status == "done"
 
 
 class _DownDatabase:
@@ -56,14 +57,14 @@ class _DownDatabase:
 
 
 def test_a_job_goes_on_when_its_record_cannot_be_saved() -> None:
-    registry = JobRegistry(_DownDatabase())  # type: ignore[arg-type]
+    registry = JobRegistry(JobStore(_DownDatabase()))  # type: ignore[arg-type]
     job = registry.submit("s", "recording", lambda progress: {"turns": 2})
     done = registry.wait("s", job.id)
     assert (done.status, done.result) == ("done", {"turns": 2})
 
 
 def test_progress_saves_on_a_new_stage_or_a_heartbeat() -> None:
-    from voxmem.pipeline.jobs import Job
+    from voxmem.stores.jobs import Job
 
     saved: list[str] = []
     progress = Progress(Job("j", "s", "recording"), lambda job: saved.append(job.stage), heartbeat_s=3600)

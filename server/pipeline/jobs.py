@@ -11,21 +11,18 @@ is best effort: when Neo4j is down the job goes on and the in-memory record stil
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
 import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from voxmem.cypher import query
-from voxmem.db import Database
 from voxmem.errors import NotFound, VoxmemError
 from voxmem.ids import new_id
+from voxmem.stores.jobs import Job, JobStore, SavedJob
 
 log = logging.getLogger(__name__)
 
@@ -33,23 +30,6 @@ INTERRUPTED = (
     "the server stopped while this job was {status}; its finished turns are stored: "
     "post the recording again to resume it"
 )
-
-
-@dataclass
-class Job:
-    id: str
-    space: str
-    kind: str
-    status: str = "queued"  # queued | running | done | failed | interrupted
-    stage: str = ""
-    progress: float = 0.0
-    created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
-    finished_at: str | None = None
-    result: dict[str, Any] | None = None
-    error: str | None = None
-
-    def view(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 class Progress:
@@ -75,8 +55,10 @@ class Progress:
 
 
 class JobRegistry:
-    def __init__(self, db: Database | None = None, workers: int = 1, stale_after_s: float = 120.0) -> None:
-        self._db = db
+    """Runs jobs on a small worker pool; their records are saved through the job store."""
+
+    def __init__(self, store: JobStore | None = None, workers: int = 1, stale_after_s: float = 120.0) -> None:
+        self._store = store
         self._owner = new_id("proc")
         self._stale_after_s = stale_after_s
         self._jobs: dict[str, Job] = {}
@@ -107,15 +89,10 @@ class JobRegistry:
             self._save(job)
 
     def _save(self, job: Job) -> None:
-        if self._db is None:
+        if self._store is None:
             return
         try:
-            self._db.execute(
-                query("job_save"),
-                **{k: v for k, v in asdict(job).items() if k != "result"},
-                result=None if job.result is None else json.dumps(job.result, default=str),
-                owner=self._owner,
-            )
+            self._store.save(job, self._owner)
         except Exception:  # the job itself must not fail because its record could not be saved
             log.warning("could not save job %s (%s); this process still answers for it", job.id, job.status)
 
@@ -130,21 +107,12 @@ class JobRegistry:
 
     def _load(self, space: str, job_id: str) -> Job | None:
         """A job saved by another (possibly gone) server process."""
-        if self._db is None:
-            return None
-        rows = self._db.query(query("job_get"), space=space, id=job_id)
-        return self._from_row(rows[0]["job"]) if rows else None
+        saved = None if self._store is None else self._store.get(space, job_id)
+        return None if saved is None else self._seen(saved)
 
     def list(self, space: str, status: str | None = None, limit: int = 100) -> list[Job]:
         """The space's jobs, newest first: this process's own (live progress) over saved ones."""
-        saved = (
-            []
-            if self._db is None
-            else [
-                self._from_row(r["job"])
-                for r in self._db.query(query("job_list"), space=space, status=status, limit=limit)
-            ]
-        )
+        saved = [] if self._store is None else [self._seen(s) for s in self._store.list(space, status, limit)]
         with self._lock:
             live = {j.id: j for j in self._jobs.values() if j.space == space}
         merged = {j.id: j for j in saved} | live
@@ -157,20 +125,11 @@ class JobRegistry:
             states = [j.status for j in self._jobs.values()]
         return {s: states.count(s) for s in set(states)}
 
-    def _from_row(self, row: dict[str, Any]) -> Job:
-        job = Job(
-            id=row["id"],
-            space=row["space"],
-            kind=row["kind"],
-            status=row["status"],
-            stage=row["stage"] or "",
-            progress=row["progress"] or 0.0,
-            created_at=row["created_at"],
-            finished_at=row.get("finished_at"),
-            result=json.loads(row["result"]) if row.get("result") else None,
-            error=row.get("error"),
-        )
-        alive = row.get("owner") == self._owner or row["idle_s"] < self._stale_after_s
+    def _seen(self, saved: SavedJob) -> Job:
+        """A saved job as this process reports it: queued or running in a process that stopped
+        saving its heartbeat reads as interrupted."""
+        job = saved.job
+        alive = saved.owner == self._owner or saved.idle_s < self._stale_after_s
         if job.status in ("queued", "running") and not alive:
             job.error = INTERRUPTED.format(status=job.status)
             job.status = "interrupted"

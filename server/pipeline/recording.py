@@ -40,12 +40,12 @@ from voxmem.audio import AudioLimits, decode_audio, validate_audio
 from voxmem.audio.decode import Audio
 from voxmem.audio.vad import Region
 from voxmem.audio.validate import loudest_window_dbfs
-from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.embeddings import TextEmbedder
-from voxmem.errors import Conflict, InvalidInput, NotFound
+from voxmem.errors import Conflict, InvalidInput
 from voxmem.ids import is_valid_id, recording_message_id
 from voxmem.pipeline.jobs import Progress
+from voxmem.stores.messages import AudioMessage, MessageStore
 from voxmem.voice.policy import decide, follow_merges
 from voxmem.voice.service import VoiceService
 
@@ -93,6 +93,7 @@ class RecordingIngestor:
         db: Database,
         embedder: TextEmbedder,
         voice: VoiceService,
+        messages: MessageStore,
         max_piece_s: float = 6.0,
         min_piece_s: float = 0.7,
         join_gap_s: float = 1.5,
@@ -101,6 +102,7 @@ class RecordingIngestor:
         self.db = db
         self.embedder = embedder
         self.voice = voice
+        self.messages = messages
         self.max_piece_s = max_piece_s
         self.min_piece_s = min_piece_s
         self.join_gap_s = join_gap_s
@@ -121,7 +123,7 @@ class RecordingIngestor:
             raise InvalidInput(
                 "session and recording ids must be 1-128 letters, digits, '_', '.', ':' or '-'"
             )
-        row = self.db.query(query("recording_exists"), space=space, recording_id=recording_id)[0]
+        row = self.messages.recording_state(space, recording_id)
         if row["complete"]:
             raise Conflict(f"recording {recording_id!r} was already ingested into this space")
         if row["n"] and session not in row["sessions"]:
@@ -135,7 +137,7 @@ class RecordingIngestor:
         covers); those pieces get the stored speaker and decision ``STORED`` and are not routed
         again."""
         stored = []
-        for row in self.db.query(query("recording_turns"), space=space, recording_id=recording_id):
+        for row in self.messages.recording_turns(space, recording_id):
             start, end = row["start"], row["start"] + (row["duration"] or 0.0)
             covered = [p for p in pieces if p.start >= start - 0.05 and p.end <= end + 0.05]
             for p in covered:
@@ -234,14 +236,8 @@ class RecordingIngestor:
             for p in pieces
             if p.embedding is None and not any(p in t.pieces for t in turns)
         ]
-        self.db.execute(
-            query("recording_complete"),
-            space=space,
-            recording_id=recording_id,
-            session=session,
-            turns=len(turns),
-            duration_s=round(audio.duration, 3),
-            resumed_turns=len(resumed),
+        self.messages.complete_recording(
+            space, recording_id, session, len(turns), round(audio.duration, 3), len(resumed)
         )
         report("done", 1.0)
         elapsed = (datetime.now(UTC) - t0).total_seconds()
@@ -333,22 +329,13 @@ class RecordingIngestor:
             text = " ".join(
                 w.text for w in words if span[0] - 0.25 <= (w.start + w.end) / 2 <= span[1] + 0.25
             )
-            row = tx.run(
-                query("session_lock"),
-                space=space,
+            ts = (started_at + timedelta(seconds=span[0])).isoformat()
+            message = AudioMessage(
                 session=session,
-                ts=(started_at + timedelta(seconds=span[0])).isoformat(),
-            ).single()
-            if row is None:
-                raise NotFound(f"unknown space {space!r}")
-            tx.run(
-                query("message_audio_append"),
-                space=space,
-                session=session,
-                idx=row["next_idx"],
+                idx=self.messages.lock_session(tx, space, session, ts),
                 id=recording_message_id(space, recording_id, first.index),
                 text=text.strip(),
-                ts=(started_at + timedelta(seconds=span[0])).isoformat(),
+                ts=ts,
                 duration=round(span[1] - span[0], 3),
                 source="recording",
                 audio_uri=audio_uri,
@@ -356,13 +343,9 @@ class RecordingIngestor:
                 embedding=self.embedder.embed_one(text.strip() or " "),
                 speaker_id=turn.pieces[0].speaker_id,
                 voiceprint_id=None,
-            ).consume()
-            tx.run(
-                query("recording_mark"),
-                space=space,
-                id=recording_message_id(space, recording_id, first.index),
                 recording_id=recording_id,
-            ).consume()
+            )
+            self.messages.append_audio(tx, space, message)
             return j, turn
 
         j, turn = self.db.write(work)

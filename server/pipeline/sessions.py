@@ -12,23 +12,22 @@ happened is not an error for the turn being appended.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING
 
-from voxmem.cypher import query
-from voxmem.db import Database
 from voxmem.errors import Conflict, NotFound
+from voxmem.stores.messages import MessageStore
+
+if TYPE_CHECKING:
+    from voxmem.voice.identity import IdentityManager
 
 log = logging.getLogger(__name__)
 
 
-def is_new_session(db: Database, space: str, session: str) -> bool:
-    rows = db.query(query("session_has_messages"), space=space, session=session)
-    return not (rows and rows[0]["has_messages"])
-
-
-def reconcile_before_new_session(db: Database, identity: Any, space: str, session: str) -> dict | None:
+def reconcile_before_new_session(
+    messages: MessageStore, identity: IdentityManager | None, space: str, session: str
+) -> dict | None:
     """Reconcile the space's speakers if ``session`` has no message yet; returns what merged."""
-    if identity is None or not is_new_session(db, space, session):
+    if identity is None or not messages.session_is_new(space, session):
         return None
     try:
         return {"merged": identity.reconcile(space, None)["merged"]}  # passes until nothing merges

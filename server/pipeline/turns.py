@@ -33,16 +33,16 @@ from neo4j.exceptions import ConstraintError
 from voxmem.asr.transcriber import has_words
 from voxmem.audio import AudioError, AudioLimits, decode_audio, validate_audio
 from voxmem.audio.decode import Audio
-from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.embeddings import SparseEncoder, TextEmbedder
-from voxmem.errors import DatabaseUnavailable, InvalidInput, NotFound
-from voxmem.ids import is_valid_id
+from voxmem.errors import DatabaseUnavailable, InvalidInput
+from voxmem.ids import is_valid_id, iso_timestamp
 from voxmem.memory.pipeline import MemoryPipeline
 from voxmem.passages import MessageIndexer
-from voxmem.pipeline.jobs import Job, JobRegistry
+from voxmem.pipeline.jobs import JobRegistry
 from voxmem.pipeline.sessions import reconcile_before_new_session
-from voxmem.stores.messages import MessageStore, Turn, _iso
+from voxmem.stores.jobs import Job
+from voxmem.stores.messages import AudioMessage, MessageStore, Turn
 from voxmem.voice.policy import POLICIES
 
 if TYPE_CHECKING:
@@ -143,7 +143,7 @@ class TurnPipeline:
         check_routing_policy(turn.policy)
         # The first turn of a new session ends the earlier ones: merge their voice fragments
         # first, so this turn routes to the merged voice (docs/voice.md, "implicit session end").
-        reconcile_before_new_session(self.db, self._identity(), space, turn.session)
+        reconcile_before_new_session(self.messages, self._identity(), space, turn.session)
         stored = self._write_audio_message(space, turn)
         self.derive(space, stored["id"])
         fresh = self.messages.get(space, stored["id"])
@@ -176,21 +176,16 @@ class TurnPipeline:
             raise AudioError("no_speech", f"no words recognised in the audio (ASR gave {text[:20]!r})")
         text_vec = self.embedder.embed_one(text or " ")
         router = voice.router(turn.policy)
-        ts = _iso(turn.ts)
+        ts = iso_timestamp(turn.ts)
 
         def work(tx: ManagedTransaction):
-            if tx.run(query("message_get"), space=space, id=message_id).single() is not None:
+            if self.messages.exists_in(tx, space, message_id):
                 return None
             router.lock(tx, space)
             routed = router.route(tx, space, embedding, message_id)
-            row = tx.run(query("session_lock"), space=space, session=turn.session, ts=ts).single()
-            if row is None:
-                raise NotFound(f"unknown space {space!r}")
-            tx.run(
-                query("message_audio_append"),
-                space=space,
+            message = AudioMessage(
                 session=turn.session,
-                idx=row["next_idx"],
+                idx=self.messages.lock_session(tx, space, turn.session, ts),
                 id=message_id,
                 text=text,
                 ts=ts,
@@ -201,7 +196,8 @@ class TurnPipeline:
                 embedding=text_vec,
                 speaker_id=routed.speaker_id,
                 voiceprint_id=routed.voiceprint_id,
-            ).consume()
+            )
+            self.messages.append_audio(tx, space, message)
             return routed
 
         try:
@@ -214,8 +210,7 @@ class TurnPipeline:
 
     def _audio_view(self, space: str, message_id: str, routed: Any) -> dict[str, Any]:
         view = self.messages.get(space, message_id)
-        rows = self.db.query(query("routing_for_message"), space=space, message_id=message_id)
-        view["routing"] = rows[0] if rows else None
+        view["routing"] = self.messages.routing(space, message_id)
         view["idempotent_replay"] = routed is None
         return view
 
@@ -233,7 +228,7 @@ class TurnPipeline:
             from voxmem.pipeline.recording import RecordingIngestor
 
             self._recordings = RecordingIngestor(
-                self.db, self.embedder, self.voice, identity=self._identity()
+                self.db, self.embedder, self.voice, self.messages, identity=self._identity()
             )
         return self._recordings
 

@@ -9,8 +9,8 @@ idempotent: the same id returns the stored message instead of writing a second o
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from typing import Any
 
 from neo4j import ManagedTransaction
@@ -20,8 +20,16 @@ from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.embeddings import SparseEncoder, TextEmbedder, sparse_encoder
 from voxmem.errors import InvalidInput, NotFound
-from voxmem.ids import is_valid_id, legacy_turn_message_id, name_key, new_id, turn_message_id
+from voxmem.ids import (
+    is_valid_id,
+    iso_timestamp,
+    legacy_turn_message_id,
+    new_id,
+    participant_ref,
+    turn_message_id,
+)
 from voxmem.passages import passage, sparse_fields
+from voxmem.stores.participants import ParticipantStore, Person
 
 
 @dataclass
@@ -37,25 +45,61 @@ class Turn:
     source: str = "text"
 
 
-# A name is a range-index key (participant_space_key); Neo4j refuses keys over ~8 KB with a
-# DatabaseError, so names are bounded well below that, like the speaker field of a turn.
-MAX_NAME_CHARS = 200
+@dataclass(frozen=True)
+class ContextPerson:
+    """A person as a context window shows them: participant (or anonymous voice) id, current
+    name and aliases."""
+
+    id: str
+    name: str | None = None
+    aliases: list[str] = field(default_factory=list)
 
 
-def _person(name: str) -> dict[str, str]:
-    if len(name) > MAX_NAME_CHARS:
-        raise InvalidInput(f"participant name longer than {MAX_NAME_CHARS} characters")
-    key = name_key(name)
-    if not key:
-        raise InvalidInput(f"participant name {name!r} is empty after normalisation")
-    return {"key": key, "id": new_id("p"), "name": " ".join(name.split())}
+@dataclass(frozen=True)
+class ContextMessage:
+    """One turn of a context window with its speaker, addressees (ids) and image captions."""
+
+    id: str
+    idx: int
+    text: str
+    ts: datetime | None
+    speaker: ContextPerson | None
+    given: list[str] = field(default_factory=list)  # client-given addressees
+    addressed: list[str] = field(default_factory=list)  # given or called by name (vocative)
+    captions: list[str] = field(default_factory=list)
 
 
-def _iso(ts: datetime | None) -> str:
-    moment = ts or datetime.now(UTC)
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.isoformat()
+@dataclass(frozen=True)
+class MessageContext:
+    """A message and the turns before it in its session (oldest first), plus the session's
+    participants: what extraction reads a turn in."""
+
+    session: str
+    started_at: datetime | None
+    turns: list[ContextMessage]
+    roster: list[ContextPerson]
+
+
+@dataclass
+class AudioMessage:
+    """A spoken turn's message as written after voice routing (``message_audio_append``)."""
+
+    session: str
+    idx: int
+    id: str
+    text: str
+    ts: str
+    duration: float
+    source: str  # audio | recording
+    audio_uri: str | None
+    start: float | None  # offset in the recording, s
+    embedding: list[float]
+    speaker_id: str
+    voiceprint_id: str | None
+    recording_id: str | None = None
+
+    def __post_init__(self) -> None:
+        self.embedding = list(self.embedding)
 
 
 class MessageStore:
@@ -79,13 +123,13 @@ class MessageStore:
             raise InvalidInput("session id must be 1-128 characters of letters, digits, '_', '.', ':' or '-'")
         if turn.turn_id is not None and not is_valid_id(turn.turn_id):
             raise InvalidInput("turn_id must be 1-128 characters of letters, digits, '_', '.', ':' or '-'")
-        speaker = _person(turn.speaker)
-        addressees = {p["key"]: p for p in (_person(a) for a in turn.addressees)}
-        addressees.pop(speaker["key"], None)  # talking to oneself makes no ADDRESSES edge
+        speaker = Person.of(turn.speaker)
+        addressees = {p.key: p for p in (Person.of(a) for a in turn.addressees)}
+        addressees.pop(speaker.key, None)  # talking to oneself makes no ADDRESSES edge
         message_id = self.turn_message_id(space, turn.turn_id)
         # outside the transaction: no lock held while encoding; the speaker-aware passage is what
         # the embedding and the SPLADE terms describe (voxmem.passages)
-        indexed = passage(text, speaker["name"], sorted(a["name"] for a in addressees.values()))
+        indexed = passage(text, speaker.name, sorted(a.name for a in addressees.values()))
         embedding = self.embedder.embed_one(indexed)
         sparse_terms, sparse_weights = sparse_fields(self.sparse.encode([indexed])[0])
         params = {
@@ -93,23 +137,27 @@ class MessageStore:
             "session": turn.session,
             "id": message_id,
             "text": text,
-            "ts": _iso(turn.ts),
+            "ts": iso_timestamp(turn.ts),
             "source": turn.source,
             "embedding": embedding,
             "passage": indexed,
             "sparse_terms": sparse_terms,
             "sparse_weights": sparse_weights,
-            "speaker": speaker,
-            "addressees": list(addressees.values()),
         }
 
         def work(tx: ManagedTransaction) -> bool:
-            if tx.run(query("message_get"), space=space, id=message_id).single() is not None:
+            if self.exists_in(tx, space, message_id):
                 return False
-            row = tx.run(query("session_lock"), space=space, session=turn.session, ts=params["ts"]).single()
-            if row is None:
-                raise NotFound(f"unknown space {space!r}")
-            tx.run(query("message_append"), idx=row["next_idx"], **params).consume()
+            idx = self.lock_session(tx, space, turn.session, params["ts"])
+            # identity step of a text turn: its people by name (voxmem.stores.participants)
+            ids = ParticipantStore.named(tx, space, [speaker, *addressees.values()])
+            tx.run(
+                query("message_append"),
+                idx=idx,
+                speaker_id=ids[speaker.key],
+                addressee_ids=[ids[k] for k in addressees],
+                **params,
+            ).consume()
             return True
 
         try:
@@ -118,6 +166,59 @@ class MessageStore:
             if turn.turn_id is None:
                 raise
         return self.get(space, message_id)
+
+    # --- steps of a write, inside the caller's transaction ---------------------------------------
+    @staticmethod
+    def exists_in(tx: ManagedTransaction, space: str, message_id: str) -> bool:
+        return tx.run(query("message_get"), space=space, id=message_id).single() is not None
+
+    @staticmethod
+    def lock_session(tx: ManagedTransaction, space: str, session: str, ts: str) -> int:
+        """Take the session's lock (creating the session on first use); the next message's idx.
+        Concurrent appends queue here, so idx has no duplicates and NEXT never forks."""
+        row = tx.run(query("session_lock"), space=space, session=session, ts=ts).single()
+        if row is None:
+            raise NotFound(f"unknown space {space!r}")
+        return row["next_idx"]
+
+    @staticmethod
+    def append_audio(tx: ManagedTransaction, space: str, message: AudioMessage) -> None:
+        """Write a spoken turn's Message with SPOKEN_AS/SPEAKS (after :meth:`lock_session`)."""
+        fields = asdict(message)
+        fields.pop("recording_id")
+        tx.run(query("message_audio_append"), space=space, **fields).consume()
+        if message.recording_id is not None:
+            tx.run(
+                query("recording_mark"), space=space, id=message.id, recording_id=message.recording_id
+            ).consume()
+
+    # --- recordings: the messages of one whole-recording job ---------------------------------
+    def recording_state(self, space: str, recording_id: str) -> dict[str, Any]:
+        """``complete`` (a Recording node exists), ``n`` stored turns and their ``sessions``."""
+        return self.db.query(query("recording_exists"), space=space, recording_id=recording_id)[0]
+
+    def recording_turns(self, space: str, recording_id: str) -> list[dict[str, Any]]:
+        """The stored turns of a recording (id, start, duration, speaker_id), to resume it."""
+        return self.db.query(query("recording_turns"), space=space, recording_id=recording_id)
+
+    def complete_recording(
+        self, space: str, recording_id: str, session: str, turns: int, duration_s: float, resumed: int
+    ) -> None:
+        """The Recording node: a finished job, so posting it again is refused."""
+        self.db.execute(
+            query("recording_complete"),
+            space=space,
+            recording_id=recording_id,
+            session=session,
+            turns=turns,
+            duration_s=duration_s,
+            resumed_turns=resumed,
+        )
+
+    def session_is_new(self, space: str, session: str) -> bool:
+        """No message in ``session`` yet (its first turn is about to be written)."""
+        rows = self.db.query(query("session_has_messages"), space=space, session=session)
+        return not (rows and rows[0]["has_messages"])
 
     def turn_message_id(self, space: str, turn_id: str | None) -> str:
         """The message id for a turn: namespaced (:func:`voxmem.ids.turn_message_id`), or the
@@ -133,11 +234,42 @@ class MessageStore:
         rows = self.db.query(query("message_get"), space=space, id=message_id)
         return bool(rows) and rows[0]["message"] is not None
 
+    def routing(self, space: str, message_id: str) -> dict[str, Any] | None:
+        """How the voice router decided a spoken turn's speaker (its RoutingDecision), if any."""
+        rows = self.db.query(query("routing_for_message"), space=space, message_id=message_id)
+        return rows[0] if rows else None
+
     def get(self, space: str, message_id: str) -> dict[str, Any]:
         rows = self.db.query(query("message_get"), space=space, id=message_id)
         if not rows or rows[0]["message"] is None:
             raise NotFound(f"unknown message {message_id!r}")
         return _view(rows[0])
+
+    def context(self, space: str, message_id: str, previous: int) -> MessageContext:
+        """A stored message with up to ``previous`` earlier turns of its session, speakers with
+        their current identities, and the session's participants (one read query)."""
+        rows = self.db.query(query("memory_window"), space=space, id=message_id, n=previous)
+        if not rows:
+            raise NotFound(f"unknown message {message_id!r}")
+        row = rows[0]
+        return MessageContext(
+            session=row["session"],
+            started_at=_native(row["started_at"]),
+            turns=[
+                ContextMessage(
+                    id=t["id"],
+                    idx=t["idx"],
+                    text=t["text"],
+                    ts=_native(t["ts"]),
+                    speaker=_context_person(t["speaker"]) if t["speaker"] else None,
+                    given=list(t["given"] or []),
+                    addressed=list(t["addressed"] or []),
+                    captions=list(t["captions"] or []),
+                )
+                for t in row["turns"]
+            ],
+            roster=[_context_person(p) for p in row["roster"]],
+        )
 
     def list(
         self,
@@ -152,8 +284,8 @@ class MessageStore:
             query("messages_list"),
             space=space,
             session=session,
-            speaker=_filter_key(speaker),
-            addressee=_filter_key(addressee),
+            speaker=participant_ref(speaker),
+            addressee=participant_ref(addressee),
             skip=skip,
             limit=limit,
         )
@@ -186,13 +318,6 @@ class MessageStore:
             ]
             hits.append(view)
         return hits
-
-
-def _filter_key(value: str | None) -> str | None:
-    """A participant filter is an id (``p_…``) or a name, matched by its key."""
-    if value is None:
-        return None
-    return value if value.startswith("p_") else name_key(value)
 
 
 def _view(row: dict[str, Any]) -> dict[str, Any]:
@@ -246,3 +371,12 @@ def rrf(rankings: list[list[str]], k: int = 60) -> dict[str, float]:
         for rank, item in enumerate(ranking, start=1):
             scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
     return scores
+
+
+def _context_person(row: dict[str, Any]) -> ContextPerson:
+    return ContextPerson(row["id"], row.get("name"), list(row.get("aliases") or []))
+
+
+def _native(value: Any) -> datetime | None:
+    """A Neo4j temporal as a Python datetime (None stays None)."""
+    return value.to_native() if hasattr(value, "to_native") else value

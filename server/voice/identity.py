@@ -25,7 +25,8 @@ from neo4j import ManagedTransaction
 from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.errors import Conflict, InvalidInput, NotFound
-from voxmem.ids import name_key, new_id
+from voxmem.ids import new_id
+from voxmem.stores.participants import ParticipantStore, Person
 from voxmem.voice.policy import MAX_RECONCILE_PASSES, normalise, reconcile_pairs
 from voxmem.voice.thresholds import Thresholds
 
@@ -63,19 +64,8 @@ class IdentityManager:
             self._get(tx, space, speaker_id)
             pid = participant_id
             if name is not None:
-                key = name_key(name)
-                if not key:
-                    raise InvalidInput("participant name is empty after normalisation")
-                row = tx.run(
-                    "MERGE (p:Participant {space: $space, key: $key}) "
-                    "ON CREATE SET p.id = $pid, p.name = $name, p.names_text = $name, p.aliases = [], "
-                    "p.name_source = 'manual', p.created_at = datetime() RETURN p.id AS id",
-                    space=space,
-                    key=key,
-                    pid=new_id("p"),
-                    name=" ".join(name.split()),
-                ).single()
-                pid = row["id"]
+                person = Person.of(name)
+                pid = ParticipantStore.named(tx, space, [person], source="manual")[person.key]
             out = tx.run(
                 query("speaker_identify_as"),
                 space=space,
@@ -202,10 +192,11 @@ class IdentityManager:
                 message_ids=message_ids,
                 new_id=new_spk,
                 centroid=centroid.tolist(),
-                pid=new_id("p"),
-                label=f"voice {new_spk[4:10]}",
                 encoder=self.encoder_name,
             ).consume()
+            ParticipantStore.for_new_speaker(
+                tx, space, new_spk, label=f"voice {new_spk[4:10]}", source="split"
+            )
             remaining = normalise(np.mean([r["embedding"] for r in keep], axis=0))
             tx.run(
                 query("speaker_set_centroid"), space=space, id=speaker_id, centroid=remaining.tolist()

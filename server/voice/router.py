@@ -20,6 +20,7 @@ from neo4j import ManagedTransaction
 from voxmem.cypher import query
 from voxmem.errors import NotFound
 from voxmem.ids import new_id
+from voxmem.stores.participants import ParticipantStore
 from voxmem.voice.policy import Decision, SpeakerState, asker_match, check_policy, decide
 from voxmem.voice.thresholds import Thresholds
 
@@ -134,16 +135,16 @@ class SpeakerRouter:
         )
         if decision.action == "CREATE":
             speaker_id = new_id("spk")
-            row = tx.run(
+            tx.run(
                 query("speaker_create"),
                 space=space,
                 id=speaker_id,
                 encoder=self.encoder_name,
                 embedding=vector,
-                pid=new_id("p"),
-                label=f"voice {speaker_id[4:10]}",
-            ).single()
-            participant_id = row["participant_id"]
+            ).consume()
+            participant_id = ParticipantStore.for_new_speaker(
+                tx, space, speaker_id, label=f"voice {speaker_id[4:10]}", source="voice"
+            )
         else:
             speaker_id = decision.speaker_id
             centroid = decision.new_centroid.tolist() if decision.new_centroid is not None else None

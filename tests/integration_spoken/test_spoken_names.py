@@ -13,9 +13,10 @@ import shutil
 import numpy as np
 import pytest
 
-from voxmem.bench.voices import concatenate, synthesize
+from bench.voices import concatenate, synthesize
 from voxmem.cypher import query
 from voxmem.ids import new_id
+from voxmem.stores.participants import ParticipantStore
 
 pytestmark = [
     pytest.mark.integration,
@@ -85,15 +86,18 @@ def test_first_turn_of_a_new_session_reconciles_voice_fragments(
     stack = services
     tom_vec = stack.voice.embed(stack.pipeline.prepare(synthesize(CONVERSATION[3][1], TOM).read_bytes()))
     fragment = new_id("spk")
-    services.db.execute(
-        query("speaker_create"),
-        space=space,
-        id=fragment,
-        encoder=stack.voice.tag,
-        embedding=np.asarray(tom_vec, dtype=np.float32).tolist(),
-        pid=new_id("p"),
-        label="fragment",
-    )
+
+    def make_fragment(tx) -> None:
+        tx.run(
+            query("speaker_create"),
+            space=space,
+            id=fragment,
+            encoder=stack.voice.tag,
+            embedding=np.asarray(tom_vec, dtype=np.float32).tolist(),
+        ).consume()
+        ParticipantStore.for_new_speaker(tx, space, fragment, label="fragment", source="voice")
+
+    services.db.write(make_fragment)
 
     def active() -> set[str]:
         listing = app_client.get(f"/spaces/{space}/speakers", headers=space_headers).json()

@@ -1,0 +1,108 @@
+"""Participants (people): the one place a ``Participant`` node is created.
+
+People appear in four ways, each a method here and a query under ``cypher/``:
+
+* by name — a text turn's speaker and addressees, a voice linked to a name by hand
+  (:meth:`ParticipantStore.named`, ``participant_named``);
+* as a new voice — the unnamed person a new or split-off ``Speaker`` is identified as
+  (:meth:`ParticipantStore.for_new_speaker`, ``participant_for_speaker``);
+* as an anonymous voice's person found or made when memory is derived
+  (:meth:`ParticipantStore.ensure_for_speaker`, ``participant_ensure_for_speaker``);
+* as a placeholder for someone addressed or mentioned by name before they spoke
+  (:meth:`ParticipantStore.placeholder`, ``participant_placeholder``).
+
+Most creations happen inside another write's transaction (a message, a routed voice, a
+split), so those methods take the transaction; the rest run their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from neo4j import ManagedTransaction
+
+from voxmem.cypher import query
+from voxmem.db import Database
+from voxmem.errors import InvalidInput
+from voxmem.ids import name_key, new_id
+
+# A name is a range-index key (participant_space_key); Neo4j refuses keys over ~8 KB with a
+# DatabaseError, so names are bounded well below that, like the speaker field of a turn.
+MAX_NAME_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Person:
+    """A person named by a client: the name as given (spaces folded) and its match key."""
+
+    key: str
+    name: str
+
+    @classmethod
+    def of(cls, name: str) -> Person:
+        """Validate a client-given name (bounded, not empty after normalisation)."""
+        if len(name) > MAX_NAME_CHARS:
+            raise InvalidInput(f"participant name longer than {MAX_NAME_CHARS} characters")
+        key = name_key(name)
+        if not key:
+            raise InvalidInput(f"participant name {name!r} is empty after normalisation")
+        return cls(key=key, name=" ".join(name.split()))
+
+
+class ParticipantStore:
+    """Creates ``Participant`` nodes (found first by name key where a name is known)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    @staticmethod
+    def named(
+        tx: ManagedTransaction, space: str, people: list[Person], source: str | None = None
+    ) -> dict[str, str]:
+        """Each person's participant id, found by name key or created (``source`` becomes the
+        created node's ``name_source``: ``manual`` for a link by hand)."""
+        rows = tx.run(
+            query("participant_named"),
+            space=space,
+            people=[{"key": p.key, "name": p.name, "id": new_id("p")} for p in people],
+            source=source,
+        )
+        return {row["key"]: row["id"] for row in rows}
+
+    @staticmethod
+    def for_new_speaker(tx: ManagedTransaction, space: str, speaker_id: str, label: str, source: str) -> str:
+        """The unnamed person a Speaker created in ``tx`` is identified as."""
+        row = tx.run(
+            query("participant_for_speaker"),
+            space=space,
+            speaker_id=speaker_id,
+            pid=new_id("p"),
+            label=label,
+            source=source,
+        ).single()
+        return row["id"]
+
+    @staticmethod
+    def placeholder(
+        tx: ManagedTransaction, space: str, session: str, key: str, name: str, present: bool
+    ) -> str | None:
+        """Someone addressed (``present``: takes part in the session) or only mentioned, known by
+        name only: found by key or created voiceless (``name_source: 'mention'``)."""
+        row = tx.run(
+            query("participant_placeholder"),
+            space=space,
+            session=session,
+            key=key,
+            name=name,
+            pid=new_id("p"),
+            present=present,
+        ).single()
+        return row["id"] if row else None
+
+    def ensure_for_speaker(self, space: str, speaker_id: str) -> str | None:
+        """An anonymous voice's person: the one its Speaker is identified as, created unnamed when
+        missing, with SPEAKS edges to every message of that voice that has no speaker yet."""
+        rows = self.db.execute(
+            query("participant_ensure_for_speaker"), space=space, speaker_id=speaker_id, pid=new_id("p")
+        )
+        return rows[0]["id"] if rows else None
