@@ -334,8 +334,27 @@ class JobListOut(Out):
     jobs: list[JobOut]
 
 
+class RoutingOut(_Open):
+    """How the voice router placed a spoken turn (its ``RoutingDecision`` node)."""
+
+    decision_id: str
+    decision: Literal["CREATE", "LINK"] = Field(description="A new voice, or linked to a known one.")
+    score: float | None = None
+    margin: float | None = None
+    policy: str | None = Field(None, description="The voice-routing policy that decided.")
+    speaker_id: str
+    ts: str | None = None
+
+
 class AudioTurnOut(MessageOut):
     model_config = ConfigDict(extra="allow")
+
+    duration: float | None = Field(None, description="Seconds of audio.")
+    source: str | None = Field(None, description="audio (one spoken turn) or recording.")
+    routing: RoutingOut | None = Field(None, description="Null on an idempotent replay of an old turn.")
+    idempotent_replay: bool = Field(
+        False, description="True when the turn_id was already stored: nothing new was written."
+    )
 
 
 class AskerMatchOut(_Open):
@@ -622,3 +641,45 @@ class SessionOut(Out):
 
 class SessionListOut(Out):
     sessions: list[SessionOut]
+
+
+# --- request bodies of the identity and memory routes -----------------------------------------
+class LinkIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    participant_id: str | None = Field(None, description="Existing participant id (p_…).")
+    name: str | None = Field(None, max_length=200, description="Or a name: found or created by its key.")
+
+
+class MergeIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    source: str = Field(description="Speaker merged away (kept, marked merged_into).")
+    target: str = Field(description="Speaker that absorbs it.")
+    reason: str = Field("manual", max_length=200)
+
+
+class SplitIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    message_ids: list[str] = Field(min_length=1, max_length=10_000)
+
+
+class ReconcileIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    session: str | None = None
+    dry_run: bool = False
+
+
+class ReprocessIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    session: str | None = Field(
+        None, pattern=ID_PATTERN, description="One session; omit for the whole space."
+    )
+
+
+class ImageIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    caption: str = Field(min_length=1, max_length=2000, description="What the image shows (indexed as text).")
+    uri: str | None = Field(
+        None, max_length=2000, description="Where the image is; a local path enables CLIP."
+    )

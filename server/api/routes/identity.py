@@ -3,46 +3,25 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends
-from pydantic import BaseModel, ConfigDict, Field
 
 from voxmem.api.deps import SpaceAccess, require_space, services
 from voxmem.api.schemas import (
     SPACE_ERRORS,
     ForgetOut,
+    LinkIn,
     LinkOut,
+    MergeIn,
     MergeOut,
+    ReconcileIn,
     ReconcileOut,
     SpeakerOut,
+    SplitIn,
     SplitOut,
     UnmergeOut,
 )
 from voxmem.core import Voxmem
 
 router = APIRouter(prefix="/spaces/{space}/speakers", tags=["identity"], responses=SPACE_ERRORS)
-
-
-class LinkIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    participant_id: str | None = Field(None, description="Existing participant id (p_…).")
-    name: str | None = Field(None, max_length=200, description="Or a name: found or created by its key.")
-
-
-class MergeIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    source: str = Field(description="Speaker merged away (kept, marked merged_into).")
-    target: str = Field(description="Speaker that absorbs it.")
-    reason: str = Field("manual", max_length=200)
-
-
-class SplitIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    message_ids: list[str] = Field(min_length=1, max_length=10_000)
-
-
-class ReconcileIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    session: str | None = None
-    dry_run: bool = False
 
 
 @router.get(

@@ -6,20 +6,20 @@ from __future__ import annotations
 from typing import Literal
 
 from fastapi import APIRouter, Depends, Query
-from pydantic import BaseModel, ConfigDict, Field
 
 from voxmem.api.deps import SpaceAccess, require_space, services
 from voxmem.api.schemas import (
-    ID_PATTERN,
     SPACE_ERRORS,
     AttributeOut,
     AuditItemOut,
     CheckOut,
     ExtractionOut,
     FactOut,
+    ImageIn,
     ImageOut,
     ParticipantDeletedOut,
     ParticipantProfileOut,
+    ReprocessIn,
     ReprocessOut,
 )
 from voxmem.core import Voxmem
@@ -162,14 +162,6 @@ def audit(
     ]
 
 
-class ReprocessIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    session: str | None = Field(
-        None, pattern=ID_PATTERN, description="One session; omit for the whole space."
-    )
-
-
 @router.post(
     "/memory/reprocess",
     response_model=ReprocessOut,
@@ -208,15 +200,6 @@ def delete_participant(
     participant_id: str, access: SpaceAccess = Depends(require_space), svc: Voxmem = Depends(services)
 ) -> dict:
     return svc.memory.delete_participant(access.space, participant_id)
-
-
-class ImageIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    caption: str = Field(min_length=1, max_length=2000, description="What the image shows (indexed as text).")
-    uri: str | None = Field(
-        None, max_length=2000, description="Where the image is; a local path enables CLIP."
-    )
 
 
 @router.post(
