@@ -57,7 +57,7 @@ from voxmem.bench.voices import BACKGROUND, CHOSEN_6, CONDITIONS, VOICES
 from voxmem.config import get_settings
 from voxmem.voice.compensation import PROJECTION_FILE, ChannelProjection
 from voxmem.voice.encoders import build_encoder
-from voxmem.voice.policy import SpeakerState, normalise, speaker_score
+from voxmem.voice.routing import SpeakerState, normalise, speaker_score
 from voxmem.voice.thresholds import THRESHOLDS_FILE, Thresholds, calibration_table
 
 

@@ -39,7 +39,7 @@ from voxmem.bench.memory_router import MemoryRouter
 from voxmem.bench.metrics import b_cubed, der, identity_scores, read_rttm
 from voxmem.bench.sentences import BENCHMARK, QUESTIONS
 from voxmem.bench.voices import CHOSEN_6, VOICES
-from voxmem.voice.policy import POLICIES
+from voxmem.voice.routing import ROUTING_POLICIES
 
 DATA = Path(os.environ.get("VOXMEM_SHARED_DATA", "/work/shared/data")) / "audio"
 SHIFTS = ("reverb", "telephone", "tempo")
@@ -136,7 +136,7 @@ SETS = {
 def synthetic(cache, thresholds, n_scenarios, ema_weight) -> dict:
     out: dict = {}
     for label, (shifted, shifts) in SETS.items():
-        variants = [(p, False) for p in POLICIES] + [(p, True) for p in POLICIES]
+        variants = [(p, False) for p in ROUTING_POLICIES] + [(p, True) for p in ROUTING_POLICIES]
         rows: dict[str, list] = {p + ("+rec" if r else ""): [] for p, r in variants}
         for seed in range(n_scenarios):
             turns = make_scenario(seed, shifted, shifts=shifts)
@@ -365,7 +365,7 @@ def real(clips: dict, thresholds, ema_weight, skip: dict | None = None) -> tuple
             uri: tuple([x for x, s in zip(col, skip[uri], strict=True) if not s] for col in (spans, vecs))
             for uri, (spans, vecs) in clips.items()
         }
-    out: dict = {p: {} for p in POLICIES}
+    out: dict = {p: {} for p in ROUTING_POLICIES}
     pairs = PAIRS
     ceilings = {}
     for pair in pairs:
@@ -379,7 +379,7 @@ def real(clips: dict, thresholds, ema_weight, skip: dict | None = None) -> tuple
             ceilings["+".join(pair)] = clustering_ceiling(
                 [([g for g, _ in labelled], np.stack([e for _, e in labelled]))]
             ) | {"pieces": len(labelled)}
-    for policy in POLICIES:
+    for policy in ROUTING_POLICIES:
         for pair in pairs:
             router = MemoryRouter(policy, thresholds, ema_weight)
             gold, pred, actions, ders = [], [], [], {}

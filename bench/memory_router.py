@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from voxmem.voice.policy import (
+from voxmem.voice.routing import (
     MAX_RECONCILE_PASSES,
     Decision,
     SpeakerState,
     asker_match,
-    check_policy,
+    check_routing_policy,
     decide,
     follow_merges,
     normalise,
@@ -31,7 +31,7 @@ class MemoryRouter:
     :func:`decide` identically."""
 
     def __init__(self, policy: str, thresholds: Thresholds, ema_weight: float = 0.1) -> None:
-        self.policy = check_policy(policy)
+        self.policy = check_routing_policy(policy)
         self.thresholds = thresholds
         self.ema_weight = ema_weight
         self.speakers: dict[str, SpeakerState] = {}

@@ -53,7 +53,7 @@ from voxmem.bench.cases import (
 from voxmem.bench.target import AskResult, Target, TargetError
 from voxmem.config import Settings, get_settings
 from voxmem.ids import turn_message_id
-from voxmem.voice.policy import follow_merges
+from voxmem.voice.routing import follow_merges
 
 SHIFT_ROTATION = ("clean", "reverb", "tempo", "telephone")
 RECALL_KS = (5, 10, 30)

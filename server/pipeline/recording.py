@@ -46,7 +46,7 @@ from voxmem.errors import Conflict, InvalidInput
 from voxmem.ids import is_valid_id, recording_message_id
 from voxmem.pipeline.jobs import Progress
 from voxmem.stores.messages import AudioMessage, MessageStore
-from voxmem.voice.policy import decide, follow_merges
+from voxmem.voice.routing import decide, follow_merges
 from voxmem.voice.service import VoiceService
 
 log = logging.getLogger(__name__)

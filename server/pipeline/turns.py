@@ -43,7 +43,7 @@ from voxmem.pipeline.jobs import JobRegistry
 from voxmem.pipeline.sessions import reconcile_before_new_session
 from voxmem.stores.jobs import Job
 from voxmem.stores.messages import AudioMessage, MessageStore, Turn
-from voxmem.voice.policy import POLICIES
+from voxmem.voice.routing import ROUTING_POLICIES
 
 if TYPE_CHECKING:
     from voxmem.pipeline.recording import RecordingIngestor
@@ -67,10 +67,10 @@ class AudioTurn:
     policy: str | None = None
 
 
-def check_routing_policy(policy: str | None) -> str | None:
+def routing_policy_override(policy: str | None) -> str | None:
     """A caller's voice-routing policy override: None (the configured one) or a known name."""
-    if policy is not None and policy not in POLICIES:
-        raise InvalidInput(f"policy must be one of {', '.join(POLICIES)}")
+    if policy is not None and policy not in ROUTING_POLICIES:
+        raise InvalidInput(f"policy must be one of {', '.join(ROUTING_POLICIES)}")
     return policy
 
 
@@ -140,7 +140,7 @@ class TurnPipeline:
 
     def append_audio(self, space: str, turn: AudioTurn) -> dict[str, Any]:
         """A spoken turn: voice routing and the message (one transaction), then its memory."""
-        check_routing_policy(turn.policy)
+        routing_policy_override(turn.policy)
         # The first turn of a new session ends the earlier ones: merge their voice fragments
         # first, so this turn routes to the merged voice (docs/voice.md, "implicit session end").
         reconcile_before_new_session(self.messages, self._identity(), space, turn.session)
@@ -218,7 +218,7 @@ class TurnPipeline:
         """Who is speaking in this clip (read-only voice match): the clip and the match."""
         clip = self.prepare(audio)
         embedding = self.voice.embed(clip)
-        router = self.voice.router(check_routing_policy(policy))
+        router = self.voice.router(routing_policy_override(policy))
         return clip, self.db.read(lambda tx: router.identify(tx, space, embedding))
 
     # --- recordings ----------------------------------------------------------------------------
@@ -247,7 +247,7 @@ class TurnPipeline:
         recordings = self.recordings
         recordings.check_new(space, session, recording_id)
         decoded = recordings.prepare(audio)  # bad audio is a 422 now, before any job exists
-        policy = check_routing_policy(policy)
+        policy = routing_policy_override(policy)
         return self.jobs.submit(
             space,
             "recording",

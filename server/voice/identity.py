@@ -27,7 +27,7 @@ from voxmem.db import Database
 from voxmem.errors import Conflict, InvalidInput, NotFound
 from voxmem.ids import new_id
 from voxmem.stores.participants import ParticipantStore, Person
-from voxmem.voice.policy import MAX_RECONCILE_PASSES, normalise, reconcile_pairs
+from voxmem.voice.routing import MAX_RECONCILE_PASSES, normalise, reconcile_pairs
 from voxmem.voice.thresholds import Thresholds
 
 

@@ -5,7 +5,7 @@ of one space are routed strictly one after another and see each other's speakers
 candidates through the native vector indexes (``speaker_centroid``; ``voiceprint_embedding``
 for knn), fall back to an exact scan of the space when the shared index's over-fetch leaves
 too few of this space's speakers; re-score the candidates exactly with
-:func:`voxmem.voice.policy.decide`; then write the Speaker (new or updated), the
+:func:`voxmem.voice.routing.decide`; then write the Speaker (new or updated), the
 Voiceprint and the RoutingDecision. Nothing here commits: the caller's transaction does,
 together with the Message, or nothing is written at all.
 """
@@ -21,7 +21,7 @@ from voxmem.cypher import query
 from voxmem.errors import NotFound
 from voxmem.ids import new_id
 from voxmem.stores.participants import ParticipantStore
-from voxmem.voice.policy import Decision, SpeakerState, asker_match, check_policy, decide
+from voxmem.voice.routing import Decision, SpeakerState, asker_match, check_routing_policy, decide
 from voxmem.voice.thresholds import Thresholds
 
 
@@ -74,7 +74,7 @@ class SpeakerRouter:
     ) -> None:
         self.encoder_name = encoder_name
         self.indexes = indexes
-        self.policy = check_policy(policy)
+        self.policy = check_routing_policy(policy)
         self.thresholds = thresholds
         self.ema_weight = ema_weight
         self.k = k

@@ -9,8 +9,8 @@ import pytest
 
 from voxmem.bench.memory_router import MemoryRouter
 from voxmem.bench.metrics import b_cubed
-from voxmem.voice.policy import normalise
 from voxmem.voice.router import SpeakerRouter
+from voxmem.voice.routing import normalise
 from voxmem.voice.thresholds import Thresholds
 
 T = Thresholds(link=0.8, update=0.9, update_margin=0.05, knn_link=0.75, knn_k=2, merge=0.9, asker_margin=0.02)

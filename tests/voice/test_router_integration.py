@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from voxmem.voice.identity import IdentityManager
-from voxmem.voice.policy import normalise
 from voxmem.voice.router import SpeakerRouter
+from voxmem.voice.routing import normalise
 from voxmem.voice.thresholds import Thresholds
 
 pytestmark = pytest.mark.integration

@@ -1,7 +1,9 @@
-"""The online router's decision rule, as pure functions on vectors (no I/O).
+"""Voice routing: the online speaker router's decision rule, as pure functions on vectors (no I/O).
 
-Causal: each turn is decided from the speakers known *before* it, with no roster and no
-speaker count. Four policies a study compares:
+"Routing policy" here is how a voice is matched to known speakers; it is unrelated to a
+space's access policy (who may read what) and to the retrieval policy (how evidence is
+searched). Causal: each turn is decided from the speakers known *before* it, with no roster
+and no speaker count. Four routing policies a study compares:
 
 * ``fixed`` — a speaker is its first voiceprint; never updated.
 * ``ema`` — every LINK moves the centroid: c ← norm((1-w)·c + w·e), with
@@ -19,12 +21,14 @@ one); it is negative for CREATE.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal, cast, get_args
 
 import numpy as np
 
 from voxmem.voice.thresholds import Thresholds
 
-POLICIES = ("fixed", "ema", "gated", "knn")
+RoutingPolicy = Literal["fixed", "ema", "gated", "knn"]
+ROUTING_POLICIES: tuple[RoutingPolicy, ...] = get_args(RoutingPolicy)
 
 
 @dataclass
@@ -45,16 +49,16 @@ class Decision:
     speaker_id: str | None  # None for CREATE (the store assigns the id)
     score: float
     margin: float
-    policy: str
+    policy: RoutingPolicy
     new_centroid: np.ndarray | None  # the centroid to store (None: unchanged)
     updated: bool  # whether this observation moved the voice state
     scores: dict[str, float] = field(default_factory=dict)
 
 
-def check_policy(policy: str) -> str:
-    if policy not in POLICIES:
-        raise ValueError(f"unknown routing policy {policy!r}; choose from {', '.join(POLICIES)}")
-    return policy
+def check_routing_policy(policy: str) -> RoutingPolicy:
+    if policy not in ROUTING_POLICIES:
+        raise ValueError(f"unknown routing policy {policy!r}; choose from {', '.join(ROUTING_POLICIES)}")
+    return cast(RoutingPolicy, policy)
 
 
 def normalise(v: np.ndarray) -> np.ndarray:
@@ -83,7 +87,7 @@ def decide(
     ema_weight: float = 0.1,
 ) -> Decision:
     """CREATE or LINK for one turn, given the speakers found for it (possibly none)."""
-    check_policy(policy)
+    check_routing_policy(policy)
     e = normalise(embedding)
     link = thresholds.knn_link if policy == "knn" else thresholds.link
     scores = {c.id: speaker_score(e, c, policy, thresholds.knn_k) for c in candidates}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from voxmem.voice.policy import SpeakerState, check_policy, decide, normalise
+from voxmem.voice.routing import SpeakerState, check_routing_policy, decide, normalise
 from voxmem.voice.thresholds import Thresholds, load_thresholds
 
 T = Thresholds(link=0.8, update=0.9, update_margin=0.05, knn_link=0.75, knn_k=2, merge=0.9, asker_margin=0.02)
@@ -53,14 +53,14 @@ def test_knn_scores_top_k_exemplars(a) -> None:
 
 def test_unknown_policy_and_thresholds_table() -> None:
     with pytest.raises(ValueError):
-        check_policy("magic")
+        check_routing_policy("magic")
     t = load_thresholds("resemblyzer")
     assert 0.5 < t.link < t.update < 1.0  # calibrated for GE2E, not ECAPA's 0.35/0.40
 
 
 def test_two_speakers_heard_together_need_the_strict_merge_threshold(a) -> None:
     """A pair that never shared a session merges at ``merge_cross``; one that did needs ``merge``."""
-    from voxmem.voice.policy import reconcile_pairs
+    from voxmem.voice.routing import reconcile_pairs
 
     b = near(a, 0.85, 13)
     args = (["x", "y"], np.stack([a, b]), [3, 1], 0.9)
@@ -71,7 +71,7 @@ def test_two_speakers_heard_together_need_the_strict_merge_threshold(a) -> None:
 
 
 def test_a_speaker_without_known_sessions_gets_the_strict_threshold(a) -> None:
-    from voxmem.voice.policy import reconcile_pairs
+    from voxmem.voice.routing import reconcile_pairs
 
     b = near(a, 0.85, 17)
     args = (["x", "y"], np.stack([a, b]), [3, 1], 0.9)
