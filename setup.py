@@ -1,7 +1,9 @@
 """Maps the design card's top-level folders onto one import package, ``voxmem``.
 
-server/ is ``voxmem`` itself; graph_schema/, extractors/, cypher/ and bench/ are its
-subpackages. Sub-folders with an ``__init__.py`` are found automatically.
+server/ is ``voxmem`` itself; graph_schema/, extractors/ and cypher/ are its subpackages.
+Sub-folders with an ``__init__.py`` are found automatically. bench/ is not part of the product:
+it is the repository's own top-level ``bench`` package, run from the repository root
+(``python -m bench.runner``) and never installed.
 """
 
 from setuptools import find_namespace_packages, setup
@@ -11,7 +13,6 @@ ROOTS = {
     "voxmem.graph_schema": "graph_schema",
     "voxmem.extractors": "extractors",
     "voxmem.cypher": "cypher",
-    "voxmem.bench": "bench",
 }
 
 packages = []

@@ -12,11 +12,11 @@ What differs from the runner, said in every report: speakers are stored under th
 names (no name learning from speech; the naming engineer's benchmark covers that), extraction
 (facts, profiles) does not run, so only the interaction layer answers.
 
-    python -m voxmem.bench.answers_bench --dataset locomo --split dev          # conv-26, conv-30
-    python -m voxmem.bench.answers_bench --dataset locomo --split heldout --sample 60
-    python -m voxmem.bench.answers_bench --dataset friendsqa --sample 300
-    python -m voxmem.bench.answers_bench --dataset molweni
-    python -m voxmem.bench.answers_bench --dataset paraphrases --split tune   # household, hand-written
+    python -m bench.answers_bench --dataset locomo --split dev          # conv-26, conv-30
+    python -m bench.answers_bench --dataset locomo --split heldout --sample 60
+    python -m bench.answers_bench --dataset friendsqa --sample 300
+    python -m bench.answers_bench --dataset molweni
+    python -m bench.answers_bench --dataset paraphrases --split tune   # household, hand-written
 
 Results: ``results/answers/<dataset>-<split>/results.json``, ``report.md`` and a per-type plot.
 """
@@ -37,8 +37,8 @@ from typing import Any
 
 from tqdm import tqdm
 
-from voxmem.bench import scoring
-from voxmem.bench.cases import (
+from bench import scoring
+from bench.cases import (
     EVERYONE,
     NOT_MENTIONED,
     QA,
@@ -49,8 +49,8 @@ from voxmem.bench.cases import (
     sample_questions,
     with_paraphrases,
 )
-from voxmem.bench.retrieval_data import DATA, BatchLoader, Row, friendsqa
-from voxmem.bench.runner import session_start
+from bench.retrieval_data import DATA, BatchLoader, Row, friendsqa
+from bench.runner import session_start
 from voxmem.config import get_settings
 
 LOCOMO_DEV = ("conv-26", "conv-30")  # tuning happens on these two only
@@ -374,8 +374,7 @@ def main(argv: list[str] | None = None) -> int:
     folder = args.out / name
     folder.mkdir(parents=True, exist_ok=True)
     meta = {
-        "command": "python -m voxmem.bench.answers_bench "
-        + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": "python -m bench.answers_bench " + " ".join(argv if argv is not None else sys.argv[1:]),
         "note": "turns bulk-loaded under their dataset speaker names (no name learning, no fact/profile "
         "extraction); heuristic retrieval policy; offline reader (graph + extractive), no LLM",
         "cores": os.cpu_count(),

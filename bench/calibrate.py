@@ -5,8 +5,8 @@ never into the installed package. The server reads an encoder's entry there befo
 shipped in server/voice/; to ship a calibration, copy its entries into those files and commit.
 
     export VOXMEM_VOICE_CALIBRATION_DIR=/srv/voxmem/calibration
-    python -m voxmem.bench.calibrate [--encoder resemblyzer]
-    python -m voxmem.bench.calibrate --dry-run   # print and write the report only
+    python -m bench.calibrate [--encoder resemblyzer]
+    python -m bench.calibrate --dry-run   # print and write the report only
 
 Uses the CALIBRATION sentences only (the identity benchmark scores other sentences) and
 the six distinct voices (``CHOSEN_6``). Per condition (clean, reverb+noise, telephone,
@@ -51,9 +51,9 @@ from pathlib import Path
 
 import numpy as np
 
-from voxmem.bench.embcache import EmbeddingCache, embedding_cache
-from voxmem.bench.sentences import CALIBRATION
-from voxmem.bench.voices import BACKGROUND, CHOSEN_6, CONDITIONS, VOICES
+from bench.embcache import EmbeddingCache, embedding_cache
+from bench.sentences import CALIBRATION
+from bench.voices import BACKGROUND, CHOSEN_6, CONDITIONS, VOICES
 from voxmem.config import get_settings
 from voxmem.voice.compensation import PROJECTION_FILE, ChannelProjection
 from voxmem.voice.encoders import build_encoder
@@ -105,7 +105,7 @@ def _scenarios(cache, shifts: tuple[str, ...], n: int = SCENARIOS_PER_KIND):
     its end, as a whole-recording job does. Why the last kind: there a voice whose second turn
     missed ``link`` stays a one-turn fragment unless the same-session ``merge`` joins it, which
     multi-session scenarios hardly test (a test recording of three voices came out as four)."""
-    from voxmem.bench.identity_bench import make_scenario
+    from bench.identity_bench import make_scenario
 
     scenarios = [
         make_scenario(1000 + s, shifted, sentences=CALIBRATION, shifts=shifts)
@@ -121,8 +121,8 @@ def _scenarios(cache, shifts: tuple[str, ...], n: int = SCENARIOS_PER_KIND):
 
 def _simulate(thresholds, scenarios, embedded) -> dict:
     """Gated online routing with reconciliation after each session, as the server runs it."""
-    from voxmem.bench.memory_router import MemoryRouter
-    from voxmem.bench.metrics import identity_scores
+    from bench.memory_router import MemoryRouter
+    from bench.metrics import identity_scores
 
     f1s, wrong, contaminated = [], 0, 0
     for sc, emb in zip(scenarios, embedded, strict=True):
@@ -277,7 +277,7 @@ def _mix_pieces(n_voices: int = 24, max_s: float = 6.0) -> dict[str, list[np.nda
     40 % into the first, at equal loudness) and ``change`` (one voice, then another)."""
     import soundfile as sf
 
-    from voxmem.bench.voices import synthesize
+    from bench.voices import synthesize
 
     def clip(voice: str, i: int) -> np.ndarray:
         x, _ = sf.read(synthesize(CALIBRATION[i % len(CALIBRATION)], voice), dtype="float32")
@@ -381,7 +381,7 @@ def _thresholds_for(cache: EmbeddingCache, encoder_name: str, enrol: int, k: int
         "merge_cross": merge_cross,
         "asker_margin": 0.03,
         "asker_link": round(report["in_channel"]["clean"]["diff_max"] + 0.02, 3),
-        "source": f"voxmem.bench.calibrate: {len(voices)} voices x {len(CALIBRATION)} calibration sentences, "
+        "source": f"bench.calibrate: {len(voices)} voices x {len(CALIBRATION)} calibration sentences, "
         f"separable conditions {[c for c, r in report['in_channel'].items() if r['separable']]}",
     }
     return {"thresholds": thresholds, "report": report, "simulation": simulation}

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 
+from bench.voices import synthesize
 from voxmem.audio.speech import cache_dir
-from voxmem.bench.voices import synthesize
 
 
 class EmbeddingCache:

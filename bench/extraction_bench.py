@@ -1,6 +1,6 @@
 """Extraction benchmark: addressees, names, fact coverage and throughput, printed as a table.
 
-    python -m voxmem.bench.extraction_bench [--quick] [--out results/memory]
+    python -m bench.extraction_bench [--quick] [--out results/memory]
 
 Measures the offline backend (and says so); the LLM and graphiti backends need a real
 model and are not measured here.
@@ -8,7 +8,7 @@ model and are not measured here.
   proxy for its addressee) next to two baselines: the literal previous speaker and the
   previous *other* speaker.
 - Addressee accuracy on generated multi-party sessions with known addressees: the
-  scenario cases of ``voxmem.bench.scenarios`` and this module's own dialogues (which
+  scenario cases of ``bench.scenarios`` and this module's own dialogues (which
   also carry naming cues).
 - Name resolution with hidden speaker names: every voice starts anonymous; the
   extractor's name evidence goes through the same rules the writer applies
@@ -155,7 +155,7 @@ def molweni(extractor: OfflineExtractor, context: int) -> dict[str, Any]:
 
 # --- generated sessions -------------------------------------------------------------------------
 def scenario_cases(quick: bool) -> list[Any]:
-    from voxmem.bench.scenarios import SCENARIOS, generate_case
+    from bench.scenarios import SCENARIOS, generate_case
 
     seeds = [7] if quick else [7, 11, 23]
     return [generate_case(s, seed, 4, 6, 24) for s in SCENARIOS for seed in seeds]

@@ -1,7 +1,7 @@
 """Voice identity benchmark: routing policies on synthetic multi-session conversations and on
 the real AMI / pyannote clips, asker identification, and whole-recording ingestion speed.
 
-    python -m voxmem.bench.identity_bench [--scenarios 8] [--skip-ingest] [--out results/identity]
+    python -m bench.identity_bench [--scenarios 8] [--skip-ingest] [--out results/identity]
 
 Prints a table per policy and writes results/identity/identity_bench.json and PNG plots.
 
@@ -34,11 +34,11 @@ from pathlib import Path
 
 import numpy as np
 
-from voxmem.bench.embcache import embedding_cache
-from voxmem.bench.memory_router import MemoryRouter
-from voxmem.bench.metrics import b_cubed, der, identity_scores, read_rttm
-from voxmem.bench.sentences import BENCHMARK, QUESTIONS
-from voxmem.bench.voices import CHOSEN_6, VOICES
+from bench.embcache import embedding_cache
+from bench.memory_router import MemoryRouter
+from bench.metrics import b_cubed, der, identity_scores, read_rttm
+from bench.sentences import BENCHMARK, QUESTIONS
+from bench.voices import CHOSEN_6, VOICES
 from voxmem.voice.routing import ROUTING_POLICIES
 
 DATA = Path(os.environ.get("VOXMEM_SHARED_DATA", "/work/shared/data")) / "audio"
@@ -417,8 +417,8 @@ def ingestion_speed(policy: str, repeats: int = 3) -> dict:
     import soundfile as sf
     from tqdm import tqdm
 
+    from bench.voices import concatenate, synthesize
     from voxmem.audio.decode import Audio
-    from voxmem.bench.voices import concatenate, synthesize
     from voxmem.config import Settings
     from voxmem.core import Voxmem
 

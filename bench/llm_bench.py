@@ -11,7 +11,7 @@ For each configuration (model x threads) the local server is restarted through
 ``voxmem.llm.server.up`` and every question is timed end to end (HTTP call, parsing, repair).
 Scores: containment of the gold answer (``bench.scoring.contains``), token F1, abstentions.
 
-    nice -n 10 python -m voxmem.bench.llm_bench --questions 40 \
+    nice -n 10 python -m bench.llm_bench --questions 40 \
         --config qwen2.5-coder-1.5b-instruct-q4_k_m:1 --config qwen2.5-coder-1.5b-instruct-q4_k_m:2 \
         --config qwen2.5-coder-0.5b-instruct-q4:1
 """
@@ -27,8 +27,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from voxmem.bench.retrieval_data import QA, Corpus, Row, locomo
-from voxmem.bench.scoring import contains, percentile, token_f1
+from bench.retrieval_data import QA, Corpus, Row, locomo
+from bench.scoring import contains, percentile, token_f1
 from voxmem.config import Settings, get_settings
 from voxmem.llm import client, server
 from voxmem.retrieval.agent import AgentResult

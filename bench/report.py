@@ -215,7 +215,7 @@ def write_report(results: dict[str, Any], folder: Path, command: str | None = No
     import sys
 
     folder.mkdir(parents=True, exist_ok=True)
-    command = command or "python -m voxmem.bench.runner " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    command = command or "python -m bench.runner " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     results["run"]["command"] = command
     (folder / "results.json").write_text(json.dumps(results, indent=1, default=str) + "\n", encoding="utf-8")
     plots = [
@@ -252,7 +252,7 @@ def summary_table(paths: list[Path]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m voxmem.bench.report results/bench/*/results.json`` → a markdown summary table."""
+    """``python -m bench.report results/bench/*/results.json`` → a markdown summary table."""
     import argparse
 
     parser = argparse.ArgumentParser(description=main.__doc__)

@@ -6,8 +6,8 @@ for MiniLM and SPLADE); ingest cost per turn; query-encoding latency (ONNX int8 
 SPLADE); rounds used per policy, attribution exactness, and retrieval latency p50/p95 (no LLM)
 at synthetic sizes.
 
-    python -m voxmem.bench.retrieval_bench                       # everything (long)
-    python -m voxmem.bench.retrieval_bench --latency 0 --locomo 2 --friendsqa 30   # quick
+    python -m bench.retrieval_bench                       # everything (long)
+    python -m bench.retrieval_bench --latency 0 --locomo 2 --friendsqa 30   # quick
 
 Prints tables, writes results/retrieval/retrieval_bench.json and retrieval_bench.png.
 Every dataset space is created fresh (policy open, asker unknown) and deleted afterwards.
@@ -32,7 +32,7 @@ import numpy as np
 from scipy import sparse as sp
 from tqdm import tqdm
 
-from voxmem.bench.retrieval_data import (
+from bench.retrieval_data import (
     BatchLoader,
     Corpus,
     friendsqa,

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from voxmem.bench.cypher import query
+from bench.cypher import query
 from voxmem.db import Database
 from voxmem.ids import name_key, new_id
 
@@ -307,7 +307,5 @@ class BatchLoader:
                 progress(len(chunk))
         sessions = sorted({r.session for r in rows})
         for start in range(0, len(sessions), 200):
-            self.db.execute(
-                query("link_next"), space=space, sessions=sessions[start : start + 200]
-            )
+            self.db.execute(query("link_next"), space=space, sessions=sessions[start : start + 200])
         return written

@@ -2,7 +2,7 @@
 
 The system under test never sees gold speaker names:
 * ``--mode audio`` (the real benchmark): every turn is synthesised in its speaker's voice
-  (``voxmem.bench.voices``) and posted as audio only; questions with an asker are asked
+  (``bench.voices``) and posted as audio only; questions with an asker are asked
   aloud in the asker's voice. Needs the audio ingestion route.
 * ``--mode text`` (oracle identity): turns go to the text-turn route under stable
   pseudonyms (``person-3f2a1c``), never the names; answers still have to come from memory.
@@ -12,8 +12,8 @@ Questions go to ``POST /spaces/{space}/query`` when the server has it; before th
 exists the runner falls back to ``GET /search`` with an extractive answer (top turns) and
 the report says so. Results land in ``results/bench/<run>/`` (report.md, results.json, PNGs).
 
-    python -m voxmem.bench.runner --case bench/cases/household.json --mode audio --condition clean
-    python -m voxmem.bench.runner --generate meeting --speakers 5 --sessions 8 --turns 60 --condition shifted
+    python -m bench.runner --case bench/cases/household.json --mode audio --condition clean
+    python -m bench.runner --generate meeting --speakers 5 --sessions 8 --turns 60 --condition shifted
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ from typing import Any
 
 from tqdm import tqdm
 
-from voxmem.bench import scoring
-from voxmem.bench.cases import (
+from bench import scoring
+from bench.cases import (
     QUESTION_TYPES,
     Case,
     Session,
@@ -50,7 +50,7 @@ from voxmem.bench.cases import (
     trim_case,
     with_paraphrases,
 )
-from voxmem.bench.target import AskResult, Target, TargetError
+from bench.target import AskResult, Target, TargetError
 from voxmem.config import Settings, get_settings
 from voxmem.ids import turn_message_id
 from voxmem.voice.routing import follow_merges
@@ -67,7 +67,7 @@ def pseudonym(name: str, salt: str) -> str:
 
 def assign_voices(case: Case, voice_ids: Sequence[str] | None = None) -> dict[str, str]:
     """Participant → synthetic voice: the case's choice, else the next unused of the chosen set."""
-    from voxmem.bench.voices import CHOSEN_6, VOICES
+    from bench.voices import CHOSEN_6, VOICES
 
     pool = list(voice_ids or CHOSEN_6) + [v for v in VOICES if v not in (voice_ids or CHOSEN_6)]
     people = [p.name for p in case.participants] or case.speakers()
@@ -203,7 +203,7 @@ class Run:
 
     # --- ingestion ----------------------------------------------------------------------------
     def ingest(self) -> dict[str, Any]:
-        from voxmem.bench.voices import synthesize
+        from bench.voices import synthesize
 
         total = self.case.n_turns()
         bar = tqdm(total=total, desc="ingest", unit="turn", disable=not self.progress)
@@ -305,7 +305,7 @@ class Run:
 
     # --- questions ----------------------------------------------------------------------------
     def ask_all(self) -> None:
-        from voxmem.bench.voices import synthesize
+        from bench.voices import synthesize
 
         roster = [p.name for p in self.case.participants] or self.case.speakers()
         owners = majority_owner(
@@ -516,7 +516,7 @@ def _wav_seconds(path: Path) -> float:
 # --- command line -------------------------------------------------------------------------------
 def _load_cases(args: argparse.Namespace) -> list[Case]:
     if args.generate:
-        from voxmem.bench.scenarios import generate_case
+        from bench.scenarios import generate_case
 
         cases = [generate_case(args.generate, args.seed, args.speakers, args.sessions, args.turns)]
     elif args.locomo:
@@ -615,8 +615,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    from voxmem.bench.report import write_report
-    from voxmem.bench.voices import CONDITIONS
+    from bench.report import write_report
+    from bench.voices import CONDITIONS
 
     if args.condition not in (*CONDITIONS, "shifted"):
         parser.error(f"--condition must be shifted or one of {', '.join(CONDITIONS)}")
@@ -627,7 +627,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cases = _load_cases(args)
     judge = None
     if not args.no_judge:
-        from voxmem.bench.judge import maybe_judge
+        from bench.judge import maybe_judge
 
         judge = maybe_judge(settings)
     context = (

@@ -9,7 +9,7 @@ is planted on purpose, so every question has a known answer and known evidence t
 Same ``(scenario, seed, sizes)`` → byte-identical case: only ``random.Random(seed)`` is
 used and nothing iterates over a set.
 
-    python -m voxmem.bench.scenarios --scenario household --speakers 4 --sessions 6 \
+    python -m bench.scenarios --scenario household --speakers 4 --sessions 6 \
         --turns 24 --seed 7 --out bench/cases/household.json
 """
 
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from voxmem.bench.cases import (
+from bench.cases import (
     EVERYONE,
     NOT_MENTIONED,
     QA,
@@ -898,7 +898,7 @@ def generate_case(
         sessions=sessions,
         qa=qa,
         meta={
-            "generator": "voxmem.bench.scenarios",
+            "generator": "bench.scenarios",
             "seed": seed,
             "late_named": builder.late,
             "sessions_present": {f"s{i + 1}": present for i, present in enumerate(builder.present)},

@@ -10,7 +10,7 @@ Why these rules:
 * Adversarial questions are right only when the answer abstains and does not repeat the
   trap (the answer the question's false premise invites).
 * Speaker routing gets accuracy under the best one-to-one mapping of predicted entities
-  to gold speakers, plus B-cubed F1 (from ``voxmem.bench.metrics``).
+  to gold speakers, plus B-cubed F1 (from ``bench.metrics``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from voxmem.bench.cases import EVERYONE, QA
+from bench.cases import EVERYONE, QA
 
 ATTRIBUTION_TYPES = ("speaker_attribution", "addressee_attribution")
 
@@ -271,7 +271,7 @@ def routing_accuracy(gold: Sequence[str], pred: Sequence[str]) -> float:
 
 def b_cubed_f1(gold: Sequence[str], pred: Sequence[str]) -> tuple[float, float, float]:
     """B-cubed precision, recall, F1 (the voice engineer's implementation, one definition)."""
-    from voxmem.bench.metrics import b_cubed
+    from bench.metrics import b_cubed
 
     return b_cubed(gold, pred)
 

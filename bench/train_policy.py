@@ -1,8 +1,8 @@
 """Train the learned retrieval policy with Evidence-Gain GRPO, evaluate it against the heuristic
 planner on held-out LoCoMo conversations, and run the ablations (issue 12).
 
-    python -m voxmem.bench.train_policy                      # train, save, evaluate, plot
-    python -m voxmem.bench.train_policy --ablations          # + EG vs terminal, rank term, G, KL
+    python -m bench.train_policy                      # train, save, evaluate, plot
+    python -m bench.train_policy --ablations          # + EG vs terminal, rank term, G, KL
 
 Episodes run against the real Neo4j (the main one from ``bench-env.sh``): each LoCoMo
 conversation is loaded once into its own space ``policy-locomo-<conv>`` (speaker-aware
@@ -41,8 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from voxmem.bench.retrieval_bench import _answer_in, _evidence_texts, subsample
-from voxmem.bench.retrieval_data import BatchLoader, Corpus, locomo
+from bench.retrieval_bench import _answer_in, _evidence_texts, subsample
+from bench.retrieval_data import BatchLoader, Corpus, locomo
 from voxmem.config import Settings
 from voxmem.errors import VoxmemError
 from voxmem.passages import passage

@@ -94,7 +94,7 @@ class Settings(BaseSettings):
     voice_calibration_dir: Path | None = Field(
         None,
         description="Directory of a voice calibration (thresholds.json, channel_projection.json written by "
-        "`python -m voxmem.bench.calibrate`); its encoders replace the shipped tables' entries.",
+        "`python -m bench.calibrate`); its encoders replace the shipped tables' entries.",
     )
     voice_ema_weight: float = Field(0.1, description="Weight of a new observation in an EMA centroid update.")
     audio_min_seconds: float = Field(0.5, description="Shortest accepted audio turn (seconds).")

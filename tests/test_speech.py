@@ -24,7 +24,7 @@ def test_an_unknown_voice_is_refused_by_name() -> None:
 
 
 def test_the_benchmark_clean_clip_is_the_product_clip() -> None:
-    from voxmem.bench.voices import BACKGROUND, synthesize
+    from bench.voices import BACKGROUND, synthesize
 
     assert synthesize("Leo, boots by the door.", "us_klatt5") == speak("Leo, boots by the door.", "us_klatt5")
     assert not set(BACKGROUND) & set(VOICES)  # the pool never doubles a product voice

@@ -16,7 +16,7 @@ conditional distribution over what is valid, so the plan's probability is exact,
 GRPO ratio needs.
 
 The reward (:func:`evidence_gain`) and the group advantage (:func:`group_advantages`) are
-here too, pure functions, so tests pin them down; the trainer is ``voxmem.bench.train_policy``.
+here too, pure functions, so tests pin them down; the trainer is ``bench.train_policy``.
 """
 
 from __future__ import annotations
@@ -360,9 +360,7 @@ class LearnedPolicy:
     def load(cls, path: Path = POLICY_FILE) -> LearnedPolicy:
         torch = _torch()
         if not path.exists():
-            raise InvalidInput(
-                f"no learned policy at {path}; train one with python -m voxmem.bench.train_policy"
-            )
+            raise InvalidInput(f"no learned policy at {path}; train one with python -m bench.train_policy")
         blob = torch.load(path, map_location="cpu", weights_only=False)
         meta = blob["meta"]
         net = build_net(int(meta["n_features"]), int(meta["hidden"]), len(meta["tools"]))

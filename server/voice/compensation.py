@@ -7,7 +7,7 @@ that move lies in a few directions shared by all voices. NAP (Solomonoff et al.,
 them: ``e' = normalise(e - Vᵀ V e)`` with ``V`` the top-k right singular vectors of
 "same utterance, other channel minus clean" differences.
 
-The basis is fitted by ``python -m voxmem.bench.calibrate`` on voices that are *not* in the
+The basis is fitted by ``python -m bench.calibrate`` on voices that are *not* in the
 benchmark's voice set, and ``k`` is chosen there by simulation with the thresholds, which are
 calibrated on compensated embeddings: basis and thresholds belong together, per encoder, in
 ``channel_projection.json`` and ``thresholds.json``. An encoder without a fitted basis is used

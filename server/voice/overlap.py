@@ -7,7 +7,7 @@ piece as the mean of short windows (d-vector: 0.8 s every 0.4 s); one voice give
 agree, two voices give windows that point two ways. ``dispersion`` = 1 − length of the mean of
 the unit window vectors (0: all windows agree; grows as they scatter). A piece whose dispersion
 exceeds the encoder's calibrated ``overlap_dispersion`` (thresholds.json, fitted by
-``python -m voxmem.bench.calibrate`` on synthetic two-voice mixes of non-benchmark voices) is
+``python -m bench.calibrate`` on synthetic two-voice mixes of non-benchmark voices) is
 kept out of enrolment and centroid updates: recording ingestion does not route it (it is
 reported skipped with reason ``overlap``, its words join an adjacent turn as short pieces' do).
 It cannot see overlap that is steady over the whole piece (every window the same blend).

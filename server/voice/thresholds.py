@@ -1,4 +1,4 @@
-"""Per-encoder decision thresholds, calibrated by ``python -m voxmem.bench.calibrate``.
+"""Per-encoder decision thresholds, calibrated by ``python -m bench.calibrate``.
 
 Why a table keyed by encoder: cosine scales differ between encoders (GE2E different-
 speaker pairs sit near 0.6, ECAPA's near 0.0), so a threshold is a property of the
@@ -75,7 +75,7 @@ def load_thresholds(
     table = calibration_table(THRESHOLDS_FILE, calibration_dir)
     if encoder not in table:
         raise EncoderUnavailable(
-            f"no calibrated thresholds for encoder {encoder!r}: run `python -m voxmem.bench.calibrate "
+            f"no calibrated thresholds for encoder {encoder!r}: run `python -m bench.calibrate "
             f"--encoder {encoder}` first"
         )
     values = Thresholds.from_entry(table[encoder])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from voxmem.bench.cases import (
+from bench.cases import (
     DEFAULT_LOCOMO,
     NOT_MENTIONED,
     CaseError,

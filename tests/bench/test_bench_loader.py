@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from voxmem.bench.retrieval_data import BatchLoader, Row
+from bench.retrieval_data import BatchLoader, Row
 
 pytestmark = pytest.mark.integration
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from voxmem.bench.report import summary_table, write_report
+from bench.report import summary_table, write_report
 
 
 def _results() -> dict:
@@ -67,7 +67,7 @@ def _results() -> dict:
 
 
 def test_report_folder_has_json_markdown_and_plots(tmp_path: Path) -> None:
-    folder = write_report(_results(), tmp_path / "run1", command="python -m voxmem.bench.runner --case x")
+    folder = write_report(_results(), tmp_path / "run1", command="python -m bench.runner --case x")
     saved = json.loads((folder / "results.json").read_text())
     assert saved["run"]["command"].endswith("--case x")
     report = (folder / "report.md").read_text()

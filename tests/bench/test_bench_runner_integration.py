@@ -13,12 +13,12 @@ import pytest
 from fastapi.testclient import TestClient
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-from voxmem.bench.cases import Case, trim_case
-from voxmem.bench.judge import LLMJudge
-from voxmem.bench.report import write_report
-from voxmem.bench.runner import Run
-from voxmem.bench.scenarios import generate_case
-from voxmem.bench.target import Target
+from bench.cases import Case, trim_case
+from bench.judge import LLMJudge
+from bench.report import write_report
+from bench.runner import Run
+from bench.scenarios import generate_case
+from bench.target import Target
 from voxmem.config import Settings
 from voxmem.ids import turn_message_id
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from voxmem.bench.cases import Session
-from voxmem.bench.runner import (
+from bench.cases import Session
+from bench.runner import (
     assign_voices,
     auto_policy,
     majority_owner,
@@ -12,7 +12,7 @@ from voxmem.bench.runner import (
     session_start,
     visible_turns,
 )
-from voxmem.bench.scenarios import generate_case
+from bench.scenarios import generate_case
 
 
 def test_pseudonyms_are_stable_distinct_and_hide_the_name() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from voxmem.bench.cases import EVERYONE, NOT_MENTIONED, QUESTION_TYPES, parse_case
-from voxmem.bench.scenarios import SCENARIOS, generate_case
+from bench.cases import EVERYONE, NOT_MENTIONED, QUESTION_TYPES, parse_case
+from bench.scenarios import SCENARIOS, generate_case
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)

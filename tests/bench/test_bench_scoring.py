@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from voxmem.bench.cases import NOT_MENTIONED, QA
-from voxmem.bench.judge import parse_grade
-from voxmem.bench.scoring import (
+from bench.cases import NOT_MENTIONED, QA
+from bench.judge import parse_grade
+from bench.scoring import (
     attribution_exact,
     contains,
     normalize,

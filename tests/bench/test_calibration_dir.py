@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 
-from voxmem.bench.calibrate import _write_entry, save_projection
+from bench.calibrate import _write_entry, save_projection
 from voxmem.voice.compensation import PROJECTION_FILE, ChannelProjection, load_projection
 from voxmem.voice.thresholds import THRESHOLDS_FILE, load_thresholds
 

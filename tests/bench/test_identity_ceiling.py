@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from voxmem.bench.identity_bench import hindsight_ceiling
-from voxmem.bench.voices import CHOSEN_6
+from bench.identity_bench import hindsight_ceiling
+from bench.voices import CHOSEN_6
 
 
 class _FakeCache:

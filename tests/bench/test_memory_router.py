@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from voxmem.bench.memory_router import MemoryRouter
-from voxmem.bench.metrics import b_cubed
+from bench.memory_router import MemoryRouter
+from bench.metrics import b_cubed
 from voxmem.voice.router import SpeakerRouter
 from voxmem.voice.routing import normalise
 from voxmem.voice.thresholds import Thresholds

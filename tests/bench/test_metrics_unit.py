@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from voxmem.bench.metrics import b_cubed, der, identity_scores, read_rttm
+from bench.metrics import b_cubed, der, identity_scores, read_rttm
 
 
 def test_b_cubed_perfect_and_all_merged() -> None:

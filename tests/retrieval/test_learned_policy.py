@@ -122,7 +122,7 @@ def test_plan_probabilities_sum_to_one() -> None:
 def test_eg_grpo_trains_end_to_end_and_the_agent_runs_the_saved_policy(
     services, households, retrieval, tmp_path: Path
 ) -> None:
-    from voxmem.bench import train_policy as T
+    from bench import train_policy as T
 
     house = households["open"]
     qs = [

@@ -26,7 +26,7 @@ def test_unknown_encoder_and_uncalibrated_encoder() -> None:
         build_encoder("wav2vec-magic")
     with pytest.raises(EncoderUnavailable) as err:
         load_thresholds("ecapa")  # never borrowed from another encoder
-    assert "voxmem.bench.calibrate" in err.value.message
+    assert "bench.calibrate" in err.value.message
 
 
 def test_asr_backends_fail_clearly(tmp_path) -> None:

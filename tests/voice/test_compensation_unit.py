@@ -65,8 +65,8 @@ def test_voiceprints_are_tagged_with_their_projection() -> None:
 def test_no_nuisance_candidate_is_a_benchmark_voice_or_its_variant() -> None:
     """The projection is fitted on the pool and scored on CHOSEN_6: no voice, and no espeak-ng
     variant behind a benchmark voice, may be in both (else the benchmark measures fitting)."""
-    from voxmem.bench.calibrate import NUISANCE_CANDIDATES
-    from voxmem.bench.voices import BACKGROUND, CHOSEN_6, VOICES
+    from bench.calibrate import NUISANCE_CANDIDATES
+    from bench.voices import BACKGROUND, CHOSEN_6, VOICES
 
     assert len(NUISANCE_CANDIDATES) == len(set(NUISANCE_CANDIDATES)) >= 40
     assert not set(NUISANCE_CANDIDATES) & set(CHOSEN_6)
@@ -79,8 +79,8 @@ def test_no_nuisance_candidate_is_a_benchmark_voice_or_its_variant() -> None:
 def test_the_nuisance_pool_drops_look_alikes_of_benchmark_voices(monkeypatch) -> None:
     """A candidate that sounds like a benchmark voice (closer to it than the benchmark voices are
     to each other) is left out; a distinct one is kept."""
-    from voxmem.bench import calibrate
-    from voxmem.bench.voices import CHOSEN_6
+    from bench import calibrate
+    from bench.voices import CHOSEN_6
 
     rng = np.random.default_rng(5)
     centre = {v: rng.normal(size=16) for v in CHOSEN_6}

@@ -112,10 +112,10 @@ def test_overlap_detector_flags_a_spoken_two_voice_mix() -> None:
     d-vector threshold decides. The detector is weak: it misses 3/24 calibration mixes, and
     bg_paul over bg_grandma (0.182 against the 0.187 threshold) is missed too; this pair is
     two clearly different voices (d-vector cosine 0.07), which it must catch."""
-    from voxmem.bench.voices import synthesize
+    from bench.voices import synthesize
 
     threshold = load_thresholds("dvector").overlap_dispersion
-    assert threshold > 0, "run python -m voxmem.bench.calibrate --encoder dvector --overlap-only"
+    assert threshold > 0, "run python -m bench.calibrate --encoder dvector --overlap-only"
     encoder = build_encoder("dvector")
     texts = ("Did anyone call Thomas about the thirty missing boxes?", "Please send the 5 invoices to Laura.")
     a, _ = sf.read(synthesize(texts[0], "bg_michael"), dtype="float32")

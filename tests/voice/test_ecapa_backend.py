@@ -2,7 +2,7 @@
 saved as a local ``from_hparams`` directory (the layout of speechbrain's published speaker
 models) and loaded through ``build_encoder`` with every network connection refused. Random
 weights say nothing about speaker separation; they prove loading, shapes and the no-download
-rule. Real weights need their own calibration run (``python -m voxmem.bench.calibrate
+rule. Real weights need their own calibration run (``python -m bench.calibrate
 --encoder ecapa``)."""
 
 from __future__ import annotations

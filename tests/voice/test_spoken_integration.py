@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from voxmem.bench.sentences import BENCHMARK, QUESTIONS
-from voxmem.bench.voices import concatenate, synthesize
+from bench.sentences import BENCHMARK, QUESTIONS
+from bench.voices import concatenate, synthesize
 
 pytestmark = [
     pytest.mark.integration,
