@@ -9,25 +9,15 @@
 // :param current_only => true
 // :param k => 10
 // Retrieval tool: full-text (BM25) search over profile attribute text, inside the asker's scope.
-// Scope (MODEL.md): open = all attributes; participant = attributes all of whose DERIVED_FROM
-// messages lie in sessions the asker PARTICIPATED_IN; private = the asker's own attributes
-// (HAS_ATTRIBUTE from the asker); unknown asker: nothing unless open.
+// Scope: @access.attribute (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Filters: $participant (owner id or name key), $kind (background|preference|relationship),
 // $current_only. Each may be null.
 // Params: $space, $policy, $asker, $lucene, $fetch, $k, $participant, $kind, $current_only
-OPTIONAL MATCH (asker:Participant {space: $space, id: $asker})
-WITH asker, [(asker)-[:PARTICIPATED_IN]->(s:Session) | s.id] AS asker_sessions
+@access.asker()
 CALL db.index.fulltext.queryNodes('attribute_text', $lucene, {limit: $fetch}) YIELD node AS at, score
 WITH asker, asker_sessions, at, score
 WHERE at.space = $space
-  AND ($policy = 'open'
-       OR ($policy = 'private' AND asker IS NOT NULL AND EXISTS { (asker)-[:HAS_ATTRIBUTE]->(at) })
-       OR ($policy = 'participant' AND asker IS NOT NULL
-           AND EXISTS { (at)-[:DERIVED_FROM]->(:Message) }
-           AND NOT EXISTS {
-             MATCH (at)-[:DERIVED_FROM]->(pm:Message)
-             WHERE pm.space <> $space OR NOT pm.session IN asker_sessions
-           }))
+  AND @access.attribute(at)
   AND ($participant IS NULL OR EXISTS {
         MATCH (o:Participant)-[:HAS_ATTRIBUTE]->(at) WHERE o.id = $participant OR o.key = $participant })
   AND ($kind IS NULL OR at.kind = $kind)

@@ -10,25 +10,15 @@
 // :param k => 10
 // Retrieval tool: approximate nearest profile attributes by embedding, inside the asker's scope.
 // Over-fetches ($fetch) from the shared index; Python falls back to retrieve_attributes_vector_exact.
-// Scope (MODEL.md): open = all attributes; participant = attributes all of whose DERIVED_FROM
-// messages lie in sessions the asker PARTICIPATED_IN; private = the asker's own attributes
-// (HAS_ATTRIBUTE from the asker); unknown asker: nothing unless open.
+// Scope: @access.attribute (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Filters: $participant (owner id or name key), $kind (background|preference|relationship),
 // $current_only. Each may be null.
 // Params: $space, $policy, $asker, $embedding, $fetch, $k, $participant, $kind, $current_only
-OPTIONAL MATCH (asker:Participant {space: $space, id: $asker})
-WITH asker, [(asker)-[:PARTICIPATED_IN]->(s:Session) | s.id] AS asker_sessions
+@access.asker()
 CALL db.index.vector.queryNodes('attribute_embedding', $fetch, $embedding) YIELD node AS at, score
 WITH asker, asker_sessions, at, score
 WHERE at.space = $space
-  AND ($policy = 'open'
-       OR ($policy = 'private' AND asker IS NOT NULL AND EXISTS { (asker)-[:HAS_ATTRIBUTE]->(at) })
-       OR ($policy = 'participant' AND asker IS NOT NULL
-           AND EXISTS { (at)-[:DERIVED_FROM]->(:Message) }
-           AND NOT EXISTS {
-             MATCH (at)-[:DERIVED_FROM]->(pm:Message)
-             WHERE pm.space <> $space OR NOT pm.session IN asker_sessions
-           }))
+  AND @access.attribute(at)
   AND ($participant IS NULL OR EXISTS {
         MATCH (o:Participant)-[:HAS_ATTRIBUTE]->(at) WHERE o.id = $participant OR o.key = $participant })
   AND ($kind IS NULL OR at.kind = $kind)

@@ -8,24 +8,14 @@
 // :param embedding => [x IN range(1, 384) | 0.05]
 // :param k => 10
 // Retrieval tool: exact nearest profile attributes by cosine within one space, inside the scope.
-// Scope (MODEL.md): open = all attributes; participant = attributes all of whose DERIVED_FROM
-// messages lie in sessions the asker PARTICIPATED_IN; private = the asker's own attributes
-// (HAS_ATTRIBUTE from the asker); unknown asker: nothing unless open.
+// Scope: @access.attribute (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Filters: $participant (owner id or name key), $kind (background|preference|relationship),
 // $current_only. Each may be null.
 // Params: $space, $policy, $asker, $embedding, $k, $participant, $kind, $current_only
-OPTIONAL MATCH (asker:Participant {space: $space, id: $asker})
-WITH asker, [(asker)-[:PARTICIPATED_IN]->(s:Session) | s.id] AS asker_sessions
+@access.asker()
 MATCH (at:Attribute {space: $space})
 WHERE at.embedding IS NOT NULL
-  AND ($policy = 'open'
-       OR ($policy = 'private' AND asker IS NOT NULL AND EXISTS { (asker)-[:HAS_ATTRIBUTE]->(at) })
-       OR ($policy = 'participant' AND asker IS NOT NULL
-           AND EXISTS { (at)-[:DERIVED_FROM]->(:Message) }
-           AND NOT EXISTS {
-             MATCH (at)-[:DERIVED_FROM]->(pm:Message)
-             WHERE pm.space <> $space OR NOT pm.session IN asker_sessions
-           }))
+  AND @access.attribute(at)
   AND ($participant IS NULL OR EXISTS {
         MATCH (o:Participant)-[:HAS_ATTRIBUTE]->(at) WHERE o.id = $participant OR o.key = $participant })
   AND ($kind IS NULL OR at.kind = $kind)

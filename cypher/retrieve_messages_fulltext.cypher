@@ -13,19 +13,14 @@
 // Retrieval tool: full-text (BM25) search over message text, inside the asker's access scope.
 // The Lucene index is shared by all spaces, so it over-fetches ($fetch) and filters; Python
 // retries with a larger $fetch when fewer than $k rows survive.
-// Scope as in retrieve_messages_vector (open / participant / private; unknown asker gets
-// nothing unless the policy is open).
+// Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Params: $space, $policy, $asker, $lucene (escaped Lucene query), $fetch, $k,
 //         $speaker, $addressee, $session, $ts_from, $ts_to
-OPTIONAL MATCH (asker:Participant {space: $space, id: $asker})
-WITH asker, [(asker)-[:PARTICIPATED_IN]->(s:Session) | s.id] AS asker_sessions
+@access.asker()
 CALL db.index.fulltext.queryNodes('message_text', $lucene, {limit: $fetch}) YIELD node AS m, score
 WITH asker, asker_sessions, m, score
 WHERE m.space = $space
-  AND ($policy = 'open'
-       OR ($policy = 'participant' AND asker IS NOT NULL AND m.session IN asker_sessions)
-       OR ($policy = 'private' AND asker IS NOT NULL
-           AND (EXISTS { (asker)-[:SPEAKS]->(m) } OR EXISTS { (m)-[:ADDRESSES]->(asker) })))
+  AND @access.message(m)
   AND ($session IS NULL OR m.session = $session)
   AND ($speaker IS NULL OR EXISTS {
         MATCH (p:Participant)-[:SPEAKS]->(m) WHERE p.id = $speaker OR p.key = $speaker })

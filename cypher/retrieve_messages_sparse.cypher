@@ -18,19 +18,14 @@
 // Each candidate is then scored exactly, as SPLADE defines it: the dot product of the query
 // weights ($weights, term -> weight) with the message's stored weights (sparse_terms and
 // sparse_weights are aligned). Python retries with a larger $fetch when fewer than $k survive.
-// Scope as in retrieve_messages_vector (open / participant / private; unknown asker gets
-// nothing unless the policy is open).
+// Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Params: $space, $policy, $asker, $lucene, $weights (map term -> float), $fetch, $k,
 //         $speaker, $addressee, $session, $ts_from, $ts_to
-OPTIONAL MATCH (asker:Participant {space: $space, id: $asker})
-WITH asker, [(asker)-[:PARTICIPATED_IN]->(s:Session) | s.id] AS asker_sessions
+@access.asker()
 CALL db.index.fulltext.queryNodes('message_sparse', $lucene, {limit: $fetch}) YIELD node AS m
 WITH asker, asker_sessions, m
 WHERE m.space = $space
-  AND ($policy = 'open'
-       OR ($policy = 'participant' AND asker IS NOT NULL AND m.session IN asker_sessions)
-       OR ($policy = 'private' AND asker IS NOT NULL
-           AND (EXISTS { (asker)-[:SPEAKS]->(m) } OR EXISTS { (m)-[:ADDRESSES]->(asker) })))
+  AND @access.message(m)
   AND ($session IS NULL OR m.session = $session)
   AND ($speaker IS NULL OR EXISTS {
         MATCH (p:Participant)-[:SPEAKS]->(m) WHERE p.id = $speaker OR p.key = $speaker })

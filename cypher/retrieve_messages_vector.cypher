@@ -14,21 +14,15 @@
 // The HNSW index is shared by all spaces, so it over-fetches ($fetch) and filters on space,
 // scope and the optional filters; Python falls back to retrieve_messages_vector_exact when
 // fewer than $k rows survive.
-// Scope (MODEL.md "Access scopes"): open = all; participant = sessions the asker PARTICIPATED_IN;
-// private = turns the asker SPEAKS or that ADDRESS the asker; unknown asker ($asker null) gets
-// nothing unless the policy is open; any other $policy value gets nothing.
+// Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Params: $space, $policy, $asker (participant id or null), $embedding (list of floats), $fetch, $k,
 //         $speaker, $addressee (participant id or name key, or null), $session, $ts_from, $ts_to
 //         (ISO-8601 strings or null)
-OPTIONAL MATCH (asker:Participant {space: $space, id: $asker})
-WITH asker, [(asker)-[:PARTICIPATED_IN]->(s:Session) | s.id] AS asker_sessions
+@access.asker()
 CALL db.index.vector.queryNodes('message_embedding', $fetch, $embedding) YIELD node AS m, score
 WITH asker, asker_sessions, m, score
 WHERE m.space = $space
-  AND ($policy = 'open'
-       OR ($policy = 'participant' AND asker IS NOT NULL AND m.session IN asker_sessions)
-       OR ($policy = 'private' AND asker IS NOT NULL
-           AND (EXISTS { (asker)-[:SPEAKS]->(m) } OR EXISTS { (m)-[:ADDRESSES]->(asker) })))
+  AND @access.message(m)
   AND ($session IS NULL OR m.session = $session)
   AND ($speaker IS NULL OR EXISTS {
         MATCH (p:Participant)-[:SPEAKS]->(m) WHERE p.id = $speaker OR p.key = $speaker })

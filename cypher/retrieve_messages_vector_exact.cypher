@@ -14,38 +14,20 @@
 // filter). Candidates come from the narrowest anchor (speaker filter, the asker's own turns,
 // the asker's sessions, or the whole space); the full scope and filters are then re-checked
 // on every candidate, so an anchor is only a shortcut, never the gate.
+// Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Params: $space, $policy, $asker, $embedding, $k, $speaker, $addressee, $session, $ts_from, $ts_to
-OPTIONAL MATCH (asker:Participant {space: $space, id: $asker})
-WITH asker, [(asker)-[:PARTICIPATED_IN]->(s:Session) | s.id] AS asker_sessions
+@access.asker()
 CALL (asker, asker_sessions) {
   WITH asker WHERE $speaker IS NOT NULL
   MATCH (p:Participant {space: $space})-[:SPEAKS]->(m:Message)
   WHERE p.id = $speaker OR p.key = $speaker
   RETURN m
   UNION
-  WITH asker WHERE $speaker IS NULL AND $policy = 'private' AND asker IS NOT NULL
-  MATCH (asker)-[:SPEAKS]->(m:Message)
-  RETURN m
-  UNION
-  WITH asker WHERE $speaker IS NULL AND $policy = 'private' AND asker IS NOT NULL
-  MATCH (m:Message)-[:ADDRESSES]->(asker)
-  RETURN m
-  UNION
-  WITH asker_sessions WHERE $speaker IS NULL AND $policy = 'participant'
-  UNWIND asker_sessions AS sid
-  MATCH (m:Message {space: $space, session: sid})
-  RETURN m
-  UNION
-  WITH asker WHERE $speaker IS NULL AND $policy = 'open'
-  MATCH (m:Message {space: $space})
-  RETURN m
+  @access.message_candidates(m, $speaker IS NULL)
 }
 WITH asker, asker_sessions, m
 WHERE m.space = $space AND m.embedding IS NOT NULL
-  AND ($policy = 'open'
-       OR ($policy = 'participant' AND asker IS NOT NULL AND m.session IN asker_sessions)
-       OR ($policy = 'private' AND asker IS NOT NULL
-           AND (EXISTS { (asker)-[:SPEAKS]->(m) } OR EXISTS { (m)-[:ADDRESSES]->(asker) })))
+  AND @access.message(m)
   AND ($session IS NULL OR m.session = $session)
   AND ($speaker IS NULL OR EXISTS {
         MATCH (p:Participant)-[:SPEAKS]->(m) WHERE p.id = $speaker OR p.key = $speaker })

@@ -6,26 +6,16 @@
 // :param current_only => true
 // Retrieval tool: a participant's profile (name, aliases, visible attributes with provenance),
 // inside the asker's scope. Returns no row when the participant is unknown in the space.
-// Scope (MODEL.md): open = all attributes; participant = attributes all of whose DERIVED_FROM
-// messages lie in sessions the asker PARTICIPATED_IN; private = the asker's own attributes
-// (HAS_ATTRIBUTE from the asker); unknown asker: nothing unless open.
+// Scope: @access.attribute (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Filters: $participant (owner id or name key), $kind (background|preference|relationship),
 // $current_only. Each may be null.
 // Params: $space, $policy, $asker, $participant (id or name key), $current_only
-OPTIONAL MATCH (asker:Participant {space: $space, id: $asker})
-WITH asker, [(asker)-[:PARTICIPATED_IN]->(s:Session) | s.id] AS asker_sessions
+@access.asker()
 MATCH (o:Participant {space: $space})
 WHERE o.id = $participant OR o.key = $participant
 OPTIONAL MATCH (o)-[:HAS_ATTRIBUTE]->(at:Attribute)
 WHERE at.space = $space
-  AND ($policy = 'open'
-       OR ($policy = 'private' AND asker IS NOT NULL AND EXISTS { (asker)-[:HAS_ATTRIBUTE]->(at) })
-       OR ($policy = 'participant' AND asker IS NOT NULL
-           AND EXISTS { (at)-[:DERIVED_FROM]->(:Message) }
-           AND NOT EXISTS {
-             MATCH (at)-[:DERIVED_FROM]->(pm:Message)
-             WHERE pm.space <> $space OR NOT pm.session IN asker_sessions
-           }))
+  AND @access.attribute(at)
   AND ($current_only IS NULL OR $current_only = false OR coalesce(at.current, true) = true)
 WITH o, at ORDER BY at.kind, at.created_at
 RETURN o {.id, .name, .aliases} AS participant,

@@ -11,18 +11,13 @@
 // :param k => 10
 // Graph tool "what did A say to B": turns A SPEAKS that ADDRESS B, inside the asker's scope, ranked
 // by similarity to $embedding when given, else newest first. A and B are participant ids or name keys.
-// Scope (MODEL.md): open = all; participant = sessions the asker PARTICIPATED_IN; private = turns
-// the asker SPEAKS or that ADDRESS the asker; unknown asker ($asker null): nothing unless open.
+// Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Params: $space, $policy, $asker, $speaker, $addressee, $embedding (or null), $k, $session,
 //         $ts_from, $ts_to
-OPTIONAL MATCH (asker:Participant {space: $space, id: $asker})
-WITH asker, [(asker)-[:PARTICIPATED_IN]->(s:Session) | s.id] AS asker_sessions
+@access.asker()
 MATCH (a:Participant {space: $space})-[:SPEAKS]->(m:Message)-[:ADDRESSES]->(b:Participant {space: $space})
 WHERE (a.id = $speaker OR a.key = $speaker) AND (b.id = $addressee OR b.key = $addressee)
-  AND ($policy = 'open'
-       OR ($policy = 'participant' AND asker IS NOT NULL AND m.session IN asker_sessions)
-       OR ($policy = 'private' AND asker IS NOT NULL
-           AND (EXISTS { (asker)-[:SPEAKS]->(m) } OR EXISTS { (m)-[:ADDRESSES]->(asker) })))
+  AND @access.message(m)
   AND ($session IS NULL OR m.session = $session)
   AND ($ts_from IS NULL OR m.ts >= datetime($ts_from))
   AND ($ts_to IS NULL OR m.ts <= datetime($ts_to))

@@ -16,16 +16,13 @@
 // scope. The topic is a Lucene query over fact content ($lucene) and/or a participant the facts are
 // ABOUT ($about); superseded facts stay in the timeline with their valid_to and the fact that
 // superseded them, unless $current_only is true.
-// Scope (MODEL.md): open = all facts; participant = facts all of whose DERIVED_FROM messages lie
-// in sessions the asker PARTICIPATED_IN; private = facts STATED_BY/ADDRESSED_TO/ABOUT the asker whose
-// provenance messages the asker spoke or was addressed in; unknown asker: nothing unless open.
+// Scope: @access.fact (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Filters: $speaker (STATED_BY), $addressee (ADDRESSED_TO), $about (ABOUT) as participant id or
 // name key; $session (a provenance message in it); $ts_from/$ts_to (validity interval overlaps);
 // $current_only (true = current facts only). Each may be null.
 // Params: $space, $policy, $asker, $lucene (or null), $fetch, $k, $speaker, $addressee, $about,
 //         $session, $ts_from, $ts_to, $current_only
-OPTIONAL MATCH (asker:Participant {space: $space, id: $asker})
-WITH asker, [(asker)-[:PARTICIPATED_IN]->(s:Session) | s.id] AS asker_sessions
+@access.asker()
 CALL (asker) {
   WITH asker WHERE $lucene IS NOT NULL
   CALL db.index.fulltext.queryNodes('fact_content', $lucene, {limit: $fetch}) YIELD node, score
@@ -38,17 +35,7 @@ CALL (asker) {
 }
 WITH asker, asker_sessions, f, score
 WHERE f.space = $space
-  AND ($policy = 'open'
-       OR ($policy IN ['participant', 'private'] AND asker IS NOT NULL
-           AND ($policy = 'participant' OR EXISTS { (f)-[:STATED_BY|ADDRESSED_TO|ABOUT]->(asker) })
-           AND EXISTS { (f)-[:DERIVED_FROM]->(:Message) }
-           AND NOT EXISTS {
-             MATCH (f)-[:DERIVED_FROM]->(pm:Message)
-             WHERE pm.space <> $space
-                OR NOT (($policy = 'participant' AND pm.session IN asker_sessions)
-                        OR ($policy = 'private'
-                            AND (EXISTS { (asker)-[:SPEAKS]->(pm) } OR EXISTS { (pm)-[:ADDRESSES]->(asker) })))
-           }))
+  AND @access.fact(f)
   AND ($current_only IS NULL OR $current_only = false OR (f.current = true AND f.valid_to IS NULL))
   AND ($speaker IS NULL OR EXISTS {
         MATCH (f)-[:STATED_BY]->(p:Participant) WHERE p.id = $speaker OR p.key = $speaker })

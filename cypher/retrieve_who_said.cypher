@@ -11,18 +11,13 @@
 // Graph tool "who said X": turns whose text matches a quote (Lucene phrase or terms), with the
 // participant who SPEAKS each, inside the asker's scope. Rows without a known speaker are kept
 // (speaker null) so the caller can tell "nobody known said it" from "nobody said it".
-// Scope (MODEL.md): open = all; participant = sessions the asker PARTICIPATED_IN; private = turns
-// the asker SPEAKS or that ADDRESS the asker; unknown asker ($asker null): nothing unless open.
+// Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Params: $space, $policy, $asker, $lucene (e.g. '"count faster"'), $fetch, $k, $session, $ts_from, $ts_to
-OPTIONAL MATCH (asker:Participant {space: $space, id: $asker})
-WITH asker, [(asker)-[:PARTICIPATED_IN]->(s:Session) | s.id] AS asker_sessions
+@access.asker()
 CALL db.index.fulltext.queryNodes('message_text', $lucene, {limit: $fetch}) YIELD node AS m, score
 WITH asker, asker_sessions, m, score
 WHERE m.space = $space
-  AND ($policy = 'open'
-       OR ($policy = 'participant' AND asker IS NOT NULL AND m.session IN asker_sessions)
-       OR ($policy = 'private' AND asker IS NOT NULL
-           AND (EXISTS { (asker)-[:SPEAKS]->(m) } OR EXISTS { (m)-[:ADDRESSES]->(asker) })))
+  AND @access.message(m)
   AND ($session IS NULL OR m.session = $session)
   AND ($ts_from IS NULL OR m.ts >= datetime($ts_from))
   AND ($ts_to IS NULL OR m.ts <= datetime($ts_to))

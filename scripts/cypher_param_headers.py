@@ -10,8 +10,12 @@ therefore starts with::
     // :param limit => 50
 
 Only those header lines are inserted or replaced; the rest of each file is left byte for
-byte (other people edit query bodies). ``tests/test_cypher_params.py`` checks that every
-file has the header and that it names every ``$parameter`` the query uses.
+byte (other people edit query bodies). The parameters are read from the *composed* query
+(``voxmem.cypher.compose``: the access-rule fragments of ``cypher/access/`` expanded), so a
+header names ``$policy`` even when only an included fragment uses it, and ``voxmem cypher show
+NAME`` prints a query Browser runs with exactly these lines. ``tests/test_cypher_params.py``
+checks that every file has the header and that it names every ``$parameter`` the composed
+query uses. Fragments (``cypher/access/*.cypher``) get no header: they are not queries.
 
 Usage: ``python scripts/cypher_param_headers.py [--reset] [files...]`` (default: all of
 ``cypher/``; values already in a header are kept unless ``--reset``).
@@ -22,6 +26,8 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
+
+from voxmem.cypher import compose
 
 CYPHER_DIR = Path(__file__).resolve().parent.parent / "cypher"
 MARKER = "// Neo4j Browser: paste these :param lines first, then the query (example values)."
@@ -113,9 +119,9 @@ EXAMPLES: dict[str, str] = {
 
 
 def params_used(text: str) -> list[str]:
-    """``$names`` in the query body (comment lines ignored), in order of first use."""
+    """``$names`` in the composed query body (comment lines ignored), in order of first use."""
     seen: dict[str, None] = {}
-    for line in text.splitlines():
+    for line in compose(text).splitlines():
         if line.lstrip().startswith("//"):
             continue
         for name in PARAM_USE.findall(line):

@@ -130,6 +130,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(get_settings(), keep_running=args.keep_running, spoken=not args.text)
 
 
+def cmd_cypher(args: argparse.Namespace) -> int:
+    """Print a query composed (access-rule includes expanded), ready to paste into Neo4j Browser."""
+    from voxmem import cypher
+
+    try:
+        print(cypher.show(args.name), end="")
+    except FileNotFoundError:
+        print(f"no query cypher/{args.name}.cypher", file=sys.stderr)
+        return 2
+    return 0
+
+
 def cmd_mcp(args: argparse.Namespace) -> int:
     from voxmem.mcp_server import run_stdio
 
@@ -178,6 +190,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     index.add_argument("--space", help="only this space (default: every space with unindexed messages)")
     index.set_defaults(func=cmd_index)
+
+    cypher = sub.add_parser("cypher", help="the queries of cypher/, composed for Neo4j Browser")
+    cypher.add_argument("action", choices=["show"])
+    cypher.add_argument("name", help="a query name, e.g. retrieve_messages_vector")
+    cypher.set_defaults(func=cmd_cypher)
 
     demo = sub.add_parser("demo", help="start everything, ingest a conversation, answer questions")
     demo.add_argument("--keep-running", action="store_true", help="leave the API server up afterwards")

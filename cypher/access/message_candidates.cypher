@@ -1,0 +1,22 @@
+// @access.message_candidates(m, guard): UNION branches of a CALL subquery returning `m`, the
+// messages the asker could possibly read, each found from its narrowest anchor (the asker's
+// own turns and the turns addressed to them, the asker's sessions, or the whole space), only
+// when `guard` holds. A shortcut for exact scans, never the gate: the query still applies
+// @access.message to every candidate. The subquery must import `asker` and `asker_sessions`.
+// Params: $space, $policy
+WITH asker WHERE guard AND $policy = 'private' AND asker IS NOT NULL
+MATCH (asker)-[:SPEAKS]->(m:Message)
+RETURN m
+UNION
+WITH asker WHERE guard AND $policy = 'private' AND asker IS NOT NULL
+MATCH (m:Message)-[:ADDRESSES]->(asker)
+RETURN m
+UNION
+WITH asker_sessions WHERE guard AND $policy = 'participant'
+UNWIND asker_sessions AS sid
+MATCH (m:Message {space: $space, session: sid})
+RETURN m
+UNION
+WITH asker WHERE guard AND $policy = 'open'
+MATCH (m:Message {space: $space})
+RETURN m
