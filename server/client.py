@@ -31,7 +31,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 from pydantic import TypeAdapter
@@ -707,7 +707,7 @@ class AsyncVoxmemClient(_Routes):
             except httpx.TransportError:
                 pass
         while True:
-            job = await self.get_job(space, job_id)
+            job = await cast(Awaitable[JobOut], self.get_job(space, job_id))
             if on_progress is not None:
                 on_progress(job)
             if job.status in FINAL_JOB_STATES:

@@ -200,9 +200,9 @@ def import_space(db: Database, lines: Iterable[str | bytes], space: str) -> dict
             for e in edges
         ]
         for start in range(0, len(edge_rows), BATCH):
-            created += tx.run(query("space_import_edges"), rows=edge_rows[start : start + BATCH]).single()[
-                "created"
-            ]
+            created += tx.run(query("space_import_edges"), rows=edge_rows[start : start + BATCH]).single(
+                strict=True
+            )["created"]
         return {"nodes": len(eids), "edges": created}
 
     written = db.write(write)

@@ -16,6 +16,7 @@ for any other client: the agent sees only what the asker may see.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
@@ -26,6 +27,7 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import StructuredTool
 from pydantic import BaseModel, ConfigDict, Field
 
+from voxmem.api.schemas import MessageOut
 from voxmem.client import VoxmemClient
 
 
@@ -134,7 +136,7 @@ class VoxmemChatMessageHistory(BaseChatMessageHistory):
     ) -> None:
         self.client, self.space, self.session, self.user, self.ai = client, space, session, user, ai
 
-    def add_messages(self, messages: list[BaseMessage]) -> None:
+    def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         for message in messages:
             is_ai = isinstance(message, AIMessage)
             speaker = message.name or (self.ai if is_ai else self.user)
@@ -152,7 +154,8 @@ class VoxmemChatMessageHistory(BaseChatMessageHistory):
 
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
-        turns, page = [], 1000
+        turns: list[MessageOut] = []
+        page = 1000
         while True:
             batch = self.client.list_messages(self.space, session=self.session, skip=len(turns), limit=page)
             turns += batch

@@ -128,7 +128,7 @@ class VoxmemStore(BaseStore):
         for attribute in self.client.attributes(self.space, history=True, limit=1000):
             if attribute.holder is not None:
                 people.add(attribute.holder.name or attribute.holder.id)
-        spaces = sorted((p, k) for p in people for k in KINDS)
+        spaces: list[tuple[str, ...]] = sorted((p, k) for p in people for k in KINDS)
         if op.max_depth is not None:
             spaces = sorted({ns[: op.max_depth] for ns in spaces})
         for cond in op.match_conditions or ():
@@ -175,7 +175,8 @@ class VoxmemStore(BaseStore):
             elif isinstance(op, ListNamespacesOp):
                 results.append(self._namespaces(op))
             elif isinstance(op, PutOp):
-                results.append(self._put(op))
+                self._put(op)
+                results.append(None)
             else:
                 raise TypeError(f"unknown store operation {op!r}")
         return results

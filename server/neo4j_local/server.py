@@ -22,7 +22,7 @@ import subprocess
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from . import conf as conf_mod
 from .jars import LibDir, ensure_jars
@@ -114,7 +114,13 @@ class Status:
 # --------------------------------------------------------------------------- small helpers
 
 
-def _urls(settings: Settings) -> dict[str, str]:
+class _Urls(TypedDict):
+    bolt_url: str
+    http_url: str
+    browser_url: str
+
+
+def _urls(settings: Settings) -> _Urls:
     http = f"http://127.0.0.1:{settings.neo4j_http_port}"
     return {
         "bolt_url": f"bolt://127.0.0.1:{settings.neo4j_bolt_port}",
@@ -235,11 +241,12 @@ def candidate_homes(settings: Settings) -> list[Path]:
     return homes
 
 
-def _running_in(home: Path) -> dict[str, object] | None:
+def _running_in(home: Path) -> tuple[int, dict[str, object]] | None:
+    """The pid and saved state of the server voxmem started in ``home``, if it still runs."""
     state = _read_json(home / "run" / STATE_FILE)
     pid = state.get("pid")
     if isinstance(pid, int) and _is_our_server(pid, home):
-        return state
+        return pid, state
     return None
 
 
@@ -251,9 +258,9 @@ def status(settings: Settings) -> Status:
     urls = _urls(settings)
     homes = candidate_homes(settings)
     for home in homes:
-        state = _running_in(home)
-        if state is not None:
-            pid = int(state["pid"])  # type: ignore[arg-type]
+        running = _running_in(home)
+        if running is not None:
+            pid, state = running
             st = Status(
                 running=True,
                 home=home,
@@ -556,8 +563,8 @@ def down(settings: Settings, timeout_s: float = 60.0) -> None:
     neo4j_dir = Path(settings.cache_dir) / "neo4j"
     with file_lock(neo4j_dir / ".server.lock"):
         for home in candidate_homes(settings):
-            state = _running_in(home)
-            if state is None:
+            running = _running_in(home)
+            if running is None:
                 continue
-            _terminate(int(state["pid"]), timeout_s)  # type: ignore[arg-type]
+            _terminate(running[0], timeout_s)
             (home / "run" / STATE_FILE).unlink(missing_ok=True)

@@ -38,7 +38,7 @@ class ChannelProjection:
         return int(self.basis.shape[0])
 
     def apply(self, embedding: np.ndarray) -> np.ndarray:
-        e = np.asarray(embedding, dtype=np.float32)
+        e: np.ndarray = np.asarray(embedding, dtype=np.float32)
         if self.k:
             e = e - self.basis.T @ (self.basis @ e)
         return (e / max(float(np.linalg.norm(e)), 1e-12)).astype(np.float32)
