@@ -15,14 +15,15 @@
 // Append one text turn to a session, after session_lock in the same transaction.
 // The speaker and addressee participants were found or created just before, in the same
 // transaction (participant_named); this writes the Message with its embedding, SPEAKS,
-// ADDRESSES, PARTICIPATED_IN and NEXT edges.
+// ADDRESSES, PARTICIPATED_IN and NEXT edges. memory_pending marks it until its memory is derived
+// (message_memory_done; message_memory_pending finds turns an outage left without memory).
 // The embedding and the SPLADE terms are of the speaker-aware passage (voxmem.passages).
 // Params: $space, $session, $idx, $id, $text, $ts, $source, $embedding (list of floats),
 //         $passage, $sparse_terms, $sparse_weights, $speaker_id, $addressee_ids (participant ids)
 MATCH (s:Session {space: $space, id: $session})
 MATCH (p:Participant {space: $space, id: $speaker_id})
 CREATE (m:Message {space: $space, id: $id, session: $session, idx: $idx, text: $text,
-                   ts: datetime($ts), source: $source, created_at: datetime(),
+                   ts: datetime($ts), source: $source, created_at: datetime(), memory_pending: true,
                    passage: $passage, sparse_terms: $sparse_terms, sparse_weights: $sparse_weights})
 CREATE (s)-[:HAS_MESSAGE]->(m)
 CREATE (p)-[:SPEAKS]->(m)

@@ -78,10 +78,13 @@ class Voxmem:
         return cls(settings, Database(settings), TextEmbedder(settings), sparse_encoder())
 
     def start(self, warm_models: bool = True) -> None:
-        """Apply migrations (failing loudly on a mismatch) and load the text model."""
+        """Apply migrations (failing loudly on a mismatch), load the text model, and derive the
+        memory of turns stored without it."""
         self.schema_version = migrate(self.db, self.settings)
         if warm_models:
             self.embedder.warm_up()
+        # turns an outage (or a crash) left stored without their memory get it now
+        self.pipeline.repair(limit=10_000)
 
     def current_schema_version(self) -> int | None:
         try:

@@ -11,12 +11,14 @@ is best effort: when Neo4j is down the job goes on and the in-memory record stil
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
 import traceback
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import UTC, datetime
 from typing import Any
 
@@ -62,6 +64,7 @@ class JobRegistry:
         self._owner = new_id("proc")
         self._stale_after_s = stale_after_s
         self._jobs: dict[str, Job] = {}
+        self._running: dict[str, Future[None]] = {}
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="voxmem-job")
 
@@ -70,7 +73,9 @@ class JobRegistry:
         with self._lock:
             self._jobs[job.id] = job
         self._save(job)
-        self._pool.submit(self._run, job, work)
+        future = self._pool.submit(self._run, job, work)
+        with self._lock:
+            self._running[job.id] = future
         return job
 
     def _run(self, job: Job, work: Callable[[Progress], dict[str, Any]]) -> None:
@@ -136,11 +141,20 @@ class JobRegistry:
         return job
 
     def wait(self, space: str, job_id: str, timeout: float = 600.0) -> Job:
-        """Block until the job ends (tests and benchmarks)."""
-        deadline = time.monotonic() + timeout
+        """Block until the job ends and its final record is saved (tests and benchmarks); a job
+        of this process is awaited on its future, since its status turns final just before the
+        last save."""
         job = self.get(space, job_id)
+        with self._lock:
+            future = self._running.get(job_id)
+        if future is not None:
+            with contextlib.suppress(FutureTimeout):
+                future.result(timeout=timeout)
+            return job
+        deadline = time.monotonic() + timeout
         while job.status in ("queued", "running") and time.monotonic() < deadline:
             time.sleep(0.05)
+            job = self.get(space, job_id)
         return job
 
     def shutdown(self) -> None:

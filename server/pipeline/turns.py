@@ -10,7 +10,9 @@ A text turn, a spoken turn and each turn of a whole recording go through the sam
    :meth:`TurnPipeline._write_audio_message` and ``voxmem.pipeline.recording`` for audio);
 3. **extraction → memory** — :meth:`TurnPipeline.derive`: the turn in its window is
    extracted and its names, ``ADDRESSES`` edges, facts and attributes written
-   (``voxmem.memory.pipeline``), idempotent on a replay;
+   (``voxmem.memory.pipeline``), idempotent on a replay; the message is stored marked
+   ``memory_pending`` and the mark cleared here, so a turn an outage left without memory is
+   found and derived later (:meth:`TurnPipeline.repair`);
 4. **index** — the same step: the turn's speaker-aware passage, embedding and SPLADE terms
    (``voxmem.passages.MessageIndexer``), so spoken turns are searchable like text turns.
 
@@ -51,6 +53,10 @@ if TYPE_CHECKING:
     from voxmem.voice.service import VoiceService
 
 log = logging.getLogger(__name__)
+
+# A turn still marked memory_pending this long after it was stored is taken as left behind by
+# an outage (a derivation in flight takes well under this on 2 cores).
+PENDING_MIN_AGE_S = 30.0
 
 ID_RULE = "1-128 characters of letters, digits, '_', '.', ':' or '-'"
 
@@ -111,6 +117,7 @@ class TurnPipeline:
         try:
             extraction = self.memory.process_message(space, message_id)
             self.indexer.index(space, [message_id])
+            self.messages.memory_done(space, message_id)
         except DatabaseUnavailable as exc:
             raise DatabaseUnavailable(
                 f"the turn is stored as {message_id!r} but its memory is not derived: {exc.message}; "
@@ -118,11 +125,43 @@ class TurnPipeline:
             ) from exc
         return extraction
 
+    def repair(
+        self,
+        space: str | None = None,
+        session: str | None = None,
+        min_age_s: float = PENDING_MIN_AGE_S,
+        limit: int = 100,
+    ) -> list[str]:
+        """Derive the memory of turns stored without it; returns their ids.
+
+        A turn's message and its memory are two transactions (the message must be stored before
+        extraction can read its window). Every message is written ``memory_pending`` and
+        :meth:`derive` clears the mark, so a Neo4j outage between the two leaves a marked turn;
+        this runs before the next turn of its session is written (so extraction keeps
+        conversation order) and at start-up (``Voxmem.start``). Turns younger than
+        ``min_age_s`` are left alone: another request may be deriving them right now. A turn
+        whose extraction fails for another reason stays marked and is logged.
+        """
+        repaired = []
+        for found_space, message_id in self.messages.memory_pending(space, session, min_age_s, limit):
+            try:
+                self.derive(found_space, message_id)
+            except DatabaseUnavailable:
+                raise
+            except Exception:
+                log.exception("memory of %s could not be derived; it stays pending", message_id)
+                continue
+            repaired.append(message_id)
+        if repaired:
+            log.info("derived the missing memory of %d turn(s): %s", len(repaired), repaired)
+        return repaired
+
     # --- text turns ----------------------------------------------------------------------------
     def append_text(self, space: str, turn: Turn) -> dict[str, Any]:
         """A text turn: its speaker by name and the message (one transaction), then its memory."""
         if len(turn.text) > self.max_text_chars:
             raise InvalidInput(f"turn text longer than {self.max_text_chars} characters")
+        self.repair(space, turn.session)  # an outage may have left earlier turns without memory
         message = self.messages.append(space, turn)
         self.derive(space, message["id"])
         return message
@@ -144,6 +183,7 @@ class TurnPipeline:
         # The first turn of a new session ends the earlier ones: merge their voice fragments
         # first, so this turn routes to the merged voice (docs/voice.md, "implicit session end").
         reconcile_before_new_session(self.messages, self._identity(), space, turn.session)
+        self.repair(space, turn.session)  # an outage may have left earlier turns without memory
         stored = self._write_audio_message(space, turn)
         self.derive(space, stored["id"])
         fresh = self.messages.get(space, stored["id"])

@@ -192,6 +192,29 @@ class MessageStore:
                 query("recording_mark"), space=space, id=message.id, recording_id=message.recording_id
             ).consume()
 
+    # --- turns whose memory is not derived yet -------------------------------------------------
+    def memory_pending(
+        self, space: str | None, session: str | None, min_age_s: float, limit: int
+    ) -> list[tuple[str, str]]:
+        """(space, message id) of turns stored without their memory, oldest first: of one
+        session (``space`` and ``session`` given) or of every space (both None)."""
+        if space is not None and session is not None:
+            rows = self.db.query(
+                query("message_memory_pending_session"),
+                space=space,
+                session=session,
+                min_age_s=min_age_s,
+                limit=limit,
+            )
+        elif space is None and session is None:
+            rows = self.db.query(query("message_memory_pending"), min_age_s=min_age_s, limit=limit)
+        else:
+            raise ValueError("give both space and session, or neither")
+        return [(row["space"], row["id"]) for row in rows]
+
+    def memory_done(self, space: str, message_id: str) -> None:
+        self.db.execute(query("message_memory_done"), space=space, id=message_id)
+
     # --- recordings: the messages of one whole-recording job ---------------------------------
     def recording_state(self, space: str, recording_id: str) -> dict[str, Any]:
         """``complete`` (a Recording node exists), ``n`` stored turns and their ``sessions``."""
