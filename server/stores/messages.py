@@ -29,6 +29,7 @@ from voxmem.ids import (
     turn_message_id,
 )
 from voxmem.passages import passage, sparse_fields
+from voxmem.stopwords import SEARCH_STOP_WORDS
 from voxmem.stores.participants import ParticipantStore, Person
 
 
@@ -352,18 +353,12 @@ def _view(row: dict[str, Any]) -> dict[str, Any]:
 
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
 _LUCENE_WORDS = {"AND", "OR", "NOT", "TO"}
-# The full-text indexes use Lucene's standard analyser, which keeps stop words; an OR-query
-# on "the" or "who" would rank any message containing them, so questions drop them here.
-_STOP_WORDS_TEXT = """a an and are as at be but by do does did for from had has have he her his i if in
-into is it its me my of on or our she so that the their them there they this to was we were what when where
-which who whom why will with you your"""
-STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
 
 
 def lucene_query(text: str) -> str:
     """Turn free text into a safe Lucene OR-query: specials and operators removed, stop words dropped."""
     tokens = [w for w in _LUCENE_SPECIAL.sub(" ", text).split() if w not in _LUCENE_WORDS]
-    words = [w for w in tokens if w.lower() not in STOP_WORDS] or tokens
+    words = [w for w in tokens if w.lower() not in SEARCH_STOP_WORDS] or tokens
     if not words:
         raise InvalidInput("search text has no searchable words")
     return " OR ".join(_bounded_terms(words))
