@@ -14,9 +14,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from voxmem.cypher import query
-from voxmem.errors import NotFound
-
 
 @dataclass
 class WindowPerson:
@@ -56,7 +53,7 @@ class Window:
     session_date: datetime
     turns: list[WindowTurn]
     people: dict[str, WindowPerson]
-    space: str | None = None  # the tenant, when loaded from Neo4j (graphiti uses it as group_id)
+    space: str | None = None  # the tenant of a stored turn's window (graphiti uses it as group_id)
 
     @property
     def current(self) -> WindowTurn:
@@ -83,7 +80,7 @@ class Window:
 
 
 class WindowBuilder:
-    """Assigns labels while building a window from plain turns (used by Neo4j loading and benches)."""
+    """Assigns labels while building a window from plain turns (stored turns and benches)."""
 
     def __init__(self) -> None:
         self.people: dict[str, WindowPerson] = {}
@@ -100,7 +97,14 @@ class WindowBuilder:
 def window_from_rows(
     rows: list[dict[str, Any]], roster: list[dict[str, Any]], session: str, session_date: datetime | None
 ) -> Window:
-    """Build a window from message rows (oldest first) and the session's participants."""
+    """Build a window from message rows (oldest first) and the session's participants.
+
+    A row is a mapping with ``id``, ``idx``, ``text``, ``ts``, ``speaker`` (``id``, ``name``,
+    ``aliases``, or None), ``given`` and ``addressed`` (participant ids) and ``captions``; a
+    roster entry has ``id``, ``name``, ``aliases``. The memory pipeline passes a stored
+    message's context (``voxmem.stores.messages.MessageContext``) in this shape; tests and
+    benchmarks pass plain dicts. Nothing here reads a database.
+    """
     builder = WindowBuilder()
     turns: list[WindowTurn] = []
     for row in rows:
@@ -138,14 +142,3 @@ def _as_datetime(value: Any) -> datetime | None:
     if hasattr(value, "to_native"):
         return value.to_native()
     return datetime.fromisoformat(str(value))
-
-
-def load_window(db: Any, space: str, message_id: str, context_turns: int) -> Window:
-    """Read the window of one stored message from Neo4j (one read query)."""
-    rows = db.query(query("memory_window"), space=space, id=message_id, n=context_turns)
-    if not rows:
-        raise NotFound(f"unknown message {message_id!r}")
-    row = rows[0]
-    window = window_from_rows(row["turns"], row["roster"], row["session"], _as_datetime(row["started_at"]))
-    window.space = space
-    return window

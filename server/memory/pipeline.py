@@ -10,6 +10,7 @@ pipeline derives.
 from __future__ import annotations
 
 import logging
+from dataclasses import asdict
 from typing import Any
 
 from tqdm import tqdm
@@ -19,9 +20,11 @@ from voxmem.db import Database
 from voxmem.embeddings import TextEmbedder
 from voxmem.errors import NotFound
 from voxmem.extractors.base import Extractor
-from voxmem.extractors.window import load_window
+from voxmem.extractors.window import Window, window_from_rows
 from voxmem.ids import new_id
 from voxmem.memory.writer import MemoryWriter
+from voxmem.stores.facts import FactStore
+from voxmem.stores.messages import MessageStore
 
 log = logging.getLogger(__name__)
 
@@ -30,13 +33,22 @@ CLEAR_BATCH = 200
 
 class MemoryPipeline:
     def __init__(
-        self, db: Database, embedder: TextEmbedder, extractor: Extractor, context_turns: int = 3
+        self,
+        db: Database,
+        embedder: TextEmbedder,
+        extractor: Extractor,
+        context_turns: int = 3,
+        messages: MessageStore | None = None,
+        facts: FactStore | None = None,
     ) -> None:
         self.db = db
         self.embedder = embedder
         self.extractor = extractor
+        # The entry object passes its stores; standalone use (benches, tools) builds its own.
+        self.messages = messages or MessageStore(db, embedder)
+        self.facts = facts or FactStore(db)
         self.context_turns = context_turns
-        self.writer = MemoryWriter(db, embedder)
+        self.writer = MemoryWriter(db, embedder, facts)
 
     # --- per turn --------------------------------------------------------------------------
     def map_speakers(self, space: str, message_ids: list[str]) -> int:
@@ -54,9 +66,19 @@ class MemoryPipeline:
     def process_message(self, space: str, message_id: str) -> dict[str, Any]:
         """Extract and write memory for one stored turn (idempotent: re-running replaces)."""
         self.map_speakers(space, [message_id])
-        window = load_window(self.db, space, message_id, self.context_turns)
+        window = self.window(space, message_id)
         result = self.extractor.extract(window)
         return self.writer.write(space, window, result).as_dict()
+
+    def window(self, space: str, message_id: str) -> Window:
+        """The stored turn in its context window (the message store reads it; extractors only
+        ever see the window)."""
+        context = asdict(self.messages.context(space, message_id, self.context_turns))
+        window = window_from_rows(
+            context["turns"], context["roster"], context["session"], context["started_at"]
+        )
+        window.space = space
+        return window
 
     # --- reprocessing ----------------------------------------------------------------------
     def reprocess(self, space: str, session: str | None = None, progress: bool = False) -> dict[str, Any]:
