@@ -204,8 +204,24 @@ class _Routes:
     """Every route once, as a :class:`_Call`; the sync and async clients only differ in
     ``_send`` (which returns the parsed model, or an awaitable of it)."""
 
+    def __init__(self, http: Any, api_key: str | None, retries: int) -> None:
+        self.http = http
+        self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.retries = retries
+
     def _send(self, call: _Call) -> Any:  # pragma: no cover - overridden
         raise NotImplementedError
+
+    def _request_args(self, call: _Call) -> dict[str, Any]:
+        """httpx.request keywords for ``call``, less the body of an upload (sync or async chunks)."""
+        headers = dict(self.headers) | (call.upload.headers if call.upload is not None else {})
+        return {"params": call.params, "json": call.json, "content": call.content, "headers": headers}
+
+    def _events_request(self, space: str, job_id: str, interval: float) -> dict[str, Any]:
+        """The server-sent-events request of a job, as httpx.stream arguments (no timeout: it lasts)."""
+        call = _Call("GET", f"/spaces/{space}/jobs/{job_id}/events", params={"interval": interval})
+        args = {"method": call.method, "url": call.path, "params": call.params, "headers": self.headers}
+        return args | {"timeout": None}
 
     # --- health and admin (admin key) -----------------------------------------------------------
     def health(self) -> HealthOut:
@@ -522,10 +538,6 @@ class _Routes:
         )
 
 
-def _headers(api_key: str | None) -> dict[str, str]:
-    return {"Authorization": f"Bearer {api_key}"} if api_key else {}
-
-
 def _retry_policy(retries: int) -> dict[str, Any]:
     return {
         "stop": stop_after_attempt(retries + 1),
@@ -537,6 +549,8 @@ def _retry_policy(retries: int) -> dict[str, Any]:
 class VoxmemClient(_Routes):
     """``VoxmemClient(base_url, api_key)``; pass ``http=`` to reuse an httpx.Client (or a TestClient)."""
 
+    http: httpx.Client
+
     def __init__(
         self,
         base_url: str = "http://127.0.0.1:8765",
@@ -545,9 +559,7 @@ class VoxmemClient(_Routes):
         retries: int = 3,
         http: httpx.Client | None = None,
     ) -> None:
-        self.http = http or httpx.Client(base_url=base_url, timeout=timeout)
-        self.headers = _headers(api_key)
-        self.retries = retries
+        super().__init__(http or httpx.Client(base_url=base_url, timeout=timeout), api_key, retries)
 
     def close(self) -> None:
         self.http.close()
@@ -559,15 +571,10 @@ class VoxmemClient(_Routes):
         self.close()
 
     def _once(self, call: _Call) -> Any:
-        headers = dict(self.headers)
-        content: Any = call.content
+        args = self._request_args(call)
         if call.upload is not None:
-            headers |= call.upload.headers
-            content = call.upload.chunks()
-        response = self.http.request(
-            call.method, call.path, params=call.params, json=call.json, content=content, headers=headers
-        )
-        return _parse(call, response)
+            args["content"] = call.upload.chunks()
+        return _parse(call, self.http.request(call.method, call.path, **args))
 
     def _send(self, call: _Call) -> Any:
         for attempt in Retrying(retry=retry_if_exception(_retryable(call)), **_retry_policy(self.retries)):
@@ -577,13 +584,7 @@ class VoxmemClient(_Routes):
 
     def job_events(self, space: str, job_id: str, interval: float = 0.25) -> Iterator[JobOut]:
         """The job's states as the server streams them (server-sent events), ending with the job."""
-        with self.http.stream(
-            "GET",
-            f"/spaces/{space}/jobs/{job_id}/events",
-            params={"interval": interval},
-            headers=self.headers,
-            timeout=None,
-        ) as response:
+        with self.http.stream(**self._events_request(space, job_id, interval)) as response:
             if response.status_code >= 400:
                 response.read()
                 _parse(_Call("GET", ""), response)
@@ -627,6 +628,8 @@ class VoxmemClient(_Routes):
 class AsyncVoxmemClient(_Routes):
     """The asyncio twin of :class:`VoxmemClient`: the same methods, each to be awaited."""
 
+    http: httpx.AsyncClient
+
     def __init__(
         self,
         base_url: str = "http://127.0.0.1:8765",
@@ -635,9 +638,7 @@ class AsyncVoxmemClient(_Routes):
         retries: int = 3,
         http: httpx.AsyncClient | None = None,
     ) -> None:
-        self.http = http or httpx.AsyncClient(base_url=base_url, timeout=timeout)
-        self.headers = _headers(api_key)
-        self.retries = retries
+        super().__init__(http or httpx.AsyncClient(base_url=base_url, timeout=timeout), api_key, retries)
 
     async def aclose(self) -> None:
         await self.http.aclose()
@@ -649,15 +650,10 @@ class AsyncVoxmemClient(_Routes):
         await self.aclose()
 
     async def _once(self, call: _Call) -> Any:
-        headers = dict(self.headers)
-        content: Any = call.content
+        args = self._request_args(call)
         if call.upload is not None:
-            headers |= call.upload.headers
-            content = call.upload.achunks()
-        response = await self.http.request(
-            call.method, call.path, params=call.params, json=call.json, content=content, headers=headers
-        )
-        return _parse(call, response)
+            args["content"] = call.upload.achunks()
+        return _parse(call, await self.http.request(call.method, call.path, **args))
 
     def _send(self, call: _Call) -> Awaitable[Any]:
         async def run() -> Any:
@@ -672,13 +668,7 @@ class AsyncVoxmemClient(_Routes):
         return run()
 
     async def job_events(self, space: str, job_id: str, interval: float = 0.25) -> AsyncIterator[JobOut]:
-        async with self.http.stream(
-            "GET",
-            f"/spaces/{space}/jobs/{job_id}/events",
-            params={"interval": interval},
-            headers=self.headers,
-            timeout=None,
-        ) as response:
+        async with self.http.stream(**self._events_request(space, job_id, interval)) as response:
             if response.status_code >= 400:
                 await response.aread()
                 _parse(_Call("GET", ""), response)
