@@ -24,6 +24,7 @@ from voxmem.llm.client import describe as llm_describe
 from voxmem.memory.pipeline import MemoryPipeline
 from voxmem.pipeline.jobs import JobRegistry
 from voxmem.pipeline.turns import TurnPipeline
+from voxmem.stores.facts import FactStore
 from voxmem.stores.jobs import JobStore
 from voxmem.stores.messages import MessageStore
 from voxmem.stores.participants import ParticipantStore
@@ -51,6 +52,7 @@ class Voxmem:
         self.messages = MessageStore(db, embedder, rrf_k=settings.rrf_k, sparse=sparse)
         self.memory = MemoryPipeline(db, embedder, build_extractor(settings), settings.context_turns)
         self.participants = ParticipantStore(db)
+        self.facts = FactStore(db)
         self.jobs = JobRegistry(JobStore(db), workers=1)
         self.pipeline = TurnPipeline(
             db,

@@ -27,7 +27,6 @@ from pydantic import Field
 from voxmem import __version__
 from voxmem.config import get_settings
 from voxmem.core import Voxmem
-from voxmem.cypher import query
 from voxmem.errors import Forbidden, InvalidInput, Unauthorized, VoxmemError
 from voxmem.retrieval.tools import Filters
 from voxmem.stores.messages import Turn
@@ -224,7 +223,7 @@ def build_mcp(services: Callable[[], Voxmem], fixed_key: str | None = None) -> M
     ) -> dict[str, Any]:
         return await run(
             ctx,
-            lambda svc, space: {"sessions": svc.db.query(query("session_list"), space=space, limit=limit)},
+            lambda svc, space: {"sessions": svc.messages.sessions(space, limit)},
         )
 
     @mcp.resource(

@@ -79,7 +79,7 @@ def export_space(db: Database, spaces: SpaceStore, space: str, voiceprints: bool
             "kind": FORMAT,
             "version": VERSION,
             "space": space,
-            "policy": info["policy"],
+            "policy": info.policy,
             "exported_at": datetime.now(UTC).isoformat(),
             "voiceprints": voiceprints,
             "nodes": len(nodes),

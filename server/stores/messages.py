@@ -258,6 +258,10 @@ class MessageStore:
         rows = self.db.query(query("message_get"), space=space, id=message_id)
         return bool(rows) and rows[0]["message"] is not None
 
+    def sessions(self, space: str, limit: int = 100) -> list[dict[str, Any]]:
+        """Sessions of the space, latest first, with size and span (``SessionOut``)."""
+        return self.db.query(query("session_list"), space=space, limit=limit)
+
     def routing(self, space: str, message_id: str) -> dict[str, Any] | None:
         """How the voice router decided a spoken turn's speaker (its RoutingDecision), if any."""
         rows = self.db.query(query("routing_for_message"), space=space, message_id=message_id)

@@ -18,6 +18,7 @@ split), so those methods take the transaction; the rest run their own.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from neo4j import ManagedTransaction
 
@@ -106,3 +107,10 @@ class ParticipantStore:
             query("participant_ensure_for_speaker"), space=space, speaker_id=speaker_id, pid=new_id("p")
         )
         return rows[0]["id"] if rows else None
+
+    # --- reads ---------------------------------------------------------------------------------
+    def profile(self, space: str, participant: str | None) -> dict[str, Any] | None:
+        """A participant (by id or name key) with their voices, message and address counts and
+        open audit items; None when unknown."""
+        rows = self.db.query(query("participant_profile"), space=space, participant=participant)
+        return rows[0] if rows else None

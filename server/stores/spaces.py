@@ -29,6 +29,16 @@ def hash_key(key: str) -> str:
 
 
 @dataclass(frozen=True)
+class Space:
+    """A tenant: its id, access policy, creation time and (when read) its message count."""
+
+    id: str
+    policy: str
+    created_at: str
+    messages: int | None = None
+
+
+@dataclass(frozen=True)
 class IssuedKey:
     key_id: str
     key: str
@@ -41,24 +51,24 @@ class SpaceStore:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def create(self, space: str, policy: str = "participant") -> dict:
+    def create(self, space: str, policy: str = "participant") -> Space:
         if not is_valid_id(space):
             raise InvalidInput("space id must be 1-128 characters of letters, digits, '_', '.', ':' or '-'")
         if policy not in POLICIES:
             raise InvalidInput(f"policy must be one of {', '.join(POLICIES)}")
         try:
-            return self.db.execute(query("space_create"), space=space, policy=policy)[0]
+            return Space(**self.db.execute(query("space_create"), space=space, policy=policy)[0])
         except ConstraintError as exc:
             raise Conflict(f"space {space!r} already exists") from exc
 
-    def get(self, space: str) -> dict:
+    def get(self, space: str) -> Space:
         rows = self.db.query(query("space_get"), space=space)
         if not rows:
             raise NotFound(f"unknown space {space!r}")
-        return rows[0]
+        return Space(**rows[0])
 
-    def list(self, skip: int = 0, limit: int = 100) -> list[dict]:
-        return self.db.query(query("space_list"), skip=skip, limit=limit)
+    def list(self, skip: int = 0, limit: int = 100) -> list[Space]:
+        return [Space(**row) for row in self.db.query(query("space_list"), skip=skip, limit=limit)]
 
     def delete(self, space: str, batch: int = 2000) -> int:
         """Remove every node of the space (messages, people, keys, the space itself)."""

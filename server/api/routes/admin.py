@@ -7,6 +7,7 @@ from fastapi import APIRouter, Depends, Query, status
 from voxmem.api.deps import require_admin, services
 from voxmem.api.schemas import ADMIN_ERRORS, KeyIn, KeyOut, SpaceDeletedOut, SpaceIn, SpaceListOut, SpaceOut
 from voxmem.core import Voxmem
+from voxmem.stores.spaces import Space
 
 router = APIRouter(
     prefix="/admin", tags=["admin"], dependencies=[Depends(require_admin)], responses=ADMIN_ERRORS
@@ -16,7 +17,7 @@ router = APIRouter(
 @router.post(
     "/spaces", response_model=SpaceOut, status_code=status.HTTP_201_CREATED, summary="Create a space"
 )
-def create_space(body: SpaceIn, svc: Voxmem = Depends(services)) -> dict:
+def create_space(body: SpaceIn, svc: Voxmem = Depends(services)) -> Space:
     return svc.spaces.create(body.id, body.policy)
 
 

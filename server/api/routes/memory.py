@@ -3,6 +3,7 @@ reprocessing, participant deletion with its orphan check, and images on messages
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Literal
 
 from fastapi import APIRouter, Depends, Query
@@ -27,18 +28,9 @@ from voxmem.cypher import query
 from voxmem.errors import NotFound
 from voxmem.ids import participant_ref
 from voxmem.memory.images import ClipEmbedder, ImageStore
+from voxmem.stores.facts import StoredAttribute, StoredFact
 
 router = APIRouter(prefix="/spaces/{space}", tags=["memory"], responses=SPACE_ERRORS)
-
-
-def _fact_view(row: dict) -> dict:
-    return {
-        **row["fact"],
-        **{
-            k: row[k]
-            for k in ("stated_by", "addressed_to", "about", "sources", "supersedes", "conflicts_with")
-        },
-    }
 
 
 @router.get(
@@ -56,17 +48,8 @@ def list_facts(
     limit: int = Query(100, ge=1, le=1000),
     access: SpaceAccess = Depends(require_space),
     svc: Voxmem = Depends(services),
-) -> list[dict]:
-    rows = svc.db.query(
-        query("fact_list"),
-        space=access.space,
-        participant=participant_ref(participant),
-        slot=slot,
-        history=history,
-        skip=skip,
-        limit=limit,
-    )
-    return [_fact_view(r) for r in rows]
+) -> list[StoredFact]:
+    return svc.facts.facts(access.space, participant_ref(participant), slot, history, skip, limit)
 
 
 @router.get(
@@ -82,20 +65,8 @@ def list_attributes(
     limit: int = Query(100, ge=1, le=1000),
     access: SpaceAccess = Depends(require_space),
     svc: Voxmem = Depends(services),
-) -> list[dict]:
-    rows = svc.db.query(
-        query("attribute_list"),
-        space=access.space,
-        participant=participant_ref(participant),
-        kind=kind,
-        history=history,
-        skip=skip,
-        limit=limit,
-    )
-    return [
-        {**r["attribute"], "holder": r["holder"], "sources": r["sources"], "supersedes": r["supersedes"]}
-        for r in rows
-    ]
+) -> list[StoredAttribute]:
+    return svc.facts.attributes(access.space, participant_ref(participant), kind, history, skip, limit)
 
 
 @router.get(
@@ -109,24 +80,12 @@ def profile(
     access: SpaceAccess = Depends(require_space),
     svc: Voxmem = Depends(services),
 ) -> dict:
-    key = participant_ref(participant)
-    rows = svc.db.query(query("participant_profile"), space=access.space, participant=key)
-    if not rows:
+    row = svc.participants.profile(access.space, participant_ref(participant))
+    if row is None:
         raise NotFound(f"unknown participant {participant!r}")
-    row = rows[0]
     pid = row["participant"]["id"]
-    attributes = svc.db.query(
-        query("attribute_list"),
-        space=access.space,
-        participant=pid,
-        kind=None,
-        history=history,
-        skip=0,
-        limit=500,
-    )
-    facts = svc.db.query(
-        query("fact_list"), space=access.space, participant=pid, slot=None, history=history, skip=0, limit=500
-    )
+    attributes = svc.facts.attributes(access.space, pid, None, history, 0, 500)
+    facts = svc.facts.facts(access.space, pid, None, history, 0, 500)
     return {
         **row["participant"],
         "speakers": row["speakers"],
@@ -135,13 +94,13 @@ def profile(
         "open_audit": row["open_audit"],
         "attributes": {
             kind: [
-                a["attribute"] | {"sources": a["sources"]}
+                {k: v for k, v in asdict(a).items() if k not in ("holder", "supersedes")}
                 for a in attributes
-                if a["attribute"]["kind"] == kind
+                if a.kind == kind
             ]
             for kind in ("background", "preference", "relationship")
         },
-        "facts": [_fact_view(f) for f in facts],
+        "facts": facts,
     }
 
 

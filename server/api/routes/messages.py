@@ -7,14 +7,14 @@ from fastapi import APIRouter, Depends, Query, status
 from voxmem.api.deps import SpaceAccess, require_space, services
 from voxmem.api.schemas import ID_PATTERN, SPACE_ERRORS, MessageOut, SessionListOut, SpaceOut, TurnIn
 from voxmem.core import Voxmem
-from voxmem.cypher import query
 from voxmem.stores.messages import Turn
+from voxmem.stores.spaces import Space
 
 router = APIRouter(prefix="/spaces/{space}", tags=["conversation"], responses=SPACE_ERRORS)
 
 
 @router.get("", response_model=SpaceOut, summary="The space, its policy and size")
-def get_space(access: SpaceAccess = Depends(require_space), svc: Voxmem = Depends(services)) -> dict:
+def get_space(access: SpaceAccess = Depends(require_space), svc: Voxmem = Depends(services)) -> Space:
     return svc.spaces.get(access.space)
 
 
@@ -47,7 +47,7 @@ def list_sessions(
     access: SpaceAccess = Depends(require_space),
     svc: Voxmem = Depends(services),
 ) -> dict:
-    return {"sessions": svc.db.query(query("session_list"), space=access.space, limit=limit)}
+    return {"sessions": svc.messages.sessions(access.space, limit)}
 
 
 @router.get("/messages", response_model=list[MessageOut], summary="List messages, filtered")
