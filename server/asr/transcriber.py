@@ -14,10 +14,12 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from voxmem.errors import VoxmemError
+from voxmem.lazy import Lazy
 
 BUNDLED_TINY_EN = "bundled:tiny.en"
 
@@ -57,25 +59,20 @@ class FasterWhisperTranscriber:
         self.model_path = resolve_model(model)
         self.beam_size = beam_size
         self.threads = threads
-        self._model = None
-        self._lock = threading.Lock()
+        self._model: Lazy[Any] = Lazy(self._load)
+        self._lock = threading.Lock()  # one decode at a time (see transcribe)
 
-    def _load(self):
-        with self._lock:
-            if self._model is None:
-                os.environ["HF_HUB_OFFLINE"] = "1"
-                from faster_whisper import WhisperModel
+    def _load(self) -> Any:
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        from faster_whisper import WhisperModel
 
-                self._model = WhisperModel(
-                    self.model_path, device="cpu", compute_type="int8", cpu_threads=self.threads
-                )
-        return self._model
+        return WhisperModel(self.model_path, device="cpu", compute_type="int8", cpu_threads=self.threads)
 
     def warm_up(self) -> None:
-        self._load()
+        self._model.get()
 
     def transcribe(self, samples: np.ndarray, word_timestamps: bool = False) -> Transcript:
-        model = self._load()
+        model = self._model.get()
         with self._lock:  # one decode at a time: two cores, and CTranslate2 is not re-entrant per model
             segments, info = model.transcribe(
                 np.asarray(samples, dtype=np.float32),
@@ -103,7 +100,7 @@ class FasterWhisperTranscriber:
         """
         if not regions:
             return Transcript(text="")
-        model = self._load()
+        model = self._model.get()
         from faster_whisper import BatchedInferencePipeline
 
         with self._lock:

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from voxmem.audio.decode import Audio
+from voxmem.lazy import Lazy
 
 
 @dataclass(frozen=True)
@@ -31,22 +33,20 @@ class SileroVAD:
         self.min_silence_ms = min_silence_ms
         self.min_speech_ms = min_speech_ms
         self.threshold = threshold
-        self._model = None
+        self._model: Lazy[Any] = Lazy(self._load)
         self._lock = threading.Lock()
 
-    def _load(self):
-        with self._lock:
-            if self._model is None:
-                from silero_vad import load_silero_vad
+    @staticmethod
+    def _load() -> Any:
+        from silero_vad import load_silero_vad
 
-                self._model = load_silero_vad(onnx=True)
-        return self._model
+        return load_silero_vad(onnx=True)
 
     def regions(self, audio: Audio) -> list[Region]:
         import torch
         from silero_vad import get_speech_timestamps
 
-        model = self._load()
+        model = self._model.get()
         with self._lock:  # the ONNX session keeps recurrent state: one caller at a time
             stamps = get_speech_timestamps(
                 torch.from_numpy(np.ascontiguousarray(audio.samples)),
