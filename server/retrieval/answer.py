@@ -344,8 +344,8 @@ class ExtractiveAnswerer:
             for sentence in _SENTENCE.split(entry.evidence.text):
                 if sentence.strip():
                     candidates.append((sentence.strip(), entry))
-            for support in entry.support:
-                candidates.append((support.get("text", ""), entry))
+            for supporting in entry.support:
+                candidates.append((supporting.get("text", ""), entry))
         stems = {w: _stem(w) for w in wanted}
         df = Counter(s for sentence, _ in candidates for s in {_stem(w) for w in content_words(sentence)})
         n = len(candidates)
@@ -358,7 +358,7 @@ class ExtractiveAnswerer:
         # asker: their turns answer it, not the same generic turn for every asker.
         if reading.first_person and result.scope.asker and _POSSESSIVE_ME.search(reading.text):
             people.append({"id": result.scope.asker, "name": result.scope.asker_name or ""})
-        named_ids = {p.get("id") for p in people if p.get("id")}
+        named_ids: set[str] = {p["id"] for p in people if p.get("id")}
         mentions = [m for p in people for m in _mentions(p)]
         semantic = self.meaning.scores(reading.text, [c[0] for c in candidates])
         best: tuple[float, int, str, FusedEvidence] | None = None
@@ -477,8 +477,8 @@ def compose(
         and result.reading.act != "did"
     ):
         # the LLM may pick the turn; the person always comes from SPEAKS / ADDRESSES
-        picks = llm is not None and result.reading.kind in ATTRIBUTION_KINDS
-        picked = llm.read(result, attribution=True) if picks else None
+        picks = result.reading.kind in ATTRIBUTION_KINDS
+        picked = llm.read(result, attribution=True) if llm is not None and picks else None
         notes += picked.notes if picked else []
         if picked and picked.chosen:
             chosen, answerer = picked.chosen, "llm"

@@ -344,14 +344,19 @@ def read_question(
             return reading
     who_verb = None if who_said or quote else _WHO_VERB.search(plain)
     if who_said or who_verb:
-        rest = who_said.group("rest") if who_said else who_verb.group("verb") + who_verb.group("rest")
+        if who_said:
+            rest = who_said.group("rest")
+        else:
+            assert who_verb is not None  # one of the two matched
+            rest = who_verb.group("verb") + who_verb.group("rest")
         if (
             who_said and rest is None
         ):  # "By whom was Ross told to count faster?" → "Ross told to count faster"
             rest = re.sub(rf"^\s*([\w'-]+)\s+{_SAY_VERBS}\b", r"\1", who_said.group("by_rest"), flags=re.I)
         reading.kind = "who_said"
         reading.act = _act(
-            plain, said=bool(who_said) or bool(re.match(_SAY_VERBS, who_verb.group("verb"), re.I))
+            plain,
+            said=bool(who_said) or bool(who_verb and re.match(_SAY_VERBS, who_verb.group("verb"), re.I)),
         )
         # "Who told Ross to count faster?" → Ross is the addressee, "count faster" the quote
         lead = find_people(rest, participants)
