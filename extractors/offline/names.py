@@ -135,17 +135,17 @@ def self_names(text: str) -> list[SelfName]:
     if found:
         return found[:1]
     for pattern, conf in ((_SELF_STRONG, 0.95), (_SELF_THIS, 0.85), (_SELF_IM, 0.85)):
-        m = pattern.search(text)
-        if m and plausible_new_name(m.group(1)):
-            found.append(SelfName(_clean(m.group(1)), "self_intro", False, conf))
+        intro = pattern.search(text)
+        if intro and plausible_new_name(intro.group(1)):
+            found.append(SelfName(_clean(intro.group(1)), "self_intro", False, conf))
             break
-    m = _CALL_ME.search(text)
+    call_me = _CALL_ME.search(text)
     if (
-        m
-        and plausible_new_name(m.group(1))
+        call_me
+        and plausible_new_name(call_me.group(1))
         and not re.search(r"\b(?:he|she|they|people) calls? me\b", text, re.I)
     ):
-        found.append(SelfName(_clean(m.group(1)), "self_intro", True, 0.9))
+        found.append(SelfName(_clean(call_me.group(1)), "self_intro", True, 0.9))
     return found
 
 
