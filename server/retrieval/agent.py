@@ -23,19 +23,9 @@ from voxmem.retrieval.fusion import FusedEvidence, fuse, merge_into, ranked
 from voxmem.retrieval.question import Reading, read_question
 from voxmem.retrieval.scope import Scope
 from voxmem.retrieval.text import content_words
-from voxmem.retrieval.tools import EmbeddingCache, Filters, Hit, Retriever
+from voxmem.retrieval.tools import EmbeddingCache, Filters, Hit, Retriever, search_tools
 
 log = logging.getLogger(__name__)
-
-SEARCH_TOOLS = (
-    ("interaction", "message_vector"),
-    ("interaction", "message_fulltext"),
-    ("interaction", "message_sparse"),
-    ("fact", "fact_vector"),
-    ("fact", "fact_fulltext"),
-    ("profile", "attribute_vector"),
-    ("profile", "attribute_fulltext"),
-)
 
 
 @dataclass
@@ -158,7 +148,7 @@ class FixedPolicy:
     def plan(self, state: AgentState) -> list[Action]:
         if state.rounds:
             return []
-        return [Action(layer, tool, state.query, why="fixed: all tools once") for layer, tool in SEARCH_TOOLS]
+        return [Action(t.layer, t.name, state.query, why="fixed: all tools once") for t in search_tools()]
 
 
 def _ref(person: dict[str, Any] | None) -> str | None:

@@ -2,7 +2,7 @@
 
 Only used when an LLM is configured for every role (``VOXMEM_LLM_PROVIDER`` local, openai or
 ollama; the chat model comes from ``voxmem.llm.client``); everything else runs offline. The
-planner asks for JSON actions and validates them against the tool catalogue; anything it
+planner asks for JSON actions and validates them against the tool registry's catalogue; anything it
 cannot parse falls back to the heuristic planner for that round, and the trace says so. No
 quality is claimed for it here: it is tested for parsing only.
 """
@@ -15,25 +15,9 @@ from typing import Any
 
 from voxmem.retrieval.agent import Action, AgentState, HeuristicPlanner
 from voxmem.retrieval.answer import parse_json_object
-from voxmem.retrieval.tools import LAYERS, Filters
+from voxmem.retrieval.tools import LAYERS, Filters, catalogue
 
 log = logging.getLogger(__name__)
-
-TOOL_CATALOGUE = {
-    "message_vector": ("interaction", "semantic search over conversation turns"),
-    "message_fulltext": ("interaction", "keyword (BM25) search over conversation turns"),
-    "message_sparse": ("interaction", "learned sparse (SPLADE) search over turns with their speakers"),
-    "fact_vector": ("fact", "semantic search over extracted facts"),
-    "fact_fulltext": ("fact", "keyword search over extracted facts"),
-    "attribute_vector": ("profile", "semantic search over participant profile attributes"),
-    "attribute_fulltext": ("profile", "keyword search over profile attributes"),
-    "who_said": ("interaction", "find who said a quote; query = the quote"),
-    "addressees": ("interaction", "to whom a turn was addressed; query = a message id from the evidence"),
-    "said_to": ("interaction", "what speaker said to addressee; needs speaker and addressee"),
-    "context": ("interaction", "turns around a message; query = a message id from the evidence"),
-    "timeline": ("fact", "a topic's facts over time with validity"),
-    "profile": ("profile", "a participant's profile; query = participant name"),
-}
 
 
 class LLMPlanner:
@@ -48,7 +32,7 @@ class LLMPlanner:
         self.fallbacks = 0
 
     def prompt(self, state: AgentState) -> list[tuple[str, str]]:
-        tools = "\n".join(f"- {name} (layer {layer}): {doc}" for name, (layer, doc) in TOOL_CATALOGUE.items())
+        tools = "\n".join(f"- {name} (layer {layer}): {doc}" for name, (layer, doc) in catalogue().items())
         evidence = "\n".join(
             f"[{e.id}] {(e.evidence.speaker or {}).get('name', '?')}: {e.evidence.text[:200]}"
             for e in state.evidence()[:8]
@@ -90,12 +74,13 @@ class LLMPlanner:
                 return None
             return names.get(value.strip().lower(), value.strip())
 
+        known = catalogue()
         actions = []
         for item in raw[: self.max_actions]:
-            if not isinstance(item, dict) or item.get("tool") not in TOOL_CATALOGUE:
+            if not isinstance(item, dict) or item.get("tool") not in known:
                 continue
             tool = item["tool"]
-            layer = item.get("layer") if item.get("layer") in LAYERS else TOOL_CATALOGUE[tool][0]
+            layer = item.get("layer") if item.get("layer") in LAYERS else known[tool][0]
             query = item.get("query") if isinstance(item.get("query"), str) else state.query
             filters = Filters(
                 speaker=person(item.get("speaker")),

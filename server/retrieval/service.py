@@ -20,7 +20,14 @@ from voxmem.retrieval.fusion import fuse
 from voxmem.retrieval.llm import LLMPlanner
 from voxmem.retrieval.llm_reader import LLMReader
 from voxmem.retrieval.scope import Scope, resolve_scope
-from voxmem.retrieval.tools import Filters, ParticipantDirectory, build_tools, layers_present
+from voxmem.retrieval.tools import (
+    LAYERS,
+    Filters,
+    ParticipantDirectory,
+    build_tools,
+    layers_present,
+    search_tools,
+)
 
 DEFAULT_BUDGETS = (30, 8, 5)
 
@@ -143,19 +150,14 @@ class RetrievalService:
         k: int = 10,
     ) -> list[dict[str, Any]]:
         """One round, no planning: the chosen layers' vector + full-text (+ SPLADE) tools fused by RRF."""
-        layers = layers or ["interaction", "fact", "profile"]
-        names = {
-            "interaction": ["message_vector", "message_fulltext", "message_sparse"],
-            "fact": ["fact_vector", "fact_fulltext"],
-            "profile": ["attribute_vector", "attribute_fulltext"],
-        }
-        unknown = [layer for layer in layers if layer not in names]
+        layers = layers or list(LAYERS)
+        unknown = [layer for layer in layers if layer not in LAYERS]
         if unknown:
             raise InvalidInput(f"unknown layer(s) {unknown}; choose from interaction, fact, profile")
         if not text.strip():
             raise InvalidInput("search text is empty")
         present = layers_present(self.db, scope.space)
-        calls = [name for layer in layers if layer in present for name in names[layer]]
+        calls = [t.name for layer in layers if layer in present for t in search_tools([layer])]
         self.embed.prime([text])
         rankings = list(
             self.executor.map(

@@ -3,8 +3,19 @@
 Each tool is a plain class in the style of neo4j-graphrag-python retrievers: built once
 with the database (and the text embedder when it needs vectors), then ``search(...)``
 returns a ranked list of :class:`Hit`. The access scope is enforced by the Cypher query
-itself (``$space``, ``$policy``, ``$asker``); the wrappers only pass it through, so no
-Python bug here can widen what an asker sees.
+itself (``$space``, ``$policy``, ``$asker``, checked by the ``cypher/access/`` fragments every
+retrieval query composes); the wrappers only pass it through, so no Python bug here can widen
+what an asker sees.
+
+**Adding a tool** touches this module and one ``.cypher`` file: write the query (include
+``@access.asker()`` and the rule of what it returns, e.g. ``@access.message(m)``), then a
+:class:`Retriever` subclass here decorated with :func:`tool` that names its ``layer``, what it
+``needs``, a one-line ``doc`` and its ``queries``, and sets ``layer_search = True`` when it is one of
+its layer's plain search tools. The registry :data:`TOOLS` is what everything else reads:
+:func:`build_tools` (the service), :func:`search_tools` (the fixed policy and one-round search),
+:func:`catalogue` (the LLM planner's prompt) and the learned policy's action space.
+``tests/retrieval/test_access_rule.py`` fails when a registered tool's query does not compose
+the access rule.
 """
 
 from __future__ import annotations
@@ -13,7 +24,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 
 from voxmem.cypher import query
 from voxmem.db import Database
@@ -180,17 +191,34 @@ class SparseQueryCache:
 
 
 class Retriever:
-    """Base class: a named tool over one memory layer."""
+    """Base class: a named tool over one memory layer, built by :func:`build_tools`."""
 
-    name = "retriever"
-    layer = "interaction"
+    name: ClassVar[str] = "retriever"
+    layer: ClassVar[str] = "interaction"  # one of LAYERS
+    needs: ClassVar[str] = "query"  # what it reads: 'query' | 'quote' | 'message_id' | 'pair' | 'participant'
+    doc: ClassVar[str] = ""  # one line for planners (the LLM planner's tool catalogue)
+    layer_search: ClassVar[bool] = False  # one of its layer's plain search tools (fixed policy, /search)
+    queries: ClassVar[tuple[str, ...]] = ()  # the cypher/ queries it runs, each composing the access rule
     max_fetch = 10_000  # widest ANN over-fetch before falling back to an exact scan in scope
-    needs = "query"  # what the tool reads: 'query' | 'quote' | 'message_id' | 'pair' | 'participant'
 
-    def __init__(self, db: Database, embed: EmbeddingCache | None = None, fetch: int = 200) -> None:
+    def __init__(
+        self,
+        db: Database,
+        embed: EmbeddingCache | None = None,
+        fetch: int = 200,
+        sparse: SparseQueryCache | None = None,
+    ) -> None:
         self.db = db
         self.embed = embed
         self.fetch = fetch
+        self.sparse = sparse
+
+    def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run one of the tool's declared queries (an undeclared one is a bug: the access-rule
+        test checks exactly the declared ones)."""
+        if name not in self.queries:
+            raise RuntimeError(f"tool {self.name} runs {name!r}, which it does not declare in queries")
+        return self.db.query(query(name), **params)
 
     def search(self, scope: Scope, text: str = "", filters: Filters | None = None, k: int = 10) -> list[Hit]:
         raise NotImplementedError
@@ -201,6 +229,32 @@ class Retriever:
         if not text.strip():
             raise InvalidInput("search text is empty")
         return self.embed(text)
+
+
+R = TypeVar("R", bound=type[Retriever])
+TOOLS: dict[str, type[Retriever]] = {}  # name → tool class, in registration order
+
+
+def tool(cls: R) -> R:
+    """Class decorator: register a retrieval tool under its ``name`` (see the module docstring)."""
+    if cls.layer not in LAYERS:
+        raise ValueError(f"tool {cls.name}: layer {cls.layer!r} is not one of {LAYERS}")
+    if not cls.queries:
+        raise ValueError(f"tool {cls.name}: declare the cypher queries it runs")
+    if cls.name in TOOLS and TOOLS[cls.name] is not cls:
+        raise ValueError(f"tool name {cls.name!r} is taken by {TOOLS[cls.name].__name__}")
+    TOOLS[cls.name] = cls
+    return cls
+
+
+def search_tools(layers: list[str] | tuple[str, ...] = LAYERS) -> list[type[Retriever]]:
+    """The plain search tools of the given layers, in registration order."""
+    return [cls for cls in TOOLS.values() if cls.layer_search and cls.layer in layers]
+
+
+def catalogue() -> dict[str, tuple[str, str]]:
+    """Every tool's layer and one-line description, for planners that choose tools by name."""
+    return {name: (cls.layer, cls.doc) for name, cls in TOOLS.items()}
 
 
 def _message_filters(filters: Filters) -> dict[str, Any]:
@@ -246,12 +300,12 @@ class _VectorRetriever(Retriever):
             return []
         params = {**scope.params(), **self._filters(filters or Filters()), "embedding": self._vector(text)}
         fetch = max(self.fetch, 10 * k)
-        rows = self.db.query(query(self.ann_query), fetch=fetch, k=k, **params)
+        rows = self.run(self.ann_query, fetch=fetch, k=k, **params)
         if len(rows) < k and len(rows) > 0:
             # other spaces crowd the shared index: widen the over-fetch before any scan
-            rows = self.db.query(query(self.ann_query), fetch=min(fetch * 20, self.max_fetch), k=k, **params)
+            rows = self.run(self.ann_query, fetch=min(fetch * 20, self.max_fetch), k=k, **params)
         if len(rows) < k:
-            rows = self.db.query(query(self.exact_query), k=k, **params)
+            rows = self.run(self.exact_query, k=k, **params)
         return self._hits(rows)
 
 
@@ -275,15 +329,18 @@ class _FulltextRetriever(Retriever):
             return []
         params = {**scope.params(), **self._filters(filters or Filters()), "lucene": lucene, "k": k}
         fetch = max(self.fetch, 10 * k)
-        rows = self.db.query(query(self.ft_query), fetch=fetch, **params)
+        rows = self.run(self.ft_query, fetch=fetch, **params)
         if len(rows) < k and len(rows) < fetch:
-            rows = self.db.query(query(self.ft_query), fetch=fetch * 20, **params)
+            rows = self.run(self.ft_query, fetch=fetch * 20, **params)
         return self._hits(rows)
 
 
+@tool
 class MessageVectorRetriever(_VectorRetriever):
-    name, layer = "message_vector", "interaction"
+    name, layer, layer_search = "message_vector", "interaction", True
+    doc = "semantic search over conversation turns"
     ann_query, exact_query = "retrieve_messages_vector", "retrieve_messages_vector_exact"
+    queries = (ann_query, exact_query)
 
     def _filters(self, filters: Filters) -> dict[str, Any]:
         return _message_filters(filters)
@@ -292,9 +349,12 @@ class MessageVectorRetriever(_VectorRetriever):
         return _message_hits(rows, self.name)
 
 
+@tool
 class MessageFulltextRetriever(_FulltextRetriever):
-    name, layer = "message_fulltext", "interaction"
+    name, layer, layer_search = "message_fulltext", "interaction", True
+    doc = "keyword (BM25) search over conversation turns"
     ft_query = "retrieve_messages_fulltext"
+    queries = (ft_query,)
 
     def _filters(self, filters: Filters) -> dict[str, Any]:
         return _message_filters(filters)
@@ -303,35 +363,39 @@ class MessageFulltextRetriever(_FulltextRetriever):
         return _message_hits(rows, self.name)
 
 
+@tool
 class MessageSparseRetriever(Retriever):
     """Learned sparse (SPLADE) search over speaker-aware passages: Lucene candidates in the space,
     exact SPLADE dot product in Cypher, scope and filters applied there too."""
 
-    name, layer = "message_sparse", "interaction"
-
-    def __init__(self, db: Database, encode: SparseQueryCache, fetch: int = 200) -> None:
-        super().__init__(db, None, fetch)
-        self.encode = encode
+    name, layer, layer_search = "message_sparse", "interaction", True
+    doc = "learned sparse (SPLADE) search over turns with their speakers"
+    queries = ("retrieve_messages_sparse",)
 
     def search(self, scope: Scope, text: str = "", filters: Filters | None = None, k: int = 10) -> list[Hit]:
         if not text.strip():
             raise InvalidInput("search text is empty")
-        weights = self.encode(text)
+        if self.sparse is None:
+            raise RuntimeError(f"tool {self.name} needs a sparse query encoder")
+        weights = self.sparse(text)
         if scope.sees_nothing or not weights:
             return []
         lucene, terms = sparse_query(scope.space, weights)
         params = {**scope.params(), **_message_filters(filters or Filters()), "lucene": lucene}
         params["weights"] = terms
         fetch = max(self.fetch, 10 * k)
-        rows = self.db.query(query("retrieve_messages_sparse"), fetch=fetch, k=k, **params)
+        rows = self.run("retrieve_messages_sparse", fetch=fetch, k=k, **params)
         if len(rows) < k:  # scope or filters removed candidates: widen once
-            rows = self.db.query(query("retrieve_messages_sparse"), fetch=fetch * 20, k=k, **params)
+            rows = self.run("retrieve_messages_sparse", fetch=fetch * 20, k=k, **params)
         return _message_hits(rows, self.name)
 
 
+@tool
 class FactVectorRetriever(_VectorRetriever):
-    name, layer = "fact_vector", "fact"
+    name, layer, layer_search = "fact_vector", "fact", True
+    doc = "semantic search over extracted facts"
     ann_query, exact_query = "retrieve_facts_vector", "retrieve_facts_vector_exact"
+    queries = (ann_query, exact_query)
 
     def _filters(self, filters: Filters) -> dict[str, Any]:
         return _fact_filters(filters)
@@ -340,9 +404,12 @@ class FactVectorRetriever(_VectorRetriever):
         return _memory_hits(rows, self.name, "fact")
 
 
+@tool
 class FactFulltextRetriever(_FulltextRetriever):
-    name, layer = "fact_fulltext", "fact"
+    name, layer, layer_search = "fact_fulltext", "fact", True
+    doc = "keyword search over extracted facts"
     ft_query = "retrieve_facts_fulltext"
+    queries = (ft_query,)
 
     def _filters(self, filters: Filters) -> dict[str, Any]:
         return _fact_filters(filters)
@@ -351,9 +418,12 @@ class FactFulltextRetriever(_FulltextRetriever):
         return _memory_hits(rows, self.name, "fact")
 
 
+@tool
 class AttributeVectorRetriever(_VectorRetriever):
-    name, layer = "attribute_vector", "profile"
+    name, layer, layer_search = "attribute_vector", "profile", True
+    doc = "semantic search over participant profile attributes"
     ann_query, exact_query = "retrieve_attributes_vector", "retrieve_attributes_vector_exact"
+    queries = (ann_query, exact_query)
 
     def _filters(self, filters: Filters) -> dict[str, Any]:
         return _attribute_filters(filters)
@@ -362,9 +432,12 @@ class AttributeVectorRetriever(_VectorRetriever):
         return _memory_hits(rows, self.name, "profile")
 
 
+@tool
 class AttributeFulltextRetriever(_FulltextRetriever):
-    name, layer = "attribute_fulltext", "profile"
+    name, layer, layer_search = "attribute_fulltext", "profile", True
+    doc = "keyword search over profile attributes"
     ft_query = "retrieve_attributes_fulltext"
+    queries = (ft_query,)
 
     def _filters(self, filters: Filters) -> dict[str, Any]:
         return _attribute_filters(filters)
@@ -373,11 +446,14 @@ class AttributeFulltextRetriever(_FulltextRetriever):
         return _memory_hits(rows, self.name, "profile")
 
 
+@tool
 class WhoSaidRetriever(_FulltextRetriever):
     """ "Who said X": turns matching the quote as a phrase (boosted) or by its words, with speakers."""
 
     name, layer, needs = "who_said", "interaction", "quote"
+    doc = "find who said a quote; query = the quote"
     ft_query = "retrieve_who_said"
+    queries = (ft_query,)
 
     def _lucene(self, text: str) -> str | None:
         return phrase_lucene(text)
@@ -389,22 +465,28 @@ class WhoSaidRetriever(_FulltextRetriever):
         return _message_hits(rows, self.name)
 
 
+@tool
 class AddresseesRetriever(Retriever):
     """ "To whom was this said": one visible message with its ADDRESSES edges (text = message id)."""
 
     name, layer, needs = "addressees", "interaction", "message_id"
+    doc = "to whom a turn was addressed; query = a message id from the evidence"
+    queries = ("retrieve_addressees",)
 
     def search(self, scope: Scope, text: str = "", filters: Filters | None = None, k: int = 1) -> list[Hit]:
         if scope.sees_nothing:
             return []
-        rows = self.db.query(query("retrieve_addressees"), message_id=text, **scope.params())
+        rows = self.run("retrieve_addressees", message_id=text, **scope.params())
         return _message_hits(rows, self.name)
 
 
+@tool
 class SaidToRetriever(Retriever):
     """ "What did A say to B": filters.speaker → filters.addressee turns, ranked by the query if any."""
 
     name, layer, needs = "said_to", "interaction", "pair"
+    doc = "what speaker said to addressee; needs speaker and addressee"
+    queries = ("retrieve_said_to",)
 
     def search(self, scope: Scope, text: str = "", filters: Filters | None = None, k: int = 10) -> list[Hit]:
         filters = filters or Filters()
@@ -413,40 +495,43 @@ class SaidToRetriever(Retriever):
         if scope.sees_nothing:
             return []
         embedding = self.embed(text) if (self.embed is not None and text.strip()) else None
-        rows = self.db.query(
-            query("retrieve_said_to"), embedding=embedding, k=k, **_message_filters(filters), **scope.params()
+        rows = self.run(
+            "retrieve_said_to", embedding=embedding, k=k, **_message_filters(filters), **scope.params()
         )
         return _message_hits(rows, self.name)
 
 
+@tool
 class ContextRetriever(Retriever):
     """The turns around a message (text = message id), each checked against the scope."""
 
     name, layer, needs = "context", "interaction", "message_id"
-
-    def __init__(self, db: Database, embed: EmbeddingCache | None = None, window: int = 2) -> None:
-        super().__init__(db, embed)
-        self.window = window
+    doc = "turns around a message; query = a message id from the evidence"
+    queries = ("retrieve_context",)
+    window = 2  # turns on each side
 
     def search(self, scope: Scope, text: str = "", filters: Filters | None = None, k: int = 5) -> list[Hit]:
         if scope.sees_nothing:
             return []
-        rows = self.db.query(query("retrieve_context"), message_id=text, window=self.window, **scope.params())
+        rows = self.run("retrieve_context", message_id=text, window=self.window, **scope.params())
         return _message_hits(rows, self.name)[:k] if k < len(rows) else _message_hits(rows, self.name)
 
 
+@tool
 class TimelineRetriever(Retriever):
     """A topic's facts oldest first with validity (text = topic; or filters.about alone)."""
 
     name, layer = "timeline", "fact"
+    doc = "a topic's facts over time with validity"
+    queries = ("retrieve_timeline",)
 
     def search(self, scope: Scope, text: str = "", filters: Filters | None = None, k: int = 20) -> list[Hit]:
         filters = filters or Filters()
         lucene = keyword_lucene(text) if text.strip() else None
         if scope.sees_nothing or (lucene is None and not filters.about):
             return []
-        rows = self.db.query(
-            query("retrieve_timeline"),
+        rows = self.run(
+            "retrieve_timeline",
             lucene=lucene,
             fetch=max(self.fetch, 10 * k),
             k=k,
@@ -456,16 +541,19 @@ class TimelineRetriever(Retriever):
         return _memory_hits(rows, self.name, "fact")
 
 
+@tool
 class ProfileRetriever(Retriever):
     """A participant's profile: visible attributes with provenance (text = participant id or name)."""
 
     name, layer, needs = "profile", "profile", "participant"
+    doc = "a participant's profile; query = participant name"
+    queries = ("retrieve_profile",)
 
     def profile(self, scope: Scope, participant: str, current_only: bool = False) -> dict[str, Any] | None:
         if not participant.strip():
             raise InvalidInput("participant is empty")
-        rows = self.db.query(
-            query("retrieve_profile"),
+        rows = self.run(
+            "retrieve_profile",
             participant=participant_ref(participant),
             current_only=current_only,
             **scope.params(),
@@ -507,21 +595,7 @@ class ParticipantDirectory:
 def build_tools(
     db: Database, embedder: TextEmbedder, fetch: int = 200, sparse: SparseEncoder | None = None
 ) -> dict[str, Retriever]:
-    """All tools by name, sharing one query-embedding cache and one SPLADE query cache."""
+    """Every registered tool by name, sharing one query-embedding cache and one SPLADE query cache."""
     embed = EmbeddingCache(embedder)
-    tools: list[Retriever] = [
-        MessageVectorRetriever(db, embed, fetch),
-        MessageFulltextRetriever(db, embed, fetch),
-        MessageSparseRetriever(db, SparseQueryCache(sparse or sparse_encoder()), fetch),
-        FactVectorRetriever(db, embed, fetch),
-        FactFulltextRetriever(db, embed, fetch),
-        AttributeVectorRetriever(db, embed, fetch),
-        AttributeFulltextRetriever(db, embed, fetch),
-        WhoSaidRetriever(db, embed, fetch),
-        AddresseesRetriever(db, embed),
-        SaidToRetriever(db, embed),
-        ContextRetriever(db, embed),
-        TimelineRetriever(db, embed, fetch),
-        ProfileRetriever(db, embed),
-    ]
-    return {tool.name: tool for tool in tools}
+    sparse_cache = SparseQueryCache(sparse or sparse_encoder())
+    return {name: cls(db, embed, fetch, sparse_cache) for name, cls in TOOLS.items()}
