@@ -24,6 +24,7 @@ from typing import Any
 
 import httpx
 
+from voxmem.api.schemas import MessageOut
 from voxmem.audio.speech import speak
 from voxmem.client import VoxmemClient, VoxmemHTTPError
 from voxmem.config import Settings
@@ -74,7 +75,7 @@ def _ingest(client: VoxmemClient, conversation: dict[str, Any], spoken: bool) ->
             turn_id = f"{session['id']}-{i}"
             if spoken:
                 wav = speak(turn["text"], conversation["voices"][turn["speaker"]])
-                m = client.append_audio_turn(
+                m: MessageOut = client.append_audio_turn(
                     DEMO_SPACE, session["id"], wav, turn_id=turn_id, ts=ts.isoformat()
                 )
                 routing = m.get("routing") or {}
