@@ -6,8 +6,8 @@ editable install's import hook, which mypy cannot run, and mypy has no ``package
 this script builds the layout as a tree of symlinks in a cache folder (``voxmem/`` with one link
 per entry of ``server/`` plus one per mapped sub-package, read from setup.py's ``ROOTS``), runs
 ``mypy -p voxmem`` on it with the settings in pyproject.toml, and prints paths as they are in the
-repository. ``bench/`` is left out on purpose: the product must not import it, and an import of
-it fails the check.
+repository. ``bench/`` is not part of the package (setup.py does not map it): an import of it from
+the product fails the check.
 
 Usage: ``python scripts/typecheck.py [extra mypy arguments]``; exit status is mypy's.
 """
@@ -22,7 +22,6 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-LEFT_OUT = {"voxmem.bench"}  # product code must not import the benchmark
 
 
 def roots() -> dict[str, str]:
@@ -36,7 +35,7 @@ def roots() -> dict[str, str]:
 
 def build_layout(target: Path) -> dict[str, str]:
     """Symlink tree at ``target``; returns {layout path prefix: repository folder} for the output."""
-    mapping = {pkg: folder for pkg, folder in roots().items() if pkg not in LEFT_OUT}
+    mapping = roots()
     top = next(pkg for pkg in mapping if "." not in pkg)
     base = target / top
     if target.exists():

@@ -11,9 +11,10 @@ The product is arranged in layers, top to bottom::
       -> foundation (config, errors, ids, lazy, stopwords, the package root)
 
 A module may import its own layer or any layer below it, never one above. Within a layer the
-packages must not import each other in a circle. The product never imports ``voxmem.bench``,
-and extractors are pure: they never reach Neo4j (no db, cypher or stores). Every import counts,
-also ones inside functions and under ``TYPE_CHECKING``: a lazy import is still a dependency.
+packages must not import each other in a circle. The product never imports ``bench`` (the
+repository's benchmark package, not installed), and extractors are pure: they never reach Neo4j
+(no db, cypher or stores). HTTP and MCP run no Cypher. Every import counts, also ones inside
+functions and under ``TYPE_CHECKING``: a lazy import is still a dependency.
 
 A new package must be placed in ``LAYERS`` (the test fails on a package it does not know).
 An allowed exception goes in ``EXCEPTIONS`` with its reason.
@@ -74,7 +75,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ),
 ]
 
-BENCH = "voxmem.bench"
+BENCH = "bench"
 # What extractors may not import: they take a window and return candidates (issue 13, step 4).
 NOT_FOR_EXTRACTORS = ("voxmem.db", "voxmem.cypher", "voxmem.stores", "voxmem.memory")
 
@@ -102,7 +103,7 @@ def _roots() -> dict[str, str]:
 
 
 def modules() -> dict[str, Path]:
-    """Every module of the installed package (bench included), by dotted name."""
+    """Every module of the installed package, by dotted name."""
     found: dict[str, Path] = {}
     for package, folder in _roots().items():
         for path in (REPO / folder).rglob("*.py"):
@@ -116,7 +117,8 @@ def modules() -> dict[str, Path]:
 
 
 def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
-    """The voxmem modules ``name`` imports (absolute and relative, at any depth of the file)."""
+    """The voxmem modules ``name`` imports (absolute and relative, at any depth of the file), and
+    ``bench`` when it imports the benchmark package."""
     out: set[str] = set()
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
@@ -132,6 +134,9 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
             # "from voxmem.x import y": y may be a module (voxmem.x.y) or a name in voxmem.x
             targets = [module] + [f"{module}.{alias.name}" for alias in node.names]
         for target in targets:
+            if target == BENCH or target.startswith(BENCH + "."):
+                out.add(BENCH)
+                continue
             if target != "voxmem" and not target.startswith("voxmem."):
                 continue
             while target not in known and "." in target:
@@ -164,14 +169,10 @@ def graph() -> dict[str, set[str]]:
     return {name: imports(name, path, known) for name, path in known.items()}
 
 
-def _product(edges: dict[str, set[str]]) -> dict[str, set[str]]:
-    return {m: t for m, t in edges.items() if m != BENCH and not m.startswith(BENCH + ".")}
-
-
 def test_every_product_module_has_a_layer() -> None:
     unplaced = sorted(
         m
-        for m in _product(graph())
+        for m in graph()
         if m.count(".") >= 1 and not any(m == u or m.startswith(u + ".") for u in LAYER_OF if u != "voxmem")
     )
     assert not unplaced, f"place these modules' packages in LAYERS: {unplaced}"
@@ -179,9 +180,9 @@ def test_every_product_module_has_a_layer() -> None:
 
 def test_imports_point_down() -> None:
     upward = []
-    for module, targets in _product(graph()).items():
+    for module, targets in graph().items():
         for target in targets:
-            if target == BENCH or target.startswith(BENCH + "."):
+            if target == BENCH:
                 continue  # its own test below
             a, b = unit(module), unit(target)
             if LAYER_OF[b] < LAYER_OF[a] and (module, target) not in EXCEPTIONS:
@@ -192,9 +193,9 @@ def test_imports_point_down() -> None:
 def test_product_never_imports_bench() -> None:
     bad = sorted(
         f"{m} imports {t}"
-        for m, targets in _product(graph()).items()
+        for m, targets in graph().items()
         for t in targets
-        if (t == BENCH or t.startswith(BENCH + ".")) and (m, t) not in EXCEPTIONS
+        if t == BENCH and (m, t) not in EXCEPTIONS
     )
     assert not bad, "the product imports the benchmark:\n" + "\n".join(bad)
 
@@ -261,9 +262,9 @@ def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 def test_no_cycles_between_packages() -> None:
     """Between the layer map's packages, and between the sub-packages inside each of them."""
     edges: dict[str, set[str]] = defaultdict(set)
-    for module, targets in _product(graph()).items():
+    for module, targets in graph().items():
         for target in targets:
-            if target.startswith(BENCH) or (module, target) in EXCEPTIONS:
+            if target == BENCH or (module, target) in EXCEPTIONS:
                 continue
             a, b = unit(module), unit(target)
             if a != b:
@@ -276,7 +277,7 @@ def test_the_checker_sees_an_upward_import(tmp_path: Path) -> None:
     pkg = tmp_path / "server" / "stores"
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
-    source = "def f():\n    from ..core import Voxmem\n    from . import facts\n"
+    source = "import bench.runner\n\n\ndef f():\n    from ..core import Voxmem\n    from . import facts\n"
     (pkg / "messages.py").write_text(source)
     known = {
         "voxmem.stores.messages": pkg / "messages.py",
@@ -284,6 +285,6 @@ def test_the_checker_sees_an_upward_import(tmp_path: Path) -> None:
         "voxmem.stores.facts": tmp_path,
     }
     found = imports("voxmem.stores.messages", pkg / "messages.py", known)
-    assert found == {"voxmem.core", "voxmem.stores.facts"}
+    assert found == {"voxmem.core", "voxmem.stores.facts", BENCH}
     assert LAYER_OF[unit("voxmem.core")] < LAYER_OF[unit("voxmem.stores.messages")]
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
