@@ -16,25 +16,18 @@ speaker (fewer observations) is merged into the larger one.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
 from neo4j import ManagedTransaction
 
-from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.errors import Conflict, InvalidInput, NotFound
 from voxmem.ids import new_id
 from voxmem.stores.participants import ParticipantStore, Person
+from voxmem.stores.speakers import SpeakerStore
 from voxmem.voice.routing import MAX_RECONCILE_PASSES, normalise, reconcile_pairs
 from voxmem.voice.thresholds import Thresholds
-
-
-def _audit(tx: ManagedTransaction, space: str, kind: str, detail: dict[str, Any]) -> None:
-    tx.run(
-        query("speaker_audit"), space=space, id=new_id("audit"), kind=kind, detail=json.dumps(detail)
-    ).consume()
 
 
 class IdentityManager:
@@ -42,16 +35,17 @@ class IdentityManager:
         self.db = db
         self.thresholds = thresholds
         self.encoder_name = encoder_name
+        self.speakers = SpeakerStore(db)
 
     # --- reads ----------------------------------------------------------------------------------
     def list(self, space: str) -> list[dict[str, Any]]:
-        return self.db.query(query("speaker_list"), space=space)
+        return self.speakers.list(space)
 
     def _get(self, tx: ManagedTransaction, space: str, speaker_id: str) -> dict[str, Any]:
-        row = tx.run(query("speaker_get"), space=space, id=speaker_id).single()
+        row = SpeakerStore.get(tx, space, speaker_id)
         if row is None:
             raise NotFound(f"unknown speaker {speaker_id!r}")
-        return row.data()
+        return row
 
     # --- link by hand ------------------------------------------------------------------------------
     def link(
@@ -66,18 +60,11 @@ class IdentityManager:
             if name is not None:
                 person = Person.of(name)
                 pid = ParticipantStore.named(tx, space, [person], source="manual")[person.key]
-            out = tx.run(
-                query("speaker_identify_as"),
-                space=space,
-                id=speaker_id,
-                participant_id=pid,
-                source="manual",
-                confidence=1.0,
-            ).single()
+            out = SpeakerStore.identify_as(tx, space, speaker_id, pid, "manual", 1.0)
             if out is None:
                 raise NotFound(f"unknown participant {pid!r}")
-            _audit(tx, space, "identity_link", {"speaker": speaker_id, "participant": pid})
-            return out.data()
+            SpeakerStore.audit(tx, space, "identity_link", {"speaker": speaker_id, "participant": pid})
+            return out
 
         return self.db.write(work)
 
@@ -95,19 +82,13 @@ class IdentityManager:
             if a["centroid"] is None or b["centroid"] is None:
                 raise Conflict("a forgotten speaker (voiceprints deleted) cannot be merged")
             if a["participant_key"] and b["participant_key"] and a["participant_key"] != b["participant_key"]:
-                _audit(tx, space, "identity_conflict", {"source": source, "target": target, "reason": reason})
+                SpeakerStore.audit(
+                    tx, space, "identity_conflict", {"source": source, "target": target, "reason": reason}
+                )
                 raise Conflict("the speakers are identified as two different named participants")
             na, nb = int(a["n_obs"]), int(b["n_obs"])
             centroid = normalise(na * np.asarray(a["centroid"]) + nb * np.asarray(b["centroid"]))
-            tx.run(
-                query("speaker_merge"),
-                space=space,
-                source=source,
-                target=target,
-                centroid=centroid.tolist(),
-                reason=reason,
-                score=score,
-            ).consume()
+            SpeakerStore.merge(tx, space, source, target, centroid.tolist(), reason, score)
             # the surviving person: the named one if only the source is named, else the target's
             survivor = (
                 a["participant_id"]
@@ -115,15 +96,8 @@ class IdentityManager:
                 else b["participant_id"]
             )
             if survivor:
-                tx.run(
-                    query("speaker_identify_as"),
-                    space=space,
-                    id=target,
-                    participant_id=survivor,
-                    source="merge",
-                    confidence=1.0,
-                ).consume()
-            _audit(
+                SpeakerStore.identify_as(tx, space, target, survivor, "merge", 1.0)
+            SpeakerStore.audit(
                 tx,
                 space,
                 "identity_merge",
@@ -147,7 +121,7 @@ class IdentityManager:
 
     def unmerge(self, space: str, source: str) -> dict:
         def work(tx: ManagedTransaction) -> dict:
-            row = tx.run(query("speaker_unmerge"), space=space, source=source).single()
+            row = SpeakerStore.unmerge(tx, space, source)
             if row is None:
                 if self._get(tx, space, source)["centroid"] is None:
                     raise Conflict(f"speaker {source!r} is a forgotten voice: its merge cannot be undone")
@@ -155,16 +129,9 @@ class IdentityManager:
             # messages of the restored voice are spoken again by its own participant
             own = self._get(tx, space, source)["participant_id"]
             if own:
-                tx.run(
-                    query("speaker_identify_as"),
-                    space=space,
-                    id=source,
-                    participant_id=own,
-                    source="unmerge",
-                    confidence=1.0,
-                ).consume()
-            _audit(tx, space, "identity_unmerge", {"source": source, "target": row["target"]})
-            return row.data()
+                SpeakerStore.identify_as(tx, space, source, own, "unmerge", 1.0)
+            SpeakerStore.audit(tx, space, "identity_unmerge", {"source": source, "target": row["target"]})
+            return row
 
         return self.db.write(work)
 
@@ -174,10 +141,8 @@ class IdentityManager:
 
         def work(tx: ManagedTransaction) -> dict:
             self._get(tx, space, speaker_id)
-            moved = tx.run(
-                query("voiceprint_embeddings"), space=space, id=speaker_id, message_ids=message_ids
-            ).data()
-            rest = tx.run(query("voiceprint_embeddings"), space=space, id=speaker_id, message_ids=None).data()
+            moved = SpeakerStore.voiceprints(tx, space, speaker_id, message_ids)
+            rest = SpeakerStore.voiceprints(tx, space, speaker_id, None)
             keep = [r for r in rest if r["message_id"] not in set(message_ids)]
             if not moved or not keep:
                 raise InvalidInput(
@@ -185,32 +150,18 @@ class IdentityManager:
                 )
             new_spk = new_id("spk")
             centroid = normalise(np.mean([r["embedding"] for r in moved], axis=0))
-            tx.run(
-                query("speaker_split"),
-                space=space,
-                id=speaker_id,
-                message_ids=message_ids,
-                new_id=new_spk,
-                centroid=centroid.tolist(),
-                encoder=self.encoder_name,
-            ).consume()
+            SpeakerStore.split(
+                tx, space, speaker_id, message_ids, new_spk, centroid.tolist(), self.encoder_name
+            )
             ParticipantStore.for_new_speaker(
                 tx, space, new_spk, label=f"voice {new_spk[4:10]}", source="split"
             )
             remaining = normalise(np.mean([r["embedding"] for r in keep], axis=0))
-            tx.run(
-                query("speaker_set_centroid"), space=space, id=speaker_id, centroid=remaining.tolist()
-            ).consume()
-            new_pid = tx.run(query("speaker_participant"), space=space, id=new_spk).single()["participant_id"]
-            tx.run(
-                query("speaker_identify_as"),
-                space=space,
-                id=new_spk,
-                participant_id=new_pid,
-                source="split",
-                confidence=1.0,
-            ).consume()
-            _audit(
+            SpeakerStore.set_centroid(tx, space, speaker_id, remaining.tolist())
+            new_pid = SpeakerStore.person(tx, space, new_spk).participant_id
+            if new_pid:
+                SpeakerStore.identify_as(tx, space, new_spk, new_pid, "split", 1.0)
+            SpeakerStore.audit(
                 tx,
                 space,
                 "identity_split",
@@ -222,13 +173,11 @@ class IdentityManager:
 
     def forget_voice(self, space: str, participant_id: str) -> dict:
         def work(tx: ManagedTransaction) -> dict:
-            row = tx.run(
-                query("voiceprint_delete_for_participant"), space=space, participant_id=participant_id
-            ).single()
+            row = SpeakerStore.forget_voice(tx, space, participant_id)
             if row is None or row["speakers"] == 0:
                 raise NotFound(f"participant {participant_id!r} has no voice in this space")
-            _audit(tx, space, "identity_forget_voice", {"participant": participant_id, **row.data()})
-            return {"participant_id": participant_id, **row.data()}
+            SpeakerStore.audit(tx, space, "identity_forget_voice", {"participant": participant_id, **row})
+            return {"participant_id": participant_id, **row}
 
         return self.db.write(work)
 
@@ -250,7 +199,7 @@ class IdentityManager:
         return out
 
     def _reconcile_pass(self, space: str, session: str | None, dry_run: bool) -> dict:
-        every = self.db.query(query("speaker_session_speakers"), space=space, encoder=self.encoder_name)
+        every = self.speakers.session_speakers(space, self.encoder_name)
         # the session's speakers are compared with every active speaker of the space
         rows = every if session is None else [r for r in every if session in r["sessions"]]
         if len(every) < 2:

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 from neo4j import ManagedTransaction
 
-from voxmem.cypher import query
 from voxmem.errors import NotFound
 from voxmem.ids import new_id
 from voxmem.stores.participants import ParticipantStore
+from voxmem.stores.speakers import SpeakerStore
 from voxmem.voice.routing import Decision, SpeakerState, asker_match, check_routing_policy, decide
 from voxmem.voice.thresholds import Thresholds
 
@@ -83,45 +83,34 @@ class SpeakerRouter:
 
     # --- candidate look-up ---------------------------------------------------------------------
     def candidate_ids(self, tx: ManagedTransaction, space: str, embedding: list[float]) -> list[str]:
-        params = {"space": space, "encoder": self.encoder_name, "embedding": embedding, "k": self.k}
-        ix = self.indexes
-        ids = [
-            r["id"]
-            for r in tx.run(query("speaker_candidates"), index=ix.speaker_index, fetch=self.fetch, **params)
-        ]
-        if self.policy == "knn":
-            ids += [
-                r["id"]
-                for r in tx.run(
-                    query("voiceprint_candidates"), index=ix.voiceprint_index, fetch=self.fetch, **params
-                )
-            ]
-        if len(set(ids)) < self.k:  # index over-fetch exhausted by other spaces: exact scan of this one
-            ids += [r["id"] for r in tx.run(query("speaker_candidates_exact"), **params)]
-        return list(dict.fromkeys(ids))
+        return SpeakerStore.candidate_ids(
+            tx,
+            space,
+            self.encoder_name,
+            embedding,
+            self.k,
+            self.fetch,
+            self.indexes.speaker_index,
+            self.indexes.voiceprint_index if self.policy == "knn" else None,
+        )
 
     def candidates(self, tx: ManagedTransaction, space: str, embedding: list[float]) -> list[SpeakerState]:
         ids = self.candidate_ids(tx, space, embedding)
         if not ids:
             return []
-        rows = tx.run(
-            query("speaker_states"),
-            space=space,
-            ids=ids,
-            with_exemplars=self.policy == "knn",
-            max_exemplars=self.max_exemplars,
-        )
-        states = []
-        for r in rows:
-            exemplars = np.asarray(r["exemplars"], dtype=np.float32) if r["exemplars"] else None
-            states.append(
-                SpeakerState(r["id"], np.asarray(r["centroid"], np.float32), int(r["n_obs"]), exemplars)
+        return [
+            SpeakerState(
+                r.id,
+                np.asarray(r.centroid, np.float32),
+                r.n_obs,
+                np.asarray(r.exemplars, dtype=np.float32) if r.exemplars else None,
             )
-        return states
+            for r in SpeakerStore.states(tx, space, ids, self.policy == "knn", self.max_exemplars)
+        ]
 
     # --- routing (writes) ------------------------------------------------------------------------
     def lock(self, tx: ManagedTransaction, space: str) -> None:
-        if tx.run(query("speaker_lock"), space=space).single() is None:
+        if not SpeakerStore.lock(tx, space):
             raise NotFound(f"unknown space {space!r}")
 
     def route(
@@ -135,51 +124,36 @@ class SpeakerRouter:
         )
         if decision.action == "CREATE":
             speaker_id = new_id("spk")
-            tx.run(
-                query("speaker_create"),
-                space=space,
-                id=speaker_id,
-                encoder=self.encoder_name,
-                embedding=vector,
-            ).consume()
+            SpeakerStore.create(tx, space, speaker_id, self.encoder_name, vector)
             participant_id = ParticipantStore.for_new_speaker(
                 tx, space, speaker_id, label=f"voice {speaker_id[4:10]}", source="voice"
             )
         else:
             speaker_id = decision.speaker_id
             centroid = decision.new_centroid.tolist() if decision.new_centroid is not None else None
-            tx.run(query("speaker_observe"), space=space, id=speaker_id, centroid=centroid).consume()
-            participant_id = tx.run(query("speaker_participant"), space=space, id=speaker_id).single()[
-                "participant_id"
-            ]
+            SpeakerStore.observe(tx, space, speaker_id, centroid)
+            participant_id = SpeakerStore.person(tx, space, speaker_id).participant_id
         decision.speaker_id = speaker_id
         vp_id, decision_id = new_id("vp"), new_id("rd")
-        tx.run(
-            query("voiceprint_create"),
-            space=space,
-            vp_id=vp_id,
-            speaker_id=speaker_id,
-            encoder=self.encoder_name,
-            embedding=vector,
-            message_id=message_id,
-            updated=decision.updated,
-            decision={
+        SpeakerStore.add_voiceprint(
+            tx,
+            space,
+            vp_id,
+            speaker_id,
+            self.encoder_name,
+            vector,
+            message_id,
+            decision.updated,
+            {
                 "id": decision_id,
                 "decision": decision.action,
                 "score": round(decision.score, 6),
                 "margin": round(decision.margin, 6),
                 "policy": decision.policy,
             },
-        ).consume()
-        if self.indexes.speaker_labels or self.indexes.voiceprint_labels:
-            tx.run(
-                query("voice_index_labels"),
-                space=space,
-                speaker_id=speaker_id,
-                vp_id=vp_id,
-                speaker_labels=list(self.indexes.speaker_labels),
-                voiceprint_labels=list(self.indexes.voiceprint_labels),
-            ).consume()
+            tuple(self.indexes.speaker_labels),
+            tuple(self.indexes.voiceprint_labels),
+        )
         return RoutedTurn(speaker_id, participant_id, vp_id, decision_id, decision)
 
     def identify(self, tx: ManagedTransaction, space: str, embedding: np.ndarray) -> dict:
@@ -200,7 +174,7 @@ class SpeakerRouter:
             "best_candidate": best,
         }
         if known:
-            row = tx.run(query("speaker_participant"), space=space, id=best).single()
-            out["participant_id"] = row["participant_id"]
-            out["participant_name"] = row["participant_name"]
+            person = SpeakerStore.person(tx, space, best)
+            out["participant_id"] = person.participant_id
+            out["participant_name"] = person.participant_name
         return out
