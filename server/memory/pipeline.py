@@ -21,10 +21,10 @@ from voxmem.embeddings import TextEmbedder
 from voxmem.errors import NotFound
 from voxmem.extractors.base import Extractor
 from voxmem.extractors.window import Window, window_from_rows
-from voxmem.ids import new_id
 from voxmem.memory.writer import MemoryWriter
 from voxmem.stores.facts import FactStore
 from voxmem.stores.messages import MessageStore
+from voxmem.stores.participants import ParticipantStore
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +40,7 @@ class MemoryPipeline:
         context_turns: int = 3,
         messages: MessageStore | None = None,
         facts: FactStore | None = None,
+        participants: ParticipantStore | None = None,
     ) -> None:
         self.db = db
         self.embedder = embedder
@@ -47,6 +48,7 @@ class MemoryPipeline:
         # The entry object passes its stores; standalone use (benches, tools) builds its own.
         self.messages = messages or MessageStore(db, embedder)
         self.facts = facts or FactStore(db)
+        self.participants = participants or ParticipantStore(db)
         self.context_turns = context_turns
         self.writer = MemoryWriter(db, embedder, facts)
 
@@ -55,12 +57,7 @@ class MemoryPipeline:
         """Give every anonymous voice of these messages a Participant (identity mapping)."""
         rows = self.db.query(query("memory_speakers_unmapped"), space=space, ids=message_ids)
         for row in rows:
-            self.db.execute(
-                query("participant_ensure_for_speaker"),
-                space=space,
-                speaker_id=row["speaker_id"],
-                pid=new_id("p"),
-            )
+            self.participants.ensure_for_speaker(space, row["speaker_id"])
         return len(rows)
 
     def process_message(self, space: str, message_id: str) -> dict[str, Any]:

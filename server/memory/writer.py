@@ -30,6 +30,7 @@ from voxmem.memory.identity import NOT_ME, PersonState, decide, evidence_entry
 from voxmem.memory.rules import FactStatement, decide_attribute, decide_fact
 from voxmem.passages import MessageIndexer
 from voxmem.stores.facts import FactStore, NewAttribute, NewFact
+from voxmem.stores.participants import ParticipantStore
 
 log = logging.getLogger(__name__)
 
@@ -417,16 +418,8 @@ class _Resolver:
             rows = _rows(self.tx, "participant_find_name", space=self.space, key=key)
             found = rows[0]["id"] if rows else None
         if found is None and create and plausible_new_name(ref.strip()):
-            rows = _rows(
-                self.tx,
-                "participant_placeholder",
-                space=self.space,
-                session=self.window.session,
-                key=key,
-                name=" ".join(ref.split()),
-                pid=new_id("p"),
-                present=present,
+            found = ParticipantStore.placeholder(
+                self.tx, self.space, self.window.session, key, " ".join(ref.split()), present
             )
-            found = rows[0]["id"] if rows else None
         self.cache[key] = found
         return found
