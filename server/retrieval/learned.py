@@ -155,12 +155,12 @@ class ActionSpace:
                     filter_mask[t, j] = name in ("none", "asker", "speaker", "addressee")
                 else:
                     filter_mask[t, j] = name in ("none", "asker", "speaker", "current")
-        usable = rewrite_mask.any(1) & filter_mask.any(1)
+        usable = np.any(rewrite_mask, axis=1) & np.any(filter_mask, axis=1)
         tool_mask = np.zeros((len(LAYERS), n_t), dtype=bool)
         for t, spec in enumerate(self.tools):
             if usable[t] and (present is None or spec.layer in present):
                 tool_mask[LAYERS.index(spec.layer), t] = True
-        return Candidates(texts, filters, tool_mask.any(1), tool_mask, rewrite_mask, filter_mask)
+        return Candidates(texts, filters, np.any(tool_mask, axis=1), tool_mask, rewrite_mask, filter_mask)
 
     def combos(self, c: Candidates) -> np.ndarray:
         """Every valid (layer, tool, rewrite, filter) index tuple, shape (n, 4)."""
@@ -404,4 +404,3 @@ def learned_policy(path: Path = POLICY_FILE) -> LearnedPolicy:
         if path not in _LOADED:
             _LOADED[path] = LearnedPolicy.load(path)
         return _LOADED[path]
-
