@@ -80,7 +80,7 @@ class LLMPlanner:
             if not isinstance(item, dict) or item.get("tool") not in known:
                 continue
             tool = item["tool"]
-            layer = item.get("layer") if item.get("layer") in LAYERS else known[tool][0]
+            layer = item["layer"] if item.get("layer") in LAYERS else known[tool][0]
             query = item.get("query") if isinstance(item.get("query"), str) else state.query
             filters = Filters(
                 speaker=person(item.get("speaker")),

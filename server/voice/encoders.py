@@ -15,11 +15,14 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from voxmem.errors import VoxmemError
+
+if TYPE_CHECKING:
+    from voxmem.voice.compensation import ChannelProjection
 
 
 class EncoderUnavailable(VoxmemError):
@@ -176,7 +179,11 @@ class FusedEncoder:
     name = "fused"
 
     def __init__(
-        self, resemblyzer: SpeakerEncoder, dvector: SpeakerEncoder, r_projection=None, d_projection=None
+        self,
+        resemblyzer: ResemblyzerEncoder,
+        dvector: DVectorEncoder,
+        r_projection: ChannelProjection | None = None,
+        d_projection: ChannelProjection | None = None,
     ) -> None:
         self.parts = (resemblyzer, dvector)
         self.r_projection = r_projection
