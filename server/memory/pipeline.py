@@ -88,7 +88,7 @@ class MemoryPipeline:
         ids = [r["id"] for r in rows]
         for start in range(0, len(ids), CLEAR_BATCH):
             self.db.execute(query("memory_clear_messages"), space=space, ids=ids[start : start + CLEAR_BATCH])
-        totals = {
+        totals: dict[str, int] = {
             "messages": len(ids),
             "facts": 0,
             "attributes": 0,
@@ -101,8 +101,7 @@ class MemoryPipeline:
             for key in ("facts", "attributes", "superseded", "conflicts"):
                 totals[key] += summary[key]
             totals["addressees"] += len(summary["addressees"])
-        totals["extractor"] = self.extractor.name
-        return totals
+        return {**totals, "extractor": self.extractor.name}
 
     # --- deletion --------------------------------------------------------------------------
     def delete_participant(self, space: str, participant_id: str) -> dict[str, Any]:

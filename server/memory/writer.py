@@ -94,7 +94,7 @@ class MemoryWriter:
     def write(self, space: str, window: Window, result: ExtractionResult) -> WriteSummary:
         record = result.record
         texts = [f.content for f in record.facts] + [a.text for a in record.attributes]
-        vectors = self.embedder.embed(texts) if texts else []
+        vectors = self.embedder.embed(texts)  # (0, dim) when the turn carries neither
         fact_vecs = [v.tolist() for v in vectors[: len(record.facts)]]
         attr_vecs = [v.tolist() for v in vectors[len(record.facts) :]]
 
