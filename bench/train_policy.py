@@ -51,7 +51,7 @@ from voxmem.passages import passage
 from voxmem.retrieval import learned as L
 from voxmem.retrieval.agent import POLICIES, Agent, AgentState
 from voxmem.retrieval.question import read_question
-from voxmem.retrieval.scope import Scope, resolve_scope
+from voxmem.retrieval.scope import AccessScope, resolve_scope
 from voxmem.retrieval.service import RetrievalService
 from voxmem.retrieval.tools import Filters, Retriever
 
@@ -188,9 +188,10 @@ class CachedTool(Retriever):
         self.store = store
         self.stats = stats
 
-    def search(self, scope: Scope, text: str = "", filters: Filters | None = None, k: int = 10) -> list:
+    def search(self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 10) -> list:
         f = filters or Filters()
-        key = (self.name, scope.space, scope.policy, scope.asker, text, tuple(sorted(f.as_dict().items())))
+        filters = tuple(sorted(f.as_dict().items()))
+        key = (self.name, scope.space, scope.access_policy, scope.asker, text, filters)
         if key not in self.store:
             self.stats["calls"] += 1
             try:
@@ -226,6 +227,7 @@ class Env:
 
     def __init__(self, core: Any, retrieval: RetrievalService, store: dict[tuple, Any]) -> None:
         self.stats = {"calls": 0, "hits": 0}
+        self.store = store
         top = max(retrieval.budgets)
         self.tools = {name: CachedTool(t, store, self.stats, top) for name, t in retrieval.tools.items()}
         self.vectors = QuestionVectors(core.embedder)
@@ -239,11 +241,11 @@ class Env:
         )
         self.space = L.ActionSpace(L.tool_specs())
         self.db = core.db
-        self._scopes: dict[str, Scope] = {}
+        self._scopes: dict[str, AccessScope] = {}
         self._people: dict[str, list[dict[str, Any]]] = {}
         self._present: dict[str, set[str]] = {}
 
-    def scope(self, q: Question) -> Scope:
+    def scope(self, q: Question) -> AccessScope:
         """The question's scope (open spaces; a named asker personalises), as the agent resolves it."""
         key = f"{q.space}|{q.asker}"
         if key not in self._scopes:
@@ -560,6 +562,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ablations", action="store_true")
     parser.add_argument("--ablation-questions", type=int, default=3, help="per training corpus")
     parser.add_argument("--ablation-epochs", type=int, default=4)
+    parser.add_argument("--ablation-heldout", type=int, default=60, help="held-out questions (evenly spaced)")
+    parser.add_argument("--ablations-only", action="store_true", help="only the ablations -> ablations.json")
+    parser.add_argument("--variants", default="", help="comma-separated ablation names (default: all)")
     parser.add_argument("--no-save", action="store_true", help="do not overwrite the repo's policy file")
     parser.add_argument("--out", type=Path, default=Path("results/policy"))
     parser.add_argument("--load-only", action="store_true", help="load the spaces and exit")
@@ -609,6 +614,8 @@ def main(argv: list[str] | None = None) -> int:
         "heldout_questions": len(held_qs),
         "config": dataclasses.asdict(cfg),
     }
+    if args.ablations_only:
+        return run_ablations(core, env, cfg, args, [corpora[n] for n in train_names], spaces, askers, held_qs)
     try:
         heuristic_rows = evaluate(env.agent, POLICIES["heuristic"](), held_qs, env)
         report["heuristic"] = table(heuristic_rows)
@@ -638,6 +645,47 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def run_ablations(
+    core: Any,
+    env: Env,
+    cfg: Config,
+    args: argparse.Namespace,
+    train_corpora: list[Corpus],
+    spaces: dict[str, str],
+    askers: dict[str, str | None],
+    held_qs: list[Question],
+) -> int:
+    """The ablations alone (a separate process after the main run, reading its tool cache):
+    every variant and the heuristic on the same held-out questions -> ablations.json."""
+    small = questions(train_corpora, spaces, args.ablation_questions, askers)
+    held = subsample(held_qs, args.ablation_heldout)
+    report: dict[str, Any] = {
+        "cores": os.cpu_count(),
+        "loadavg_start": [round(x, 2) for x in os.getloadavg()],
+        "train_questions": len(small),
+        "heldout_questions": len(held),
+        "epochs": args.ablation_epochs,
+        "base_config": dataclasses.asdict(cfg),
+    }
+    try:
+        report["heuristic"] = table(evaluate(env.agent, POLICIES["heuristic"](), held, env))
+        print("heuristic", json.dumps(report["heuristic"]["ALL"]), flush=True)
+        variants = {k: v for k, v in ABLATIONS.items() if not args.variants or k in args.variants.split(",")}
+        args.out.mkdir(parents=True, exist_ok=True)
+
+        def done(partial: dict[str, Any]) -> None:
+            report["ablations"] = partial
+            report["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+            (args.out / "ablations.json").write_text(json.dumps(report, indent=1))
+            print(f"wrote {args.out / 'ablations.json'}", flush=True)
+
+        ablations(env, cfg, small, held, args.ablation_epochs, variants, done)
+        CACHE.write_bytes(pickle.dumps(env.store))
+    finally:
+        core.close()
+    return 0
+
+
 def write(report: dict[str, Any], out: Path, baseline: float) -> None:
     report["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     out.mkdir(parents=True, exist_ok=True)
@@ -658,12 +706,18 @@ ABLATIONS: dict[str, dict[str, Any]] = {
 
 
 def ablations(
-    env: Env, cfg: Config, train_qs: list[Question], held_qs: list[Question], epochs: int
+    env: Env,
+    cfg: Config,
+    train_qs: list[Question],
+    held_qs: list[Question],
+    epochs: int,
+    variants: dict[str, dict[str, Any]] | None = None,
+    done: Any = None,
 ) -> dict[str, Any]:
     """Each variant trained from scratch on the same (smaller) training set, same epochs, then
     evaluated greedily on every held-out question."""
     out = {}
-    for name, change in ABLATIONS.items():
+    for name, change in (variants or ABLATIONS).items():
         variant = dataclasses.replace(cfg, epochs=epochs, **change)
         started = time.perf_counter()
         trainer, _curve = train(env, variant, train_qs, [], log_every=False)
@@ -674,6 +728,8 @@ def ablations(
             "train_s": round(time.perf_counter() - started, 1),
         }
         print(name, json.dumps(out[name]["table"]["ALL"]), flush=True)
+        if done is not None:
+            done(out)  # partial results survive an interrupted run
     return out
 
 
