@@ -166,14 +166,15 @@ class RecordingIngestor:
         order, as for a single spoken turn."""
         progress_cb = progress or (lambda stage, fraction: None)
         stages: dict[str, float] = {}
-        clock = {"stage": None, "t": time.perf_counter()}
+        current: list[str] = []  # the stage running now (none before the first report)
+        since = [time.perf_counter()]
 
         def report(stage: str, fraction: float) -> None:
             """Progress for the poller, and wall time per stage for the result."""
             now = time.perf_counter()
-            if clock["stage"] is not None:
-                stages[clock["stage"]] = stages.get(clock["stage"], 0.0) + now - clock["t"]
-            clock["stage"], clock["t"] = stage, now
+            if current:
+                stages[current[0]] = stages.get(current[0], 0.0) + now - since[0]
+            current[:], since[0] = [stage], now
             progress_cb(stage, fraction)
 
         t0 = datetime.now(UTC)
@@ -211,8 +212,9 @@ class RecordingIngestor:
         memory_errors: list[dict[str, str]] = []
         resumed = self._resume(space, recording_id, pieces)
         turns: list[Turn] = [turn for _, turn in resumed]
-        for message_id, _ in resumed if derive is not None else ():
-            self._derive(derive, space, message_id, memory_errors)  # a crash may have cut it short
+        for message_id, _ in resumed:
+            if derive is not None:
+                self._derive(derive, space, message_id, memory_errors)  # a crash may have cut it short
         routed = [p for p in pieces if p.embedding is not None and p.decision != "STORED"]
         i = 0
         while i < len(routed):
@@ -341,7 +343,7 @@ class RecordingIngestor:
                 audio_uri=audio_uri,
                 start=round(span[0], 3),
                 embedding=self.embedder.embed_one(text.strip() or " "),
-                speaker_id=turn.pieces[0].speaker_id,
+                speaker_id=str(turn.pieces[0].speaker_id),  # routed just above in this transaction
                 voiceprint_id=None,
                 recording_id=recording_id,
             )

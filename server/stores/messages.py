@@ -8,6 +8,7 @@ idempotent: the same id returns the stored message instead of writing a second o
 
 from __future__ import annotations
 
+import builtins
 import re
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -133,7 +134,7 @@ class MessageStore:
         indexed = passage(text, speaker.name, sorted(a.name for a in addressees.values()))
         embedding = self.embedder.embed_one(indexed)
         sparse_terms, sparse_weights = sparse_fields(self.sparse.encode([indexed])[0])
-        params = {
+        params: dict[str, Any] = {
             "space": space,
             "session": turn.session,
             "id": message_id,
@@ -319,7 +320,7 @@ class MessageStore:
         )
         return [_view(row) for row in rows]
 
-    def search(self, space: str, text: str, k: int = 10) -> list[dict[str, Any]]:
+    def search(self, space: str, text: str, k: int = 10) -> builtins.list[dict[str, Any]]:
         """Full-text and vector search fused by reciprocal rank fusion (RRF)."""
         text = text.strip()
         if not text:
@@ -375,7 +376,8 @@ MAX_QUERY_CHARS = 256
 
 
 def _bounded_terms(words: list[str]) -> list[str]:
-    kept, used = [], 0
+    kept: list[str] = []
+    used = 0
     for word in dict.fromkeys(words):  # a repeated word adds a clause and nothing else
         if used + len(word) > MAX_QUERY_CHARS:
             if not kept:

@@ -24,7 +24,7 @@ from neo4j import ManagedTransaction
 
 from voxmem.cypher import query
 from voxmem.db import Database
-from voxmem.errors import InvalidInput
+from voxmem.errors import InvalidInput, NotFound
 from voxmem.ids import name_key, new_id
 
 # A name is a range-index key (participant_space_key); Neo4j refuses keys over ~8 KB with a
@@ -81,6 +81,8 @@ class ParticipantStore:
             label=label,
             source=source,
         ).single()
+        if row is None:
+            raise NotFound(f"unknown speaker {speaker_id!r}")
         return row["id"]
 
     @staticmethod

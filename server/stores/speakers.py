@@ -63,7 +63,7 @@ class SpeakerStore:
     ) -> list[str]:
         """Nearest voices by the vector indexes (centroids; exemplars too with a voiceprint
         index), then an exact scan of the space when the over-fetch found fewer than ``k``."""
-        params = {"space": space, "encoder": encoder, "embedding": embedding, "k": k}
+        params: dict[str, Any] = {"space": space, "encoder": encoder, "embedding": embedding, "k": k}
         ids = [
             r["id"] for r in tx.run(query("speaker_candidates"), index=speaker_index, fetch=fetch, **params)
         ]
@@ -147,7 +147,7 @@ class SpeakerStore:
             ).consume()
 
     # --- identity management ------------------------------------------------------------------
-    def list(self, space: str) -> list[dict[str, Any]]:
+    def of_space(self, space: str) -> list[dict[str, Any]]:
         return self.db.query(query("speaker_list"), space=space)
 
     def session_speakers(self, space: str, encoder: str) -> list[dict[str, Any]]:

@@ -16,6 +16,7 @@ speaker (fewer observations) is merged into the larger one.
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
@@ -39,7 +40,7 @@ class IdentityManager:
 
     # --- reads ----------------------------------------------------------------------------------
     def list(self, space: str) -> list[dict[str, Any]]:
-        return self.speakers.list(space)
+        return self.speakers.of_space(space)
 
     def _get(self, tx: ManagedTransaction, space: str, speaker_id: str) -> dict[str, Any]:
         row = SpeakerStore.get(tx, space, speaker_id)
@@ -60,6 +61,7 @@ class IdentityManager:
             if name is not None:
                 person = Person.of(name)
                 pid = ParticipantStore.named(tx, space, [person], source="manual")[person.key]
+            assert pid is not None  # exactly one of participant_id and name was given
             out = SpeakerStore.identify_as(tx, space, speaker_id, pid, "manual", 1.0)
             if out is None:
                 raise NotFound(f"unknown participant {pid!r}")
@@ -135,7 +137,7 @@ class IdentityManager:
 
         return self.db.write(work)
 
-    def split(self, space: str, speaker_id: str, message_ids: list[str]) -> dict:
+    def split(self, space: str, speaker_id: str, message_ids: builtins.list[str]) -> dict:
         if not message_ids:
             raise InvalidInput("give the message ids that belong to another voice")
 
@@ -226,9 +228,10 @@ class IdentityManager:
         merges = [(a, b, sc) for a, b, sc in merges if split_from.get(a) != b and split_from.get(b) != a]
         merged = []
         for source, target, score in merges:
-            entry = {"source": source, "target": target, "score": round(score, 4)}
+            rounded = round(score, 4)
+            entry = {"source": source, "target": target, "score": rounded}
             if not dry_run:
-                self.merge(space, source, target, reason="reconciliation", score=entry["score"])
+                self.merge(space, source, target, reason="reconciliation", score=rounded)
             merged.append(entry)
         conflicts = [{"speakers": [a, b], "score": round(sc, 4)} for a, b, sc in pairs_in_conflict]
         return {

@@ -125,10 +125,11 @@ class SpeakerRouter:
         if decision.action == "CREATE":
             speaker_id = new_id("spk")
             SpeakerStore.create(tx, space, speaker_id, self.encoder_name, vector)
-            participant_id = ParticipantStore.for_new_speaker(
+            participant_id: str | None = ParticipantStore.for_new_speaker(
                 tx, space, speaker_id, label=f"voice {speaker_id[4:10]}", source="voice"
             )
         else:
+            assert decision.speaker_id is not None  # a LINK names the speaker it links to
             speaker_id = decision.speaker_id
             centroid = decision.new_centroid.tolist() if decision.new_centroid is not None else None
             SpeakerStore.observe(tx, space, speaker_id, centroid)
@@ -173,7 +174,7 @@ class SpeakerRouter:
             "margin": round(margin, 6),
             "best_candidate": best,
         }
-        if known:
+        if known and best is not None:
             person = SpeakerStore.person(tx, space, best)
             out["participant_id"] = person.participant_id
             out["participant_name"] = person.participant_name

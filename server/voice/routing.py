@@ -21,7 +21,7 @@ one); it is negative for CREATE.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, cast, get_args
+from typing import Literal, get_args
 
 import numpy as np
 
@@ -58,7 +58,7 @@ class Decision:
 def check_routing_policy(policy: str) -> RoutingPolicy:
     if policy not in ROUTING_POLICIES:
         raise ValueError(f"unknown routing policy {policy!r}; choose from {', '.join(ROUTING_POLICIES)}")
-    return cast(RoutingPolicy, policy)
+    return policy
 
 
 def normalise(v: np.ndarray) -> np.ndarray:
@@ -87,7 +87,7 @@ def decide(
     ema_weight: float = 0.1,
 ) -> Decision:
     """CREATE or LINK for one turn, given the speakers found for it (possibly none)."""
-    check_routing_policy(policy)
+    policy = check_routing_policy(policy)
     e = normalise(embedding)
     link = thresholds.knn_link if policy == "knn" else thresholds.link
     scores = {c.id: speaker_score(e, c, policy, thresholds.knn_k) for c in candidates}
@@ -162,7 +162,9 @@ def reconcile_pairs(
     np.fill_diagonal(eligible, -np.inf)
     nearest = eligible.argmax(axis=1)
     keys = keys or [None] * len(ids)
-    merges, conflicts, done = [], [], set()
+    merges: list[tuple[str, str, float]] = []
+    conflicts: list[tuple[str, str, float]] = []
+    done: set[int] = set()
     for i, j in enumerate(nearest):
         if focus is not None and ids[i] not in focus and ids[j] not in focus:
             continue
@@ -187,7 +189,7 @@ def asker_match(
     """
     if not scores:
         return None, 0.0, -thresholds.asker_threshold, False
-    best = max(scores, key=scores.get)
+    best = max(scores, key=lambda k: scores[k])
     me = person_of.get(best)
     others = [s for k, s in scores.items() if k != best and (me is None or person_of.get(k) != me)]
     runner_up = max(others, default=-1.0)

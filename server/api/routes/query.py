@@ -153,7 +153,8 @@ def retrieve(
         current_only=body.current_only,
         participant=body.about,
     )
-    evidence = retrieval.search(scope, body.text, body.layers, filters, body.k)
+    layers: list[str] | None = None if body.layers is None else list(body.layers)
+    evidence = retrieval.search(scope, body.text, layers, filters, body.k)
     return {"scope": scope.describe(), "evidence": evidence}
 
 
