@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -39,8 +40,7 @@ def build_layout(target: Path) -> dict[str, str]:
     top = next(pkg for pkg in mapping if "." not in pkg)
     base = target / top
     if target.exists():
-        for path in sorted(target.rglob("*"), key=lambda p: len(p.parts), reverse=True):
-            path.unlink() if path.is_symlink() or path.is_file() else path.rmdir()
+        shutil.rmtree(target)  # unlinks the symlinks, never follows them into the repository
     base.mkdir(parents=True)
     prefixes = {}
     for pkg, folder in sorted(mapping.items()):
