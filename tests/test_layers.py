@@ -86,10 +86,8 @@ NOT_FOR_THIN_ENTRY = ("voxmem.db", "voxmem.cypher")
 # (importing module, imported module) -> why it is allowed. Each entry says why; keep it short.
 EXCEPTIONS: dict[tuple[str, str], str] = {
     ("voxmem.api.routes.browser", "voxmem.cypher"): "reads .cypher text into the Browser guide; runs none",
-    # Left from the move to stores (issue 13 step 2): these still call db.query(query(...)).
-    ("voxmem.api.routes.memory", "voxmem.cypher"): "fact/attribute/profile/audit lists not yet in a store",
-    ("voxmem.api.routes.messages", "voxmem.cypher"): "session_list not yet in a store",
-    ("voxmem.mcp_server", "voxmem.cypher"): "session_list not yet in a store",
+    # Left from the move to stores (issue 13 step 2): still calls db.query(query(...)).
+    ("voxmem.api.routes.memory", "voxmem.cypher"): "the audit-item list not yet in a store",
 }
 
 
