@@ -36,7 +36,7 @@ from voxmem.retrieval.answer import ExtractiveAnswerer
 from voxmem.retrieval.fusion import FusedEvidence
 from voxmem.retrieval.llm_reader import LLMReader, ReaderError
 from voxmem.retrieval.question import read_question
-from voxmem.retrieval.scope import Scope
+from voxmem.retrieval.scope import AccessScope
 from voxmem.retrieval.tools import Evidence
 
 OUT = Path("results/llm")
@@ -93,7 +93,7 @@ def agent_result(corpus: Corpus, qa: QA, rows: list[Row]) -> AgentResult:
         for k, r in enumerate(rows)
     ]
     reading = read_question(qa.question, list(people.values()))
-    scope = Scope(space=corpus.name, policy="open")
+    scope = AccessScope(space=corpus.name, access_policy="open")
     return AgentResult(qa.question, scope, reading, "gold", evidence, [], {})
 
 

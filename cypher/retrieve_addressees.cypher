@@ -2,11 +2,11 @@
 // :param space => 'demo-household'
 // :param asker => null
 // :param message_id => null
-// :param policy => 'open'
+// :param access_policy => 'open'
 // Graph tool "to whom was this addressed": the ADDRESSES edges (with source and confidence) and
 // the SPEAKS edge of one message, if the message is inside the asker's scope (else no row).
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
-// Params: $space, $policy, $asker, $message_id
+// Params: $space, $access_policy, $asker, $message_id
 @access.asker()
 MATCH (m:Message {space: $space, id: $message_id})
 WHERE true

@@ -3,7 +3,7 @@
 // :param asker => null
 // :param lucene => 'plumber'
 // :param fetch => 100
-// :param policy => 'open'
+// :param access_policy => 'open'
 // :param participant => null
 // :param kind => 'preference'
 // :param current_only => true
@@ -12,7 +12,7 @@
 // Scope: @access.attribute (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Filters: $participant (owner id or name key), $kind (background|preference|relationship),
 // $current_only. Each may be null.
-// Params: $space, $policy, $asker, $lucene, $fetch, $k, $participant, $kind, $current_only
+// Params: $space, $access_policy, $asker, $lucene, $fetch, $k, $participant, $kind, $current_only
 @access.asker()
 CALL db.index.fulltext.queryNodes('attribute_text', $lucene, {limit: $fetch}) YIELD node AS at, score
 WITH asker, asker_sessions, at, score

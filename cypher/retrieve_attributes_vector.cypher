@@ -3,7 +3,7 @@
 // :param asker => null
 // :param fetch => 100
 // :param embedding => [x IN range(1, 384) | 0.05]
-// :param policy => 'open'
+// :param access_policy => 'open'
 // :param participant => null
 // :param kind => 'preference'
 // :param current_only => true
@@ -13,7 +13,7 @@
 // Scope: @access.attribute (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Filters: $participant (owner id or name key), $kind (background|preference|relationship),
 // $current_only. Each may be null.
-// Params: $space, $policy, $asker, $embedding, $fetch, $k, $participant, $kind, $current_only
+// Params: $space, $access_policy, $asker, $embedding, $fetch, $k, $participant, $kind, $current_only
 @access.asker()
 CALL db.index.vector.queryNodes('attribute_embedding', $fetch, $embedding) YIELD node AS at, score
 WITH asker, asker_sessions, at, score

@@ -1,7 +1,7 @@
 // Neo4j Browser: paste these :param lines first, then the query (example values).
 // :param space => 'demo-household'
 // :param asker => null
-// :param policy => 'open'
+// :param access_policy => 'open'
 // :param participant => null
 // :param kind => 'preference'
 // :param current_only => true
@@ -11,7 +11,7 @@
 // Scope: @access.attribute (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Filters: $participant (owner id or name key), $kind (background|preference|relationship),
 // $current_only. Each may be null.
-// Params: $space, $policy, $asker, $embedding, $k, $participant, $kind, $current_only
+// Params: $space, $access_policy, $asker, $embedding, $k, $participant, $kind, $current_only
 @access.asker()
 MATCH (at:Attribute {space: $space})
 WHERE at.embedding IS NOT NULL

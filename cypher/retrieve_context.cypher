@@ -3,12 +3,12 @@
 // :param asker => null
 // :param message_id => null
 // :param window => 3
-// :param policy => 'open'
+// :param access_policy => 'open'
 // Graph tool "context around a message": the turns of the same session within $window positions
 // of it (itself included), oldest first; every turn is checked against the asker's scope on its
 // own, so a visible turn never drags an invisible neighbour along.
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
-// Params: $space, $policy, $asker, $message_id, $window
+// Params: $space, $access_policy, $asker, $message_id, $window
 @access.asker()
 MATCH (c:Message {space: $space, id: $message_id})
 MATCH (m:Message {space: $space, session: c.session})

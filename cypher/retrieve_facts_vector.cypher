@@ -3,7 +3,7 @@
 // :param asker => null
 // :param fetch => 100
 // :param embedding => [x IN range(1, 384) | 0.05]
-// :param policy => 'open'
+// :param access_policy => 'open'
 // :param current_only => true
 // :param speaker => null
 // :param addressee => null
@@ -18,7 +18,7 @@
 // Filters: $speaker (STATED_BY), $addressee (ADDRESSED_TO), $about (ABOUT) as participant id or
 // name key; $session (a provenance message in it); $ts_from/$ts_to (validity interval overlaps);
 // $current_only (true = current facts only). Each may be null.
-// Params: $space, $policy, $asker, $embedding, $fetch, $k, $speaker, $addressee, $about, $session,
+// Params: $space, $access_policy, $asker, $embedding, $fetch, $k, $speaker, $addressee, $about, $session,
 //         $ts_from, $ts_to, $current_only
 @access.asker()
 CALL db.index.vector.queryNodes('fact_embedding', $fetch, $embedding) YIELD node AS f, score

@@ -1,7 +1,7 @@
 // Neo4j Browser: paste these :param lines first, then the query (example values).
 // :param space => 'demo-household'
 // :param asker => null
-// :param policy => 'open'
+// :param access_policy => 'open'
 // :param current_only => true
 // :param speaker => null
 // :param addressee => null
@@ -17,7 +17,7 @@
 // Filters: $speaker (STATED_BY), $addressee (ADDRESSED_TO), $about (ABOUT) as participant id or
 // name key; $session (a provenance message in it); $ts_from/$ts_to (validity interval overlaps);
 // $current_only (true = current facts only). Each may be null.
-// Params: $space, $policy, $asker, $embedding, $k, $speaker, $addressee, $about, $session,
+// Params: $space, $access_policy, $asker, $embedding, $k, $speaker, $addressee, $about, $session,
 //         $ts_from, $ts_to, $current_only
 @access.asker()
 MATCH (f:Fact {space: $space})

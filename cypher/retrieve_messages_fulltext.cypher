@@ -3,7 +3,7 @@
 // :param asker => null
 // :param lucene => 'plumber'
 // :param fetch => 100
-// :param policy => 'open'
+// :param access_policy => 'open'
 // :param session => 'kitchen-monday'
 // :param speaker => null
 // :param addressee => null
@@ -14,7 +14,7 @@
 // The Lucene index is shared by all spaces, so it over-fetches ($fetch) and filters; Python
 // retries with a larger $fetch when fewer than $k rows survive.
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
-// Params: $space, $policy, $asker, $lucene (escaped Lucene query), $fetch, $k,
+// Params: $space, $access_policy, $asker, $lucene (escaped Lucene query), $fetch, $k,
 //         $speaker, $addressee, $session, $ts_from, $ts_to
 @access.asker()
 CALL db.index.fulltext.queryNodes('message_text', $lucene, {limit: $fetch}) YIELD node AS m, score

@@ -3,7 +3,7 @@
 // :param asker => null
 // :param lucene => 'plumber'
 // :param fetch => 100
-// :param policy => 'open'
+// :param access_policy => 'open'
 // :param session => 'kitchen-monday'
 // :param speaker => null
 // :param addressee => null
@@ -19,7 +19,7 @@
 // weights ($weights, term -> weight) with the message's stored weights (sparse_terms and
 // sparse_weights are aligned). Python retries with a larger $fetch when fewer than $k survive.
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
-// Params: $space, $policy, $asker, $lucene, $weights (map term -> float), $fetch, $k,
+// Params: $space, $access_policy, $asker, $lucene, $weights (map term -> float), $fetch, $k,
 //         $speaker, $addressee, $session, $ts_from, $ts_to
 @access.asker()
 CALL db.index.fulltext.queryNodes('message_sparse', $lucene, {limit: $fetch}) YIELD node AS m

@@ -3,7 +3,7 @@
 // :param asker => null
 // :param fetch => 100
 // :param embedding => [x IN range(1, 384) | 0.05]
-// :param policy => 'open'
+// :param access_policy => 'open'
 // :param session => 'kitchen-monday'
 // :param speaker => null
 // :param addressee => null
@@ -15,7 +15,7 @@
 // scope and the optional filters; Python falls back to retrieve_messages_vector_exact when
 // fewer than $k rows survive.
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
-// Params: $space, $policy, $asker (participant id or null), $embedding (list of floats), $fetch, $k,
+// Params: $space, $access_policy, $asker (participant id or null), $embedding (list of floats), $fetch, $k,
 //         $speaker, $addressee (participant id or name key, or null), $session, $ts_from, $ts_to
 //         (ISO-8601 strings or null)
 @access.asker()

@@ -2,7 +2,7 @@
 // :param space => 'demo-household'
 // :param asker => null
 // :param speaker => null
-// :param policy => 'open'
+// :param access_policy => 'open'
 // :param session => 'kitchen-monday'
 // :param addressee => null
 // :param ts_from => null
@@ -15,7 +15,7 @@
 // the asker's sessions, or the whole space); the full scope and filters are then re-checked
 // on every candidate, so an anchor is only a shortcut, never the gate.
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
-// Params: $space, $policy, $asker, $embedding, $k, $speaker, $addressee, $session, $ts_from, $ts_to
+// Params: $space, $access_policy, $asker, $embedding, $k, $speaker, $addressee, $session, $ts_from, $ts_to
 @access.asker()
 CALL (asker, asker_sessions) {
   WITH asker WHERE $speaker IS NOT NULL

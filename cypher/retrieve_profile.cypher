@@ -2,14 +2,14 @@
 // :param space => 'demo-household'
 // :param asker => null
 // :param participant => null
-// :param policy => 'open'
+// :param access_policy => 'open'
 // :param current_only => true
 // Retrieval tool: a participant's profile (name, aliases, visible attributes with provenance),
 // inside the asker's scope. Returns no row when the participant is unknown in the space.
 // Scope: @access.attribute (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Filters: $participant (owner id or name key), $kind (background|preference|relationship),
 // $current_only. Each may be null.
-// Params: $space, $policy, $asker, $participant (id or name key), $current_only
+// Params: $space, $access_policy, $asker, $participant (id or name key), $current_only
 @access.asker()
 MATCH (o:Participant {space: $space})
 WHERE o.id = $participant OR o.key = $participant

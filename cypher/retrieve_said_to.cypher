@@ -3,7 +3,7 @@
 // :param asker => null
 // :param speaker => null
 // :param addressee => null
-// :param policy => 'open'
+// :param access_policy => 'open'
 // :param session => 'kitchen-monday'
 // :param ts_from => null
 // :param ts_to => null
@@ -12,7 +12,7 @@
 // Graph tool "what did A say to B": turns A SPEAKS that ADDRESS B, inside the asker's scope, ranked
 // by similarity to $embedding when given, else newest first. A and B are participant ids or name keys.
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
-// Params: $space, $policy, $asker, $speaker, $addressee, $embedding (or null), $k, $session,
+// Params: $space, $access_policy, $asker, $speaker, $addressee, $embedding (or null), $k, $session,
 //         $ts_from, $ts_to
 @access.asker()
 MATCH (a:Participant {space: $space})-[:SPEAKS]->(m:Message)-[:ADDRESSES]->(b:Participant {space: $space})

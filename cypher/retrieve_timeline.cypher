@@ -4,7 +4,7 @@
 // :param lucene => 'plumber'
 // :param fetch => 100
 // :param about => null
-// :param policy => 'open'
+// :param access_policy => 'open'
 // :param current_only => true
 // :param speaker => null
 // :param addressee => null
@@ -20,7 +20,7 @@
 // Filters: $speaker (STATED_BY), $addressee (ADDRESSED_TO), $about (ABOUT) as participant id or
 // name key; $session (a provenance message in it); $ts_from/$ts_to (validity interval overlaps);
 // $current_only (true = current facts only). Each may be null.
-// Params: $space, $policy, $asker, $lucene (or null), $fetch, $k, $speaker, $addressee, $about,
+// Params: $space, $access_policy, $asker, $lucene (or null), $fetch, $k, $speaker, $addressee, $about,
 //         $session, $ts_from, $ts_to, $current_only
 @access.asker()
 CALL (asker) {

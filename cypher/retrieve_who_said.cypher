@@ -3,7 +3,7 @@
 // :param asker => null
 // :param lucene => 'plumber'
 // :param fetch => 100
-// :param policy => 'open'
+// :param access_policy => 'open'
 // :param session => 'kitchen-monday'
 // :param ts_from => null
 // :param ts_to => null
@@ -12,7 +12,7 @@
 // participant who SPEAKS each, inside the asker's scope. Rows without a known speaker are kept
 // (speaker null) so the caller can tell "nobody known said it" from "nobody said it".
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
-// Params: $space, $policy, $asker, $lucene (e.g. '"count faster"'), $fetch, $k, $session, $ts_from, $ts_to
+// Params: $space, $access_policy, $asker, $lucene (e.g. '"count faster"'), $fetch, $k, $session, $ts_from, $ts_to
 @access.asker()
 CALL db.index.fulltext.queryNodes('message_text', $lucene, {limit: $fetch}) YIELD node AS m, score
 WITH asker, asker_sessions, m, score

@@ -12,7 +12,7 @@ therefore starts with::
 Only those header lines are inserted or replaced; the rest of each file is left byte for
 byte (other people edit query bodies). The parameters are read from the *composed* query
 (``voxmem.cypher.compose``: the access-rule fragments of ``cypher/access/`` expanded), so a
-header names ``$policy`` even when only an included fragment uses it, and ``voxmem cypher show
+header names ``$access_policy`` even when only an included fragment uses it, and ``voxmem cypher show
 NAME`` prints a query Browser runs with exactly these lines. ``tests/test_cypher_params.py``
 checks that every file has the header and that it names every ``$parameter`` the composed
 query uses. Fragments (``cypher/access/*.cypher``) get no header: they are not queries.
@@ -60,6 +60,7 @@ EXAMPLES: dict[str, str] = {
     "present": "true",
     "keep_name": "true",
     "policy": "'open'",
+    "access_policy": "'open'",
     "lucene": "'plumber'",
     "text": "'Tom, the plumber is coming on Thursday.'",
     "passage": "'Priya: Tom, the plumber is coming on Thursday.'",

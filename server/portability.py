@@ -30,7 +30,7 @@ from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.errors import Conflict, InvalidInput
 from voxmem.ids import is_valid_id, new_id
-from voxmem.stores.spaces import POLICIES, SpaceStore
+from voxmem.stores.spaces import ACCESS_POLICIES, SpaceStore
 
 FORMAT = "voxmem-export"
 VERSION = 1
@@ -166,7 +166,7 @@ def import_space(db: Database, lines: Iterable[str | bytes], space: str) -> dict
             raise InvalidInput(f"line {number}: unknown kind {kind!r}")
     if header is None:
         raise InvalidInput("empty export file")
-    if header.get("policy") not in POLICIES:
+    if header.get("policy") not in ACCESS_POLICIES:
         raise InvalidInput(f"export header has an unknown policy {header.get('policy')!r}")
     if len(nodes) != header.get("nodes") or len(edges) != header.get("edges"):
         raise InvalidInput(

@@ -88,6 +88,6 @@ def test_cypher_show_prints_the_composed_query(capsys: pytest.CaptureFixture[str
     assert shown.startswith(headers.MARKER + "\n// :param ")
     assert shown.rstrip().endswith(";")
     body = "\n".join(ln for ln in shown.splitlines() if not ln.lstrip().startswith("//"))
-    assert "@access." not in body and "$policy" in body and "PARTICIPATED_IN" in body
+    assert "@access." not in body and "$access_policy" in body and "PARTICIPATED_IN" in body
     assert shown == query("retrieve_facts_vector") + ";\n"
     assert cli_main(["cypher", "show", "no_such_query"]) == 2

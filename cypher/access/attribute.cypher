@@ -3,8 +3,8 @@
 // (@access.provenance); private = the asker's own attributes (HAS_ATTRIBUTE from the asker);
 // an unknown asker reads nothing unless the policy is open.
 // Needs `asker` and `asker_sessions` from @access.asker().
-// Params: $space, $policy
-($policy = 'open'
- OR ($policy = 'private' AND asker IS NOT NULL AND EXISTS { (asker)-[:HAS_ATTRIBUTE]->(at) })
- OR ($policy = 'participant' AND asker IS NOT NULL
+// Params: $space, $access_policy
+($access_policy = 'open'
+ OR ($access_policy = 'private' AND asker IS NOT NULL AND EXISTS { (asker)-[:HAS_ATTRIBUTE]->(at) })
+ OR ($access_policy = 'participant' AND asker IS NOT NULL
      AND @access.provenance(at)))

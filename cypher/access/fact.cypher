@@ -3,8 +3,8 @@
 // (@access.provenance); private = the same, and the fact is STATED_BY, ADDRESSED_TO or ABOUT
 // the asker; an unknown asker reads nothing unless the policy is open.
 // Needs `asker` and `asker_sessions` from @access.asker().
-// Params: $space, $policy
-($policy = 'open'
- OR ($policy IN ['participant', 'private'] AND asker IS NOT NULL
-     AND ($policy = 'participant' OR EXISTS { (f)-[:STATED_BY|ADDRESSED_TO|ABOUT]->(asker) })
+// Params: $space, $access_policy
+($access_policy = 'open'
+ OR ($access_policy IN ['participant', 'private'] AND asker IS NOT NULL
+     AND ($access_policy = 'participant' OR EXISTS { (f)-[:STATED_BY|ADDRESSED_TO|ABOUT]->(asker) })
      AND @access.provenance(f)))

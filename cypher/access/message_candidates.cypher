@@ -3,20 +3,20 @@
 // own turns and the turns addressed to them, the asker's sessions, or the whole space), only
 // when `guard` holds. A shortcut for exact scans, never the gate: the query still applies
 // @access.message to every candidate. The subquery must import `asker` and `asker_sessions`.
-// Params: $space, $policy
-WITH asker WHERE guard AND $policy = 'private' AND asker IS NOT NULL
+// Params: $space, $access_policy
+WITH asker WHERE guard AND $access_policy = 'private' AND asker IS NOT NULL
 MATCH (asker)-[:SPEAKS]->(m:Message)
 RETURN m
 UNION
-WITH asker WHERE guard AND $policy = 'private' AND asker IS NOT NULL
+WITH asker WHERE guard AND $access_policy = 'private' AND asker IS NOT NULL
 MATCH (m:Message)-[:ADDRESSES]->(asker)
 RETURN m
 UNION
-WITH asker_sessions WHERE guard AND $policy = 'participant'
+WITH asker_sessions WHERE guard AND $access_policy = 'participant'
 UNWIND asker_sessions AS sid
 MATCH (m:Message {space: $space, session: sid})
 RETURN m
 UNION
-WITH asker WHERE guard AND $policy = 'open'
+WITH asker WHERE guard AND $access_policy = 'open'
 MATCH (m:Message {space: $space})
 RETURN m

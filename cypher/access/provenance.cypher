@@ -3,7 +3,7 @@
 // provenance is invisible: fail closed), and every one of them is in the space and passes
 // @access.message. This is how the message rule carries over to derived memory.
 // Needs `asker` and `asker_sessions` from @access.asker().
-// Params: $space, $policy
+// Params: $space, $access_policy
 (EXISTS { (x)-[:DERIVED_FROM]->(:Message) }
  AND NOT EXISTS {
    MATCH (x)-[:DERIVED_FROM]->(source_message:Message)

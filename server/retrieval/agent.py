@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from voxmem.errors import InvalidInput, VoxmemError
 from voxmem.retrieval.fusion import FusedEvidence, fuse, merge_into, ranked
 from voxmem.retrieval.question import Reading, read_question
-from voxmem.retrieval.scope import Scope
+from voxmem.retrieval.scope import AccessScope
 from voxmem.retrieval.text import content_words
 from voxmem.retrieval.tools import EmbeddingCache, Filters, Hit, Retriever, search_tools
 
@@ -67,7 +67,7 @@ class AgentState:
     """Everything a policy may read when choosing the next round's actions."""
 
     query: str
-    scope: Scope
+    scope: AccessScope
     reading: Reading
     participants: list[dict[str, Any]]
     budgets: list[int]
@@ -320,7 +320,7 @@ def register_policy(name: str, factory: Callable[..., Policy]) -> None:
 @dataclass
 class AgentResult:
     query: str
-    scope: Scope
+    scope: AccessScope
     reading: Reading
     policy: str
     evidence: list[FusedEvidence]
@@ -360,7 +360,7 @@ class Agent:
         self.embed = embed
         self.layers = layers
 
-    def run(self, question: str, scope: Scope, policy: Policy) -> AgentResult:
+    def run(self, question: str, scope: AccessScope, policy: Policy) -> AgentResult:
         question = question.strip()
         if not question:
             raise InvalidInput("question is empty")
@@ -434,7 +434,7 @@ class Agent:
             trace.stop = "round limit"
         return trace, results
 
-    def _run_actions(self, actions: list[Action], scope: Scope, budget: int) -> list[list[Hit]]:
+    def _run_actions(self, actions: list[Action], scope: AccessScope, budget: int) -> list[list[Hit]]:
         """Run a round's tool calls, in parallel when an executor is given (queries embedded first)."""
         if self.embed is not None:
             self.embed.prime([a.query for a in actions if self.tools[a.tool].needs in ("query", "pair")])
@@ -442,7 +442,7 @@ class Agent:
             return [self._call(a, scope, budget) for a in actions]
         return list(self.executor.map(lambda a: self._call(a, scope, budget), actions))
 
-    def _call(self, action: Action, scope: Scope, budget: int) -> list[Hit]:
+    def _call(self, action: Action, scope: AccessScope, budget: int) -> list[Hit]:
         tool = self.tools[action.tool]
         k = action.k or self.per_tool_k or budget
         try:

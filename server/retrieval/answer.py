@@ -502,11 +502,11 @@ def compose(
     else:
         chosen = ExtractiveAnswerer(embed).answer(result)
         answerer = "extractive" if chosen else "none"
-    if chosen is None and result.scope.asker is None and result.scope.policy != "open":
+    if chosen is None and result.scope.asker is None and result.scope.access_policy != "open":
         # "not in memory" alone would mislead: the memory may hold it, the asker may not read it
         notes.append(
-            f"asker not recognised and the space's policy is {result.scope.policy!r}: an unknown asker "
-            "reads nothing here; name the asker (participant id or name) or ask by voice"
+            f"asker not recognised and the space's policy is {result.scope.access_policy!r}: "
+            "an unknown asker reads nothing here; name the asker (participant id or name) or ask by voice"
         )
     evidence = result.evidence[:max_evidence]
     used = chosen[1] if chosen else []

@@ -1,9 +1,12 @@
 """Who is asking and what they may read: the access scope of one query.
 
-The policy always comes from the ``Space`` node (never from the client), and every
-retrieval query receives ``$space``, ``$policy`` and ``$asker`` so the scope is enforced
-inside Cypher itself (MODEL.md "Access scopes"). This module only resolves those three
-values and describes the rule applied, so every answer can name it.
+The access policy (``open`` | ``participant`` | ``private``, :data:`ACCESS_POLICIES`) always
+comes from the ``Space`` node (its ``policy`` property, never from the client), and every
+retrieval query receives ``$space``, ``$access_policy`` and ``$asker`` so the scope is enforced
+inside Cypher itself, by the one access rule of ``cypher/access/`` (MODEL.md "Access scopes").
+This module only resolves those three values and describes the rule applied, so every answer
+can name it. "Access policy" is not the retrieval policy (fixed / heuristic / llm / learned,
+``voxmem.retrieval.agent``) nor the voice routing policy.
 """
 
 from __future__ import annotations
@@ -15,10 +18,9 @@ from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.errors import Conflict, NotFound
 from voxmem.ids import name_key
+from voxmem.stores.spaces import ACCESS_POLICIES
 
-POLICIES = ("open", "participant", "private")
-
-RULES = {
+ACCESS_RULES = {
     "open": "open: every message, fact and attribute of the space",
     "participant": (
         "participant: messages of sessions the asker took part in, and memory derived only from them"
@@ -32,33 +34,35 @@ UNKNOWN_RULE = "unknown asker: nothing (the space is not open)"
 
 
 @dataclass(frozen=True)
-class Scope:
+class AccessScope:
     """The three values every retrieval query takes, plus how the asker was identified."""
 
     space: str
-    policy: str
+    access_policy: str  # the Space's policy: one of ACCESS_POLICIES
     asker: str | None = None
     asker_name: str | None = None
     identified_by: str = "none"  # 'id' | 'voice' | 'none'
 
     def params(self) -> dict[str, Any]:
-        return {"space": self.space, "policy": self.policy, "asker": self.asker}
+        return {"space": self.space, "access_policy": self.access_policy, "asker": self.asker}
 
     @property
     def rule(self) -> str:
-        if self.asker is None and self.policy != "open":
+        if self.asker is None and self.access_policy != "open":
             return UNKNOWN_RULE
-        return RULES.get(self.policy, "unknown policy: nothing")
+        return ACCESS_RULES.get(self.access_policy, "unknown policy: nothing")
 
     @property
     def sees_nothing(self) -> bool:
         """True when the scope admits no evidence at all (queries would return nothing)."""
-        return self.policy not in POLICIES or (self.asker is None and self.policy != "open")
+        policy = self.access_policy
+        return policy not in ACCESS_POLICIES or (self.asker is None and policy != "open")
 
     def describe(self) -> dict[str, Any]:
+        """The scope as the HTTP API reports it (its field keeps the Space's name, ``policy``)."""
         return {
             "space": self.space,
-            "policy": self.policy,
+            "policy": self.access_policy,
             "asker": self.asker,
             "asker_name": self.asker_name,
             "identified_by": self.identified_by,
@@ -93,7 +97,7 @@ def resolve_participant(db: Database, space: str, ref: str, role: str = "partici
     return named[0]["id"]
 
 
-def resolve_scope(db: Database, space: str, asker: str | None, identified_by: str = "id") -> Scope:
+def resolve_scope(db: Database, space: str, asker: str | None, identified_by: str = "id") -> AccessScope:
     """Read the space's policy and check the asker is a participant of it.
 
     An asker id that is not a participant of the space is an error (404), not a silent
@@ -108,9 +112,9 @@ def resolve_scope(db: Database, space: str, asker: str | None, identified_by: st
     if asker is not None and row["asker"] is None:
         raise NotFound(f"asker {asker!r} is not a participant of space {space!r}")
     asker_row = row["asker"] or {}
-    return Scope(
+    return AccessScope(
         space=space,
-        policy=row["policy"],
+        access_policy=row["policy"],
         asker=asker_row.get("id"),
         asker_name=asker_row.get("name"),
         # a voice that matched nobody is still reported as a voice attempt (asker null)

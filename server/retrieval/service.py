@@ -19,7 +19,7 @@ from voxmem.retrieval.answer import Answer, compose
 from voxmem.retrieval.fusion import fuse
 from voxmem.retrieval.llm import LLMPlanner
 from voxmem.retrieval.llm_reader import LLMReader
-from voxmem.retrieval.scope import Scope, resolve_scope
+from voxmem.retrieval.scope import AccessScope, resolve_scope
 from voxmem.retrieval.tools import (
     LAYERS,
     Filters,
@@ -52,7 +52,10 @@ class RetrievalService:
         self.settings = settings
         self.db = db
         self.tools = build_tools(db, embedder)
-        self.embed = self.tools["message_vector"].embed
+        embed = self.tools["message_vector"].embed
+        if embed is None:  # build_tools gives every vector tool the shared query-embedding cache
+            raise RuntimeError("the message_vector tool was built without a text embedder")
+        self.embed = embed
         # tool calls of one round run concurrently: Neo4j does the work, Python waits on sockets
         self.executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="voxmem-retrieval")
         self.directory = ParticipantDirectory(db)
@@ -123,12 +126,12 @@ class RetrievalService:
             layers=lambda space: layers_present(self.db, space),
         )
 
-    def scope(self, space: str, asker: str | None, identified_by: str = "id") -> Scope:
+    def scope(self, space: str, asker: str | None, identified_by: str = "id") -> AccessScope:
         return resolve_scope(self.db, space, asker, identified_by)
 
     def ask(
         self,
-        scope: Scope,
+        scope: AccessScope,
         question: str,
         policy: str | None = None,
         budgets: tuple[int, ...] | None = None,
@@ -143,7 +146,7 @@ class RetrievalService:
 
     def search(
         self,
-        scope: Scope,
+        scope: AccessScope,
         text: str,
         layers: list[str] | None = None,
         filters: Filters | None = None,
@@ -166,7 +169,7 @@ class RetrievalService:
         )
         return [e.as_dict() for e in fuse(rankings, k=self.settings.rrf_k)[:k]]
 
-    def profile(self, scope: Scope, participant: str, current_only: bool = False) -> dict[str, Any]:
+    def profile(self, scope: AccessScope, participant: str, current_only: bool = False) -> dict[str, Any]:
         found = self.tools["profile"].profile(scope, participant, current_only)  # type: ignore[attr-defined]
         if found is None:
             raise NotFound(f"unknown participant {participant!r} in space {scope.space!r}")

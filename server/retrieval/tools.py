@@ -3,7 +3,7 @@
 Each tool is a plain class in the style of neo4j-graphrag-python retrievers: built once
 with the database (and the text embedder when it needs vectors), then ``search(...)``
 returns a ranked list of :class:`Hit`. The access scope is enforced by the Cypher query
-itself (``$space``, ``$policy``, ``$asker``, checked by the ``cypher/access/`` fragments every
+itself (``$space``, ``$access_policy``, ``$asker``, checked by the ``cypher/access/`` fragments every
 retrieval query composes); the wrappers only pass it through, so no Python bug here can widen
 what an asker sees.
 
@@ -32,7 +32,7 @@ from voxmem.embeddings import SparseEncoder, TextEmbedder, sparse_encoder
 from voxmem.errors import InvalidInput
 from voxmem.ids import participant_ref
 from voxmem.passages import sparse_query
-from voxmem.retrieval.scope import Scope
+from voxmem.retrieval.scope import AccessScope
 from voxmem.retrieval.text import keyword_lucene, phrase_lucene
 
 LAYERS = ("interaction", "fact", "profile")
@@ -220,7 +220,9 @@ class Retriever:
             raise RuntimeError(f"tool {self.name} runs {name!r}, which it does not declare in queries")
         return self.db.query(query(name), **params)
 
-    def search(self, scope: Scope, text: str = "", filters: Filters | None = None, k: int = 10) -> list[Hit]:
+    def search(
+        self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 10
+    ) -> list[Hit]:
         raise NotImplementedError
 
     def _vector(self, text: str) -> list[float]:
@@ -295,7 +297,9 @@ class _VectorRetriever(Retriever):
     def _hits(self, rows: list[dict[str, Any]]) -> list[Hit]:
         raise NotImplementedError
 
-    def search(self, scope: Scope, text: str = "", filters: Filters | None = None, k: int = 10) -> list[Hit]:
+    def search(
+        self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 10
+    ) -> list[Hit]:
         if scope.sees_nothing:
             return []
         params = {**scope.params(), **self._filters(filters or Filters()), "embedding": self._vector(text)}
@@ -323,7 +327,9 @@ class _FulltextRetriever(Retriever):
     def _lucene(self, text: str) -> str | None:
         return keyword_lucene(text)
 
-    def search(self, scope: Scope, text: str = "", filters: Filters | None = None, k: int = 10) -> list[Hit]:
+    def search(
+        self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 10
+    ) -> list[Hit]:
         lucene = self._lucene(text)
         if scope.sees_nothing or lucene is None:
             return []
@@ -372,7 +378,9 @@ class MessageSparseRetriever(Retriever):
     doc = "learned sparse (SPLADE) search over turns with their speakers"
     queries = ("retrieve_messages_sparse",)
 
-    def search(self, scope: Scope, text: str = "", filters: Filters | None = None, k: int = 10) -> list[Hit]:
+    def search(
+        self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 10
+    ) -> list[Hit]:
         if not text.strip():
             raise InvalidInput("search text is empty")
         if self.sparse is None:
@@ -473,7 +481,9 @@ class AddresseesRetriever(Retriever):
     doc = "to whom a turn was addressed; query = a message id from the evidence"
     queries = ("retrieve_addressees",)
 
-    def search(self, scope: Scope, text: str = "", filters: Filters | None = None, k: int = 1) -> list[Hit]:
+    def search(
+        self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 1
+    ) -> list[Hit]:
         if scope.sees_nothing:
             return []
         rows = self.run("retrieve_addressees", message_id=text, **scope.params())
@@ -488,7 +498,9 @@ class SaidToRetriever(Retriever):
     doc = "what speaker said to addressee; needs speaker and addressee"
     queries = ("retrieve_said_to",)
 
-    def search(self, scope: Scope, text: str = "", filters: Filters | None = None, k: int = 10) -> list[Hit]:
+    def search(
+        self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 10
+    ) -> list[Hit]:
         filters = filters or Filters()
         if not filters.speaker or not filters.addressee:
             raise InvalidInput("said_to needs both a speaker and an addressee")
@@ -510,7 +522,9 @@ class ContextRetriever(Retriever):
     queries = ("retrieve_context",)
     window = 2  # turns on each side
 
-    def search(self, scope: Scope, text: str = "", filters: Filters | None = None, k: int = 5) -> list[Hit]:
+    def search(
+        self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 5
+    ) -> list[Hit]:
         if scope.sees_nothing:
             return []
         rows = self.run("retrieve_context", message_id=text, window=self.window, **scope.params())
@@ -525,7 +539,9 @@ class TimelineRetriever(Retriever):
     doc = "a topic's facts over time with validity"
     queries = ("retrieve_timeline",)
 
-    def search(self, scope: Scope, text: str = "", filters: Filters | None = None, k: int = 20) -> list[Hit]:
+    def search(
+        self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 20
+    ) -> list[Hit]:
         filters = filters or Filters()
         lucene = keyword_lucene(text) if text.strip() else None
         if scope.sees_nothing or (lucene is None and not filters.about):
@@ -549,7 +565,9 @@ class ProfileRetriever(Retriever):
     doc = "a participant's profile; query = participant name"
     queries = ("retrieve_profile",)
 
-    def profile(self, scope: Scope, participant: str, current_only: bool = False) -> dict[str, Any] | None:
+    def profile(
+        self, scope: AccessScope, participant: str, current_only: bool = False
+    ) -> dict[str, Any] | None:
         if not participant.strip():
             raise InvalidInput("participant is empty")
         rows = self.run(
@@ -563,7 +581,9 @@ class ProfileRetriever(Retriever):
         row = rows[0]
         return {"participant": row["participant"], "attributes": [a for a in row["attributes"] if a]}
 
-    def search(self, scope: Scope, text: str = "", filters: Filters | None = None, k: int = 20) -> list[Hit]:
+    def search(
+        self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 20
+    ) -> list[Hit]:
         found = self.profile(scope, text or (filters.participant if filters else "") or "")
         if not found:
             return []

@@ -20,7 +20,7 @@ from voxmem.errors import Conflict, InvalidInput, NotFound
 from voxmem.ids import is_valid_id, new_id
 
 Policy = Literal["open", "participant", "private"]
-POLICIES: tuple[str, ...] = ("open", "participant", "private")
+ACCESS_POLICIES: tuple[str, ...] = ("open", "participant", "private")
 KEY_PREFIX = "vxm_"
 
 
@@ -54,8 +54,8 @@ class SpaceStore:
     def create(self, space: str, policy: str = "participant") -> Space:
         if not is_valid_id(space):
             raise InvalidInput("space id must be 1-128 characters of letters, digits, '_', '.', ':' or '-'")
-        if policy not in POLICIES:
-            raise InvalidInput(f"policy must be one of {', '.join(POLICIES)}")
+        if policy not in ACCESS_POLICIES:
+            raise InvalidInput(f"policy must be one of {', '.join(ACCESS_POLICIES)}")
         try:
             return Space(**self.db.execute(query("space_create"), space=space, policy=policy)[0])
         except ConstraintError as exc:

@@ -22,7 +22,7 @@ from voxmem.retrieval.answer import NOT_IN_MEMORY, compose
 from voxmem.retrieval.fusion import FusedEvidence
 from voxmem.retrieval.llm_reader import LLMReader, ReaderError, layout, parse_answer
 from voxmem.retrieval.question import Reading
-from voxmem.retrieval.scope import Scope
+from voxmem.retrieval.scope import AccessScope
 from voxmem.retrieval.tools import Evidence
 
 TOM = {"id": "p_tom", "name": "Tom"}
@@ -74,7 +74,7 @@ EVIDENCE = [
 
 def result(question: str, kind: str = "general", evidence: list[FusedEvidence] | None = None) -> AgentResult:
     reading = Reading(text=question, kind=kind, keywords=[w for w in question.lower().split() if len(w) > 3])
-    scope = Scope(space="s", policy="open", asker="p_ana", asker_name="Ana", identified_by="id")
+    scope = AccessScope(space="s", access_policy="open", asker="p_ana", asker_name="Ana", identified_by="id")
     shown = EVIDENCE if evidence is None else evidence
     return AgentResult(question, scope, reading, "heuristic", shown, [], {})
 

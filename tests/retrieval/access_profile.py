@@ -82,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
                 params = {
                     **FILTERS,
                     "space": args.space,
-                    "policy": policy,
+                    "policy": policy,  # the parameter's name before the access naming
+                    "access_policy": policy,
                     "asker": asker,
                     "k": 10,
                     "fetch": 200,

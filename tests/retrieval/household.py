@@ -200,6 +200,9 @@ def build_household(services: Voxmem, space: str, policy: str) -> Household:
             ),
         )
         house.messages[turn_id] = view
+        # this fixture stands in for the memory writer (facts below): without clearing the mark,
+        # any process's Voxmem.start would derive extra memory into the space (ground truth off)
+        services.messages.memory_done(space, view["id"])
         house.people[speaker] = view["speaker"]["id"]
     embed = services.embedder.embed
     fact_vectors = embed([f[1] for f in FACTS])

@@ -1,10 +1,10 @@
 """The access rule lives in one place: the fragments of ``cypher/access/``.
 
-Every retrieval query (any ``cypher/*.cypher`` whose composed text takes ``$policy`` or
-``$asker``, and every query a registered retrieval tool declares) must compose the fragments
-(``@access.asker()`` plus the rule of what it returns) and must not write any part of the rule
-itself. A self-check feeds the checker a query with the rule pasted in (the composed text of a
-real query), so the test can fail.
+Every retrieval query (any ``cypher/*.cypher`` whose composed text takes ``$access_policy``
+(or ``$policy``) or ``$asker``, and every query a registered retrieval tool declares) must
+compose the fragments (``@access.asker()`` plus the rule of what it returns) and must not
+write any part of the rule itself. A self-check feeds the checker a query with the rule
+pasted in (the composed text of a real query), so the test can fail.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ NOT_RETRIEVAL = {
 RULES = ("access.message", "access.fact", "access.attribute")
 # Pieces of the rule a query must never write itself (only cypher/access/ may).
 RULE_TEXT = [
-    re.compile(r"\$policy\b"),
+    re.compile(r"\$(access_)?policy\b"),
     re.compile(r"\$asker\b"),
     re.compile(r"PARTICIPATED_IN"),
     re.compile(r"\bIN\s+asker_sessions\b"),
@@ -58,7 +58,7 @@ def rule_problems(text: str) -> list[str]:
 
 
 def _takes_scope(name: str) -> bool:
-    return bool(re.search(r"\$(policy|asker)\b", _body(query(name))))
+    return bool(re.search(r"\$(access_policy|policy|asker)\b", _body(query(name))))
 
 
 def retrieval_queries() -> set[str]:
@@ -95,10 +95,10 @@ def test_the_check_fails_on_a_pasted_rule() -> None:
     assert any("writes its own access check" in p for p in problems)
     # a query that includes the fragments but adds its own policy test also fails
     sneaky = source("retrieve_messages_vector").replace(
-        "WHERE m.space = $space", "WHERE m.space = $space AND ($policy = 'open' OR true)"
+        "WHERE m.space = $space", "WHERE m.space = $space AND ($access_policy = 'open' OR true)"
     )
     assert sneaky != source("retrieve_messages_vector")
-    assert rule_problems(sneaky) == ["writes its own access check (\\$policy\\b)"]
+    assert rule_problems(sneaky) == ["writes its own access check (\\$(access_)?policy\\b)"]
 
 
 def test_the_rule_text_exists_once() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.answer import _label, _names, compose
 from voxmem.retrieval.question import Reading
-from voxmem.retrieval.scope import Scope
+from voxmem.retrieval.scope import AccessScope
 
 
 def test_unnamed_voices_get_labels() -> None:
@@ -20,9 +20,11 @@ def test_unnamed_voices_get_labels() -> None:
 
 def test_unanswered_question_from_an_unknown_asker_says_why() -> None:
     reading = Reading(text="Who asked for pizza?", kind="general", keywords=["pizza"])
-    closed = Scope(space="s", policy="participant")
+    closed = AccessScope(space="s", access_policy="participant")
     unknown = compose(AgentResult("Who asked for pizza?", closed, reading, "heuristic", [], [], {}))
     assert unknown.answer == "not in memory" and any("asker not recognised" in n for n in unknown.notes)
-    known = Scope(space="s", policy="participant", asker="p_ana", asker_name="Ana", identified_by="id")
+    known = AccessScope(
+        space="s", access_policy="participant", asker="p_ana", asker_name="Ana", identified_by="id"
+    )
     named = compose(AgentResult("Who asked for pizza?", known, reading, "heuristic", [], [], {}))
     assert not any("asker not recognised" in n for n in named.notes)

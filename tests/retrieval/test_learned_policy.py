@@ -14,7 +14,7 @@ import torch
 from voxmem.retrieval import learned as L
 from voxmem.retrieval.agent import AgentState
 from voxmem.retrieval.question import read_question
-from voxmem.retrieval.scope import Scope
+from voxmem.retrieval.scope import AccessScope
 from voxmem.retrieval.tools import Evidence, Hit
 
 
@@ -69,7 +69,7 @@ PEOPLE = [{"id": "p_maya", "name": "Maya"}, {"id": "p_tom", "name": "Tom"}]
 
 
 def _state(question: str, layers: set[str] | None = None, asker: str | None = None) -> AgentState:
-    scope = Scope(space="s", policy="open", asker=asker)
+    scope = AccessScope(space="s", access_policy="open", asker=asker)
     return AgentState(
         query=question,
         scope=scope,

@@ -12,7 +12,7 @@ from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.answer import Meaning, _label, compose
 from voxmem.retrieval.fusion import fuse
 from voxmem.retrieval.question import find_people, read_question, sound_key
-from voxmem.retrieval.scope import Scope
+from voxmem.retrieval.scope import AccessScope
 from voxmem.retrieval.spans import place_phrase, relative_date, short_span, wanted_shape
 from voxmem.retrieval.tools import Evidence, Hit
 
@@ -42,7 +42,7 @@ def _hit(
 
 def _ask(question: str, hits: list[Hit], asker: str | None = None, embed=None):
     me = next((p for p in PEOPLE if p["id"] == asker), None)
-    scope = Scope("sp", "participant" if asker else "open", asker, (me or {}).get("name"))
+    scope = AccessScope("sp", "participant" if asker else "open", asker, (me or {}).get("name"))
     reading = read_question(question, PEOPLE, me)
     result = AgentResult(question, scope, reading, "heuristic", fuse([hits]), [], {})
     return compose(result, embed=embed)

@@ -19,7 +19,7 @@ from voxmem.retrieval.answer import (
 from voxmem.retrieval.fusion import fuse, merge_into, ranked, turn_ranking
 from voxmem.retrieval.llm import LLMPlanner
 from voxmem.retrieval.question import find_people, read_question
-from voxmem.retrieval.scope import Scope
+from voxmem.retrieval.scope import AccessScope
 from voxmem.retrieval.service import parse_budgets
 from voxmem.retrieval.spans import relative_date
 from voxmem.retrieval.text import content_words, keyword_lucene, phrase_lucene
@@ -115,7 +115,7 @@ def test_context_selection_respects_budget_and_accumulates():
 
 # --- planner and stop rule --------------------------------------------------------------------
 def _state(question: str, asker: str | None = None, policy: str = "open") -> AgentState:
-    scope = Scope("sp", policy, asker, "Maya" if asker else None)
+    scope = AccessScope("sp", policy, asker, "Maya" if asker else None)
     me = {"id": asker, "name": "Maya"} if asker else None
     return AgentState(question, scope, read_question(question, PEOPLE, me), PEOPLE, [30, 8, 5], 3)
 
@@ -171,7 +171,7 @@ def test_stop_rule_quote_found_and_coverage():
 
 
 # --- answerers --------------------------------------------------------------------------------
-def _result(question: str, evidence_hits: list[Hit], scope: Scope | None = None) -> AgentResult:
+def _result(question: str, evidence_hits: list[Hit], scope: AccessScope | None = None) -> AgentResult:
     state = _state(question)
     return AgentResult(
         question, scope or state.scope, state.reading, "heuristic", fuse([evidence_hits]), [], {}
@@ -388,7 +388,7 @@ def test_a_shared_surname_is_not_a_mention_but_an_alias_is():
     people = [*PEOPLE, {"id": "p_lucy", "name": "Lucy Becker", "aliases": []}]
     state = AgentState(
         "What is Tom Becker's favourite food?",
-        Scope("sp", "open"),
+        AccessScope("sp", "open"),
         read_question("What is Tom Becker's favourite food?", people),
         people,
         [30, 8, 5],
