@@ -8,7 +8,6 @@ image: …") when the turn is (re)extracted.
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.errors import InvalidInput, NotFound
 from voxmem.ids import new_id
+from voxmem.lazy import Lazy
 
 
 class ClipEmbedder:
@@ -25,30 +25,27 @@ class ClipEmbedder:
     def __init__(self, settings: Settings, arch: str = "ViT-B-32") -> None:
         self.path = settings.clip_model_path
         self.arch = arch
-        self._model: Any = None
-        self._preprocess: Any = None
-        self._lock = threading.Lock()
+        self._model: Lazy[tuple[Any, Any]] = Lazy(self._load)
 
     @property
     def available(self) -> bool:
         return self.path is not None and Path(self.path).exists()
 
+    def _load(self) -> tuple[Any, Any]:
+        """The open_clip model (eval mode) and its image preprocessing."""
+        import open_clip  # optional extra: pip install voxmem[clip]
+
+        model, _, preprocess = open_clip.create_model_and_transforms(self.arch, pretrained=str(self.path))
+        return model.eval(), preprocess
+
     def embed_file(self, path: str) -> list[float]:
         import torch
         from PIL import Image as PILImage
 
-        with self._lock:
-            if self._model is None:
-                import open_clip  # optional extra: pip install voxmem[clip]
-
-                model, _, preprocess = open_clip.create_model_and_transforms(
-                    self.arch, pretrained=str(self.path)
-                )
-                model.eval()
-                self._model, self._preprocess = model, preprocess
-        image = self._preprocess(PILImage.open(path).convert("RGB")).unsqueeze(0)
+        model, preprocess = self._model.get()
+        image = preprocess(PILImage.open(path).convert("RGB")).unsqueeze(0)
         with torch.no_grad():
-            vec = self._model.encode_image(image)[0]
+            vec = model.encode_image(image)[0]
         vec = vec / vec.norm()
         return vec.float().tolist()
 
