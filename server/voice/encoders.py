@@ -15,11 +15,12 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from voxmem.errors import VoxmemError
+from voxmem.lazy import Lazy
 
 if TYPE_CHECKING:
     from voxmem.voice.compensation import ChannelProjection
@@ -55,16 +56,14 @@ class ResemblyzerEncoder:
     dim = 256
 
     def __init__(self) -> None:
-        self._encoder = None
-        self._lock = threading.Lock()
+        self._encoder: Lazy[Any] = Lazy(self._load)
+        self._lock = threading.Lock()  # one embedding at a time per model
 
-    def _load(self):
-        with self._lock:
-            if self._encoder is None:
-                from resemblyzer import VoiceEncoder
+    @staticmethod
+    def _load() -> Any:
+        from resemblyzer import VoiceEncoder
 
-                self._encoder = VoiceEncoder("cpu", verbose=False)
-        return self._encoder
+        return VoiceEncoder("cpu", verbose=False)
 
     def warm_up(self) -> None:
         self.embed(np.random.default_rng(0).normal(0, 0.1, 16_000).astype(np.float32))
@@ -72,7 +71,7 @@ class ResemblyzerEncoder:
     def embed(self, samples: np.ndarray, sample_rate: int = 16_000) -> np.ndarray:
         from resemblyzer import preprocess_wav
 
-        encoder = self._load()
+        encoder = self._encoder.get()
         wav = preprocess_wav(np.asarray(samples, dtype=np.float32), source_sr=sample_rate)
         if len(wav) < 1600:  # webrtcvad trimmed (almost) everything: use the raw signal instead
             wav = np.asarray(samples, dtype=np.float32)
