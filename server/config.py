@@ -138,7 +138,8 @@ class Settings(BaseSettings):
     retrieval_budgets: str = Field("30,8,5", description="Evidence kept per agent round (comma-separated).")
     retrieval_max_rounds: int = Field(3, description="Agent rounds at most (≤ number of budgets).")
     retrieval_policy: str | None = Field(
-        None, description="Default retrieval policy: fixed | heuristic | llm; default: llm if configured."
+        None,
+        description="Default retrieval policy: fixed | heuristic | learned | llm; default: llm if configured.",
     )
 
     @property
