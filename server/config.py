@@ -139,7 +139,7 @@ class Settings(BaseSettings):
     retrieval_max_rounds: int = Field(3, description="Agent rounds at most (≤ number of budgets).")
     retrieval_policy: str | None = Field(
         None,
-        description="Default retrieval policy: fixed | heuristic | learned | llm; default: llm if configured.",
+        description="Default retrieval policy: fixed | heuristic | learned | llm; else llm if configured.",
     )
 
     @property
