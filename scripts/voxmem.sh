@@ -2,7 +2,7 @@
 # One bootstrap path for README, .ci/run and users.
 #
 #   bash scripts/voxmem.sh demo    # set up, start Neo4j + API, ingest a conversation, answer questions
-#   bash scripts/voxmem.sh test    # set up, start a separate test Neo4j, run ruff and the whole pytest suite
+#   bash scripts/voxmem.sh test    # set up, start a separate test Neo4j, run ruff, mypy and the whole pytest suite
 #   bash scripts/voxmem.sh setup   # only install (Debian packages, cached virtualenv, Neo4j jars)
 #   bash scripts/voxmem.sh shell   # a shell inside the project's virtualenv
 #   bash scripts/voxmem.sh lock    # regenerate requirements.lock from the current virtualenv
@@ -110,7 +110,8 @@ cmd_test() {
     log "local LLM could not be provisioned: tests/llm will say why (and fail under CI)"
   fi
   local rc=0
-  (cd "$ROOT" && ruff check . && ruff format --check . && pytest -q "$@") || rc=$?
+  # mypy over the product (server/, extractors/, graph_schema/, cypher/): scripts/typecheck.py
+  (cd "$ROOT" && ruff check . && ruff format --check . && python scripts/typecheck.py && pytest -q "$@") || rc=$?
   if [ "$started" -eq 1 ] && [ -z "${VOXMEM_KEEP_NEO4J:-}" ]; then voxmem neo4j down || true; fi
   if [ "$rc" -eq 5 ]; then log "pytest collected no tests"; fi
   return "$rc"
