@@ -50,9 +50,17 @@ class Voxmem:
         self.sparse = sparse
         self.spaces = SpaceStore(db)
         self.messages = MessageStore(db, embedder, rrf_k=settings.rrf_k, sparse=sparse)
-        self.memory = MemoryPipeline(db, embedder, build_extractor(settings), settings.context_turns)
         self.participants = ParticipantStore(db)
         self.facts = FactStore(db)
+        self.memory = MemoryPipeline(
+            db,
+            embedder,
+            build_extractor(settings),
+            settings.context_turns,
+            messages=self.messages,
+            facts=self.facts,
+            participants=self.participants,
+        )
         self.jobs = JobRegistry(JobStore(db), workers=1)
         self.pipeline = TurnPipeline(
             db,

@@ -37,18 +37,18 @@ class MemoryPipeline:
         db: Database,
         embedder: TextEmbedder,
         extractor: Extractor,
-        context_turns: int = 3,
-        messages: MessageStore | None = None,
-        facts: FactStore | None = None,
-        participants: ParticipantStore | None = None,
+        context_turns: int,
+        *,
+        messages: MessageStore,
+        facts: FactStore,
+        participants: ParticipantStore,
     ) -> None:
         self.db = db
         self.embedder = embedder
         self.extractor = extractor
-        # The entry object passes its stores; standalone use (benches, tools) builds its own.
-        self.messages = messages or MessageStore(db, embedder)
-        self.facts = facts or FactStore(db)
-        self.participants = participants or ParticipantStore(db)
+        self.messages = messages  # the entry object's stores (voxmem.core.Voxmem owns them)
+        self.facts = facts
+        self.participants = participants
         self.context_turns = context_turns
         self.writer = MemoryWriter(db, embedder, facts)
 

@@ -84,10 +84,10 @@ class TurnWrite:
 
 
 class MemoryWriter:
-    def __init__(self, db: Database, embedder: TextEmbedder, facts: FactStore | None = None) -> None:
+    def __init__(self, db: Database, embedder: TextEmbedder, facts: FactStore) -> None:
         self.db = db
         self.embedder = embedder
-        self.facts = facts or FactStore(db)
+        self.facts = facts
         self.passages = MessageIndexer(db, embedder, sparse_encoder())
 
     # --- public ----------------------------------------------------------------------------
