@@ -14,12 +14,15 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from voxmem.errors import VoxmemError
 from voxmem.lazy import Lazy
+
+if TYPE_CHECKING:
+    from voxmem.config import Settings
 
 BUNDLED_TINY_EN = "bundled:tiny.en"
 
@@ -148,7 +151,11 @@ class WhisperXTranscriber:
         return Transcript(" ".join(s["text"].strip() for s in segs).strip(), words if word_timestamps else [])
 
 
-def build_transcriber(settings):
+Transcriber = FasterWhisperTranscriber | WhisperXTranscriber
+
+
+def build_transcriber(settings: Settings) -> Transcriber:
+    """The configured ASR backend (``VOXMEM_ASR_BACKEND``); its model loads on first use."""
     if settings.asr_backend == "faster-whisper":
         return FasterWhisperTranscriber(settings.asr_model, settings.asr_beam_size, settings.asr_threads)
     if settings.asr_backend == "whisperx":

@@ -6,13 +6,13 @@ the first audio request pays the load (resemblyzer 0.1 s + numba warm-up ~2 s, t
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
+from voxmem.asr.transcriber import Transcriber, build_transcriber
 from voxmem.audio.decode import Audio
 from voxmem.audio.vad import SileroVAD
 from voxmem.config import Settings
+from voxmem.lazy import Lazy
 from voxmem.voice.compensation import ChannelProjection, load_projection, voiceprint_tag
 from voxmem.voice.encoders import SpeakerEncoder, build_encoder
 from voxmem.voice.overlap import is_mixed
@@ -41,30 +41,23 @@ class VoiceService:
             self.tag = "fused(" + ",".join(halves) + ")"
         self.indexes = indexes_for(settings.voice_encoder)
         self.vad = SileroVAD()
-        self._encoder: SpeakerEncoder | None = None
-        self._asr = None
-        self._lock = threading.Lock()
+        self._encoder: Lazy[SpeakerEncoder] = Lazy(
+            lambda: build_encoder(
+                settings.voice_encoder,
+                settings.voice_encoder_path,
+                settings.voice_embedding_dim,
+                settings.voice_calibration_dir,
+            )
+        )
+        self._asr: Lazy[Transcriber] = Lazy(lambda: build_transcriber(settings))
 
     @property
     def encoder(self) -> SpeakerEncoder:
-        with self._lock:
-            if self._encoder is None:
-                self._encoder = build_encoder(
-                    self.settings.voice_encoder,
-                    self.settings.voice_encoder_path,
-                    self.settings.voice_embedding_dim,
-                    self.settings.voice_calibration_dir,
-                )
-        return self._encoder
+        return self._encoder.get()
 
     @property
-    def asr(self):
-        with self._lock:
-            if self._asr is None:
-                from voxmem.asr import build_transcriber
-
-                self._asr = build_transcriber(self.settings)
-        return self._asr
+    def asr(self) -> Transcriber:
+        return self._asr.get()
 
     def router(self, policy: str | None = None) -> SpeakerRouter:
         return SpeakerRouter(
