@@ -55,10 +55,10 @@ class MemoryPipeline:
     # --- per turn --------------------------------------------------------------------------
     def map_speakers(self, space: str, message_ids: list[str]) -> int:
         """Give every anonymous voice of these messages a Participant (identity mapping)."""
-        rows = self.db.query(query("memory_speakers_unmapped"), space=space, ids=message_ids)
-        for row in rows:
-            self.participants.ensure_for_speaker(space, row["speaker_id"])
-        return len(rows)
+        speakers = self.messages.unmapped_speakers(space, message_ids)
+        for speaker_id in speakers:
+            self.participants.ensure_for_speaker(space, speaker_id)
+        return len(speakers)
 
     def process_message(self, space: str, message_id: str) -> dict[str, Any]:
         """Extract and write memory for one stored turn (idempotent: re-running replaces)."""
@@ -82,10 +82,9 @@ class MemoryPipeline:
         """Re-run extraction for a session (or the whole space): derived memory is cleared
         and rebuilt in conversation order; messages, participants' voices and given
         addressees are untouched."""
-        rows = self.db.query(query("memory_session_messages"), space=space, session=session)
-        if session is not None and not rows:
+        ids = self.messages.in_order(space, session)
+        if session is not None and not ids:
             raise NotFound(f"session {session!r} has no messages in space {space!r}")
-        ids = [r["id"] for r in rows]
         for start in range(0, len(ids), CLEAR_BATCH):
             self.db.execute(query("memory_clear_messages"), space=space, ids=ids[start : start + CLEAR_BATCH])
         totals: dict[str, int] = {

@@ -274,6 +274,16 @@ class MessageStore:
             raise NotFound(f"unknown message {message_id!r}")
         return _view(rows[0])
 
+    def in_order(self, space: str, session: str | None = None) -> list[str]:
+        """Message ids of one session (or of the whole space) in conversation order."""
+        rows = self.db.query(query("memory_session_messages"), space=space, session=session)
+        return [row["id"] for row in rows]
+
+    def unmapped_speakers(self, space: str, message_ids: list[str]) -> list[str]:
+        """Anonymous voices (Speaker ids) of these messages that have no speaking participant yet."""
+        rows = self.db.query(query("memory_speakers_unmapped"), space=space, ids=message_ids)
+        return [row["speaker_id"] for row in rows]
+
     def context(self, space: str, message_id: str, previous: int) -> MessageContext:
         """A stored message with up to ``previous`` earlier turns of its session, speakers with
         their current identities, and the session's participants (one read query)."""
