@@ -148,7 +148,7 @@ def test_eg_grpo_trains_end_to_end_and_the_agent_runs_the_saved_policy(
     assert env.stats["calls"] > 0 and env.stats["hits"] > 0  # the second epoch reads the cache
     # the update moved the policy away from the (uniform) reference
     moved = sum(
-        float((p - q).abs().sum())
+        float((p - q).detach().abs().sum())
         for p, q in zip(trainer.net.parameters(), trainer.ref.parameters(), strict=True)
     )
     assert moved > 0
@@ -161,3 +161,28 @@ def test_eg_grpo_trains_end_to_end_and_the_agent_runs_the_saved_policy(
     )
     assert result.policy == "learned" and result.trace and result.trace[0].actions
     assert all(a["why"].startswith("learned:") for a in result.trace[0].actions)
+
+
+@pytest.mark.parametrize("policy", ["participant", "private"])
+def test_the_shipped_learned_policy_never_retrieves_outside_the_askers_scope(
+    households, retrieval, policy
+) -> None:
+    """The policy picks filters and rewrites (the asker, named people, the best turn's id); every
+    turn and every fact or attribute it retains must still lie inside the asker's scope."""
+    from .household import PEOPLE as NAMES
+
+    house = households[policy]
+    learned = L.learned_policy()
+    questions = [
+        "What is the garage door code?",
+        "What did I ask Tom for?",
+        "When is Lena's dentist appointment?",
+    ]
+    for asker in (None, *NAMES):
+        scope = retrieval.scope(house.space, house.people[asker] if asker else None)
+        seen = house.visible_messages(asker)
+        items = house.visible_facts(asker) | house.visible_attributes(asker)
+        for question in questions:
+            result = retrieval.agent().run(question, scope, learned)
+            assert {e.id for e in result.evidence} <= seen, (asker, question)
+            assert {s["id"] for e in result.evidence for s in e.support} <= items, (asker, question)
