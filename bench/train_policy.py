@@ -702,6 +702,8 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "G=6": {"group": 6},
     "KL 0": {"kl": 0.0},
     "KL 0.2": {"kl": 0.2},
+    "no round cost": {"round_cost": 0.0},
+    "K=10/5/3": {"plan_sizes": (10, 5, 3)},
 }
 
 
