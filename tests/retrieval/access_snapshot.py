@@ -197,7 +197,7 @@ def _report(data: dict[str, Any], compare: Path | None) -> int:
         return 0
     differences, rescored = _diff(json.loads(compare.read_text(encoding="utf-8")), data)
     if rescored:
-        print(f"same hits, only scores moved (calls per tool): {rescored}")
+        print(f"same hits; only scores, tie order or source order differ (calls per tool): {rescored}")
     if differences:
         print("DIFFERENT:\n" + "\n".join(differences))
         return 1
