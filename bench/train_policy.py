@@ -559,6 +559,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kl", type=float, default=Config.kl)
     parser.add_argument("--reward", choices=("eg", "terminal"), default="eg")
     parser.add_argument("--rank-weight", type=float, default=Config.rank_weight)
+    parser.add_argument("--round-cost", type=float, default=Config.round_cost)
+    parser.add_argument("--policy-out", type=Path, default=L.POLICY_FILE, help="where the policy is saved")
     parser.add_argument("--ablations", action="store_true")
     parser.add_argument("--ablation-questions", type=int, default=3, help="per training corpus")
     parser.add_argument("--ablation-epochs", type=int, default=4)
@@ -603,7 +605,12 @@ def main(argv: list[str] | None = None) -> int:
     store: dict[tuple, Any] = pickle.loads(CACHE.read_bytes()) if CACHE.exists() else {}
     env = Env(core, retrieval, store)
     cfg = Config(
-        epochs=args.epochs, group=args.group, kl=args.kl, reward=args.reward, rank_weight=args.rank_weight
+        epochs=args.epochs,
+        group=args.group,
+        kl=args.kl,
+        reward=args.reward,
+        rank_weight=args.rank_weight,
+        round_cost=args.round_cost,
     )
     report: dict[str, Any] = {
         "cores": os.cpu_count(),
@@ -630,7 +637,7 @@ def main(argv: list[str] | None = None) -> int:
         CACHE.parent.mkdir(parents=True, exist_ok=True)
         CACHE.write_bytes(pickle.dumps(store))
         if not args.no_save:
-            report["saved"] = save(trainer, train_qs, L.POLICY_FILE)
+            report["saved"] = save(trainer, train_qs, args.policy_out)
         probe = {q.qid for q in subsample(held_qs, 60)}
         baseline = statistics.fmean(r["r@10"] for r in heuristic_rows if r["qid"] in probe)
         write(report, args.out, baseline)
