@@ -163,9 +163,7 @@ class MemoryWriter:
                 continue
             pid = person.participant_id
             key = name_key(ev.name)
-            states = _states(
-                tx, space, [pid, *(r["id"] for r in _rows(tx, "participant_find_name", space=space, key=key))]
-            )
+            states = _states(tx, space, [pid, *ParticipantStore.find_name(tx, space, key)])
             target = states.get(pid)
             if target is None:
                 continue
@@ -175,29 +173,19 @@ class MemoryWriter:
             summary.names.append({"participant": pid, "name": ev.name, "kind": ev.kind, "action": d.action})
             if d.action == "none":
                 continue
-            _rows(
-                tx, "participant_add_evidence", space=space, id=pid, entry=entry, message_id=turn.message_id
-            )
+            ParticipantStore.add_evidence(tx, space, pid, entry, turn.message_id)
             if d.action in ("name", "rename"):
                 if d.action == "rename" and target.name:
                     summary.renamed.setdefault(pid, target.name)
-                _rows(tx, "participant_set_name", space=space, id=pid, name=ev.name, key=d.key)
+                ParticipantStore.set_name(tx, space, pid, ev.name, d.key)
                 _sync_aliases(tx, space, pid)
                 summary.named[pid] = ev.name
                 person.name = ev.name
             elif d.action == "alias":
-                _rows(
-                    tx, "participant_add_alias", space=space, id=pid, alias=d.name, alias_key=name_key(d.name)
-                )
+                ParticipantStore.add_alias(tx, space, pid, d.name)
                 person.aliases.append(d.name)
-            elif d.action == "merge_placeholder":
-                _rows(
-                    tx,
-                    "participant_merge_placeholder",
-                    space=space,
-                    keep_name=d.keep_name,
-                    **{"from": d.other, "into": pid},
-                )
+            elif d.action == "merge_placeholder" and d.other is not None:  # decide always names it
+                ParticipantStore.merge_placeholder(tx, space, d.other, pid, d.keep_name)
                 _sync_aliases(tx, space, pid)
                 if not d.keep_name:
                     summary.named[pid] = ev.name
@@ -239,14 +227,7 @@ class MemoryWriter:
         for a in turn.result.record.addressees:  # whoever calls someone "Tom" is not Tom
             if speaker_id and a.target != GROUP and not is_label(a.target):
                 entry = evidence_entry(a.target, NOT_ME, "not_me", turn.message_id)
-                _rows(
-                    tx,
-                    "participant_add_evidence",
-                    space=space,
-                    id=speaker_id,
-                    entry=entry,
-                    message_id=turn.message_id,
-                )
+                ParticipantStore.add_evidence(tx, space, speaker_id, entry, turn.message_id)
         if edges:
             _rows(
                 tx,
@@ -355,32 +336,25 @@ def _sync_aliases(tx: ManagedTransaction, space: str, pid: str) -> None:
     """After a name change: aliases deduplicated by name key, the one repeating the name dropped,
     and their keys stored, so an alias is found by the same key as a name (Cypher's toLower is
     not that key: it neither folds "José" nor casefolds "Straße")."""
-    row = next(iter(_rows(tx, "participant_states", space=space, ids=[pid])), None)
-    if row is None:
+    state = next(iter(ParticipantStore.naming_states(tx, space, [pid])), None)
+    if state is None:
         return
-    seen = {row["key"]} if row["key"] else set()
+    seen = {state.key} if state.key else set()
     aliases, keys = [], []
-    for alias in row["aliases"]:
+    for alias in state.aliases:
         key = name_key(alias)
         if key and key not in seen:
             seen.add(key)
             aliases.append(alias)
             keys.append(key)
-    _rows(tx, "participant_set_aliases", space=space, id=pid, aliases=aliases, alias_keys=keys)
+    ParticipantStore.set_aliases(tx, space, pid, aliases, keys)
 
 
 def _states(tx: ManagedTransaction, space: str, ids: list[str]) -> dict[str, PersonState]:
-    rows = _rows(tx, "participant_states", space=space, ids=list(dict.fromkeys(ids)))
+    states = ParticipantStore.naming_states(tx, space, list(dict.fromkeys(ids)))
     return {
-        r["id"]: PersonState(
-            r["id"],
-            r["name"],
-            list(r["aliases"]),
-            list(r["evidence"]),
-            bool(r["has_voice"]),
-            r["name_source"],
-        )
-        for r in rows
+        s.id: PersonState(s.id, s.name, list(s.aliases), list(s.evidence), s.has_voice, s.name_source)
+        for s in states
     }
 
 
@@ -415,8 +389,7 @@ class _Resolver:
         label = self.window.label_for_name(ref)
         found: str | None = self.window.people[label].participant_id if label else None
         if found is None:
-            rows = _rows(self.tx, "participant_find_name", space=self.space, key=key)
-            found = rows[0]["id"] if rows else None
+            found = next(iter(ParticipantStore.find_name(self.tx, self.space, key)), None)
         if found is None and create and plausible_new_name(ref.strip()):
             found = ParticipantStore.placeholder(
                 self.tx, self.space, self.window.session, key, " ".join(ref.split()), present

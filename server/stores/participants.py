@@ -50,6 +50,21 @@ class Person:
         return cls(key=key, name=" ".join(name.split()))
 
 
+@dataclass(frozen=True)
+class NamingState:
+    """What the naming rules need to know of a participant: name, key, aliases, the name
+    evidence gathered so far, whether a voice or a spoken message is theirs, and how the
+    name came (``name_source``)."""
+
+    id: str
+    name: str | None
+    key: str | None
+    aliases: list[str]
+    evidence: list[str]
+    has_voice: bool
+    name_source: str | None
+
+
 class ParticipantStore:
     """Creates ``Participant`` nodes (found first by name key where a name is known)."""
 
@@ -101,6 +116,60 @@ class ParticipantStore:
             present=present,
         ).single()
         return row["id"] if row else None
+
+    # --- naming from conversation (in the turn's memory transaction) ---------------------------
+    @staticmethod
+    def find_name(tx: ManagedTransaction, space: str, key: str) -> list[str]:
+        """Ids of the participants bearing a name key as name or alias (name holders first)."""
+        return [row["id"] for row in tx.run(query("participant_find_name"), space=space, key=key)]
+
+    @staticmethod
+    def naming_states(tx: ManagedTransaction, space: str, ids: list[str]) -> list[NamingState]:
+        rows = tx.run(query("participant_states"), space=space, ids=ids)
+        return [
+            NamingState(
+                id=r["id"],
+                name=r["name"],
+                key=r["key"],
+                aliases=list(r["aliases"]),
+                evidence=list(r["evidence"]),
+                has_voice=bool(r["has_voice"]),
+                name_source=r["name_source"],
+            )
+            for r in rows
+        ]
+
+    @staticmethod
+    def add_evidence(tx: ManagedTransaction, space: str, pid: str, entry: str, message_id: str) -> None:
+        tx.run(
+            query("participant_add_evidence"), space=space, id=pid, entry=entry, message_id=message_id
+        ).consume()
+
+    @staticmethod
+    def set_name(tx: ManagedTransaction, space: str, pid: str, name: str, key: str | None) -> None:
+        tx.run(query("participant_set_name"), space=space, id=pid, name=name, key=key).consume()
+
+    @staticmethod
+    def add_alias(tx: ManagedTransaction, space: str, pid: str, alias: str) -> None:
+        tx.run(
+            query("participant_add_alias"), space=space, id=pid, alias=alias, alias_key=name_key(alias)
+        ).consume()
+
+    @staticmethod
+    def set_aliases(
+        tx: ManagedTransaction, space: str, pid: str, aliases: list[str], keys: list[str]
+    ) -> None:
+        tx.run(
+            query("participant_set_aliases"), space=space, id=pid, aliases=aliases, alias_keys=keys
+        ).consume()
+
+    @staticmethod
+    def merge_placeholder(
+        tx: ManagedTransaction, space: str, placeholder: str, into: str, keep_name: bool
+    ) -> None:
+        """Fold a voiceless placeholder into the participant that turned out to bear its name."""
+        params = {"space": space, "keep_name": keep_name, "from": placeholder, "into": into}
+        tx.run(query("participant_merge_placeholder"), params).consume()
 
     def ensure_for_speaker(self, space: str, speaker_id: str) -> str | None:
         """An anonymous voice's person: the one its Speaker is identified as, created unnamed when
