@@ -163,7 +163,7 @@ def build_transcriber(settings: Settings) -> Transcriber:
     raise AsrUnavailable(f"unknown ASR backend {settings.asr_backend!r}: use faster-whisper or whisperx")
 
 
-def _is_speech(segment) -> bool:
+def _is_speech(segment: Any) -> bool:
     """Whisper's own no-speech rule: a segment it thinks is not speech *and* decodes with low
     confidence is dropped (white noise and tones otherwise come out as "", "." or a stock
     phrase, and became turns with a speaker of their own)."""

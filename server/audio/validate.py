@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from voxmem.audio.decode import Audio, AudioError
+from voxmem.config import Settings
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,7 @@ class AudioLimits:
     silence_dbfs: float = -55.0  # RMS of the loudest 100 ms below this = silent
 
     @classmethod
-    def from_settings(cls, settings, max_seconds: float | None = None) -> AudioLimits:
+    def from_settings(cls, settings: Settings, max_seconds: float | None = None) -> AudioLimits:
         return cls(
             min_seconds=settings.audio_min_seconds,
             max_seconds=max_seconds if max_seconds is not None else settings.audio_max_turn_seconds,

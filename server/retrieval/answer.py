@@ -22,6 +22,7 @@ import numpy as np
 from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
 from voxmem.retrieval.llm_reader import ATTRIBUTION_KINDS, LLMReader
+from voxmem.retrieval.question import Reading
 from voxmem.retrieval.spans import place_phrase, short_span, spoken_date, wanted_shape
 from voxmem.retrieval.text import content_words, normalise
 
@@ -197,7 +198,7 @@ class GraphAnswerer:
             ]
         return None
 
-    def _who_said(self, reading, evidence: list[FusedEvidence]) -> tuple[str, list[str]] | None:
+    def _who_said(self, reading: Reading, evidence: list[FusedEvidence]) -> tuple[str, list[str]] | None:
         pool = [e for e in evidence[: self.window] if e.evidence.speaker is not None]
         if not pool:
             return None
@@ -221,9 +222,9 @@ class GraphAnswerer:
         entry = best[1]
         return _label(entry.evidence.speaker), [entry.id]
 
-    def _requests(self, reading, evidence: list[FusedEvidence]) -> tuple[str, list[str]] | None:
+    def _requests(self, reading: Reading, evidence: list[FusedEvidence]) -> tuple[str, list[str]] | None:
         """What a person asked for: their own turns (SPEAKS) that are phrased as requests."""
-        requester = reading.speaker.get("id")
+        requester = (reading.speaker or {}).get("id")
         mine = [
             e
             for e in evidence[:20]
@@ -234,7 +235,7 @@ class GraphAnswerer:
         quoted = "; ".join(f'"{e.evidence.text.strip()}"' for e in mine)
         return f"{_label(reading.speaker)} asked: {quoted}", [e.id for e in mine]
 
-    def _addressee(self, reading, evidence: list[FusedEvidence]) -> tuple[str, list[str]] | None:
+    def _addressee(self, reading: Reading, evidence: list[FusedEvidence]) -> tuple[str, list[str]] | None:
         pool = [
             e
             for e in evidence[: self.window]
