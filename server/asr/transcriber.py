@@ -11,6 +11,7 @@ words are assigned to speaker turns by time, instead of one call per segment.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -172,9 +173,34 @@ def _is_speech(segment: Any) -> bool:
     return not (no_speech > 0.6 and logprob < -1.0)
 
 
-def has_words(text: str) -> bool:
-    """True when ``text`` holds at least one letter or digit (in any script)."""
-    return any(ch.isalnum() for ch in text)
+# What Whisper writes for noise, music or a hum when it has nothing to hear (seen on white
+# noise, square waves and pieces cut from between speakers). A transcript that is, as a whole,
+# one of these phrases is not a turn; the same words inside a longer sentence are kept.
+WHISPER_NOISE_PHRASES = frozenset(
+    {
+        "you",
+        "thank you",
+        "thanks for watching",
+        "thank you for watching",
+        "thank you so much for watching",
+        "please subscribe",
+        "subtitles by the amara org community",
+    }
+)
+# Sound labels and music marks Whisper puts in place of words: "[Music]", "(applause)", "♪ ♪".
+_SOUND_LABELS = re.compile(r"\[[^\]]*\]|\([^)]*\)|\*[^*]*\*|[♪♫]")
+
+
+def is_speech_text(text: str) -> bool:
+    """The one rule deciding whether a transcript is something a person said: it holds a letter
+    or digit (any script) outside sound labels, and is not, as a whole, one of Whisper's stock
+    phrases for non-speech. Used for single spoken turns (422 ``no_speech``) and for every
+    piece of a recording (skipped as ``no_speech``), so noise never becomes a turn or a speaker.
+    Trade-off: a turn saying only "Thank you." is treated as noise."""
+    spoken = _SOUND_LABELS.sub(" ", text)
+    if not any(ch.isalnum() for ch in spoken):
+        return False
+    return " ".join(re.findall(r"\w+", spoken.lower())) not in WHISPER_NOISE_PHRASES
 
 
 def _transcript(segments: list, language: str = "en") -> Transcript:

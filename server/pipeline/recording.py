@@ -13,7 +13,9 @@ fragments of one voice heard in this recording; the result lists the merges.
 Each *turn* is written in one transaction (voice lock, routing of each of its pieces,
 session lock, message), so a crash mid-recording leaves whole turns only. Pieces too short
 or too quiet to embed reliably are not routed: they join the neighbouring turn if close
-enough, otherwise they are skipped and listed in the job result with the reason.
+enough, otherwise they are skipped and listed in the job result with the reason. Pieces whose
+transcript is not speech (noise, a tone, "[Music]", Whisper's stock "Thank you.") are skipped
+as ``no_speech`` before routing: they create no turn and no speaker.
 Routing decides per piece inside the turn's transaction; a piece whose speaker differs
 from the turn's first piece closes the turn (the rest become the next turn).
 
@@ -36,6 +38,7 @@ from typing import Any
 import numpy as np
 from neo4j import ManagedTransaction
 
+from voxmem.asr.transcriber import Word, is_speech_text
 from voxmem.audio import AudioLimits, decode_audio, validate_audio
 from voxmem.audio.decode import Audio
 from voxmem.audio.vad import Region
@@ -207,6 +210,7 @@ class RecordingIngestor:
             words = asr.transcribe_regions(audio.samples, speech).words
         else:
             words = asr.transcribe(audio.samples, word_timestamps=True).words if pieces else []
+        words = self._drop_non_speech(audio, pieces, words)
         report("routing", 0.7)
         router = self.voice.router(policy)
         memory_errors: list[dict[str, str]] = []
@@ -272,6 +276,33 @@ class RecordingIngestor:
             "real_time_factor": round(elapsed / audio.duration, 4) if audio.duration else None,
         }
 
+    def _drop_non_speech(self, audio: Audio, pieces: list[Piece], words: list[Word]) -> list[Word]:
+        """Pieces whose transcript is not speech are skipped as ``no_speech`` before routing, so
+        noise, a tone or Whisper's stock phrase never becomes a turn or a speaker (the rule is
+        :func:`voxmem.asr.transcriber.is_speech_text`, the one the single spoken turn uses).
+
+        A piece the batched pass left without speech is first transcribed on its own: the
+        batched decoder can stop at a noise burst and drop the words of the speech after it
+        (seen: speech, white noise, a square wave, speech gave the last turn the text "").
+        This costs one extra decode per such piece, only for pieces that passed the VAD.
+        Returns the words, without those of skipped pieces and with those recovered.
+        """
+        kept = list(words)
+        for p in pieces:
+            if p.embedding is None:
+                continue
+            own = [w for w in kept if p.start <= (w.start + w.end) / 2 <= p.end]
+            if is_speech_text(" ".join(w.text for w in own)):
+                continue
+            kept = [w for w in kept if w not in own]
+            clip = audio.slice(p.start, p.end)
+            alone = self.voice.asr.transcribe(clip.samples, word_timestamps=True)
+            if is_speech_text(alone.text):
+                kept += [Word(p.start + w.start, p.start + w.end, w.text) for w in alone.words]
+            else:
+                p.embedding, p.skipped = None, "no_speech"
+        return sorted(kept, key=lambda w: w.start)
+
     @staticmethod
     def _derive(
         derive: Callable[[str, str], Any], space: str, message_id: str, errors: list[dict[str, str]]
@@ -324,6 +355,7 @@ class RecordingIngestor:
                 and turn.start - self.join_gap_s <= p.start
                 and p.end <= turn.end + self.join_gap_s
                 and p.speaker_id is None
+                and p.skipped != "no_speech"  # noise joins no turn (it holds no words anyway)
             ]
             for p in extra:
                 p.speaker_id, p.decision = turn.pieces[0].speaker_id, "JOINED"

@@ -49,11 +49,11 @@ def _encode(data: np.ndarray, rate: int, fmt: str, subtype: str | None = None) -
     return buf.getvalue()
 
 
-def _noise(seconds: float, rate: int = 16_000) -> np.ndarray:
+def white_noise(seconds: float, rate: int = 16_000) -> np.ndarray:
     return np.random.default_rng(7).uniform(-0.5, 0.5, int(seconds * rate))
 
 
-def _square(seconds: float, rate: int = 16_000) -> np.ndarray:
+def square_wave(seconds: float, rate: int = 16_000) -> np.ndarray:
     return 0.4 * np.sign(np.sin(2 * np.pi * 200 * np.arange(int(seconds * rate)) / rate))
 
 
@@ -97,8 +97,8 @@ def bad_audio() -> dict[str, Callable[[], bytes]]:
         "flac_silence_bomb": lambda: _encode(np.zeros(16_000 * 110), 16_000, "FLAC"),
         "silent_wav": lambda: wav(_pcm16(np.zeros(16_000))),
         "too_short_wav": lambda: wav(_pcm16(_tone(0.1))),
-        "white_noise_wav": lambda: wav(_pcm16(_noise(2.0))),
-        "square_wave_wav": lambda: wav(_pcm16(_square(2.0))),
+        "white_noise_wav": lambda: wav(_pcm16(white_noise(2.0))),
+        "square_wave_wav": lambda: wav(_pcm16(square_wave(2.0))),
     }
 
 

@@ -8,6 +8,7 @@ import tracemalloc
 import pytest
 import scipy.signal  # noqa: F401  (imported before tracing: its import is not the upload's cost)
 
+from voxmem.asr.transcriber import is_speech_text
 from voxmem.audio import AudioError, AudioLimits, decode_audio, validate_audio
 
 from .corpus import NON_SPEECH, bad_audio
@@ -59,3 +60,33 @@ def test_odd_real_rates_still_decode() -> None:
     for rate in (8_000, 8_001, 44_100, 96_000):
         audio = decode_audio(wav(_pcm16(_tone(1.0, rate)), rate=rate), 120.0)
         assert abs(audio.duration - 1.0) < 0.01, rate
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        ".",
+        " ... ",
+        "[Music]",
+        "(upbeat music)",
+        "♪ ♪",
+        "*sigh*",
+        "you",
+        "You.",
+        "Thank you.",
+        "Thanks for watching!",
+        "[BLANK_AUDIO]",
+    ],
+)
+def test_whisper_output_for_noise_is_not_speech(text: str) -> None:
+    """What Whisper writes for white noise, a square wave or music is no turn (finding 6)."""
+    assert not is_speech_text(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Hi", "Thank you, Ann.", "I said thank you for watching the kids.", "Иван", "王", "42", "[laughs] yes"],
+)
+def test_words_in_any_script_are_speech(text: str) -> None:
+    assert is_speech_text(text)
