@@ -13,6 +13,7 @@ import logging
 from dataclasses import asdict
 from typing import Any
 
+from neo4j import ManagedTransaction
 from tqdm import tqdm
 
 from voxmem.cypher import query
@@ -70,7 +71,11 @@ class MemoryPipeline:
     def window(self, space: str, message_id: str) -> Window:
         """The stored turn in its context window (the message store reads it; extractors only
         ever see the window)."""
-        context = asdict(self.messages.context(space, message_id, self.context_turns))
+        return self.db.read(lambda tx: self.window_in(tx, space, message_id))
+
+    def window_in(self, tx: ManagedTransaction, space: str, message_id: str) -> Window:
+        """:meth:`window` inside the caller's transaction (a batch sees its own earlier memory)."""
+        context = asdict(MessageStore.context_in(tx, space, message_id, self.context_turns))
         window = window_from_rows(
             context["turns"], context["roster"], context["session"], context["started_at"]
         )

@@ -92,30 +92,56 @@ class MemoryWriter:
 
     # --- public ----------------------------------------------------------------------------
     def write(self, space: str, window: Window, result: ExtractionResult) -> WriteSummary:
-        record = result.record
-        texts = [f.content for f in record.facts] + [a.text for a in record.attributes]
-        vectors = self.embedder.embed(texts)  # (0, dim) when the turn carries neither
-        fact_vecs = [v.tolist() for v in vectors[: len(record.facts)]]
-        attr_vecs = [v.tolist() for v in vectors[len(record.facts) :]]
+        vectors = self.vectors(result)
 
         def work(tx: ManagedTransaction) -> WriteSummary:
-            summary = WriteSummary(message_id=result.message_id, extractor=result.extractor)
             _rows(tx, "memory_clear_messages", space=space, ids=[result.message_id])
-            turn = TurnWrite(tx, space, window, result, _Resolver(tx, space, window), summary)
-            self._names(turn)
-            addressee_ids = self._addressees(turn)
-            self._facts(turn, addressee_ids, fact_vecs)
-            self._attributes(turn, attr_vecs)
-            return summary
+            return self.write_in(tx, space, window, result, vectors)
 
         summary = self.db.write(work)
-        for pid, name in summary.named.items():
-            self.backfill(space, pid, name)
-            if pid in summary.renamed:
-                self.rename_texts(space, pid, summary.renamed[pid], name, summary.message_id)
-            self.passages.reindex_participant(space, pid)  # "Name: text" passages carry the new name
-        self.refresh_display(space)
+        self.after_write(space, [summary])
         return summary
+
+    def vectors(self, result: ExtractionResult) -> tuple[list[list[float]], list[list[float]]]:
+        """Embeddings of the turn's fact contents and attribute texts (one model call, or none)."""
+        record = result.record
+        texts = [f.content for f in record.facts] + [a.text for a in record.attributes]
+        if not texts:
+            return [], []
+        vectors = self.embedder.embed(texts)
+        return (
+            [v.tolist() for v in vectors[: len(record.facts)]],
+            [v.tolist() for v in vectors[len(record.facts) :]],
+        )
+
+    def write_in(
+        self,
+        tx: ManagedTransaction,
+        space: str,
+        window: Window,
+        result: ExtractionResult,
+        vectors: tuple[list[list[float]], list[list[float]]],
+    ) -> WriteSummary:
+        """One turn's memory inside the caller's transaction, whose memory of this message was
+        cleared before (``memory_clear_messages``); :meth:`after_write` follows the commit."""
+        summary = WriteSummary(message_id=result.message_id, extractor=result.extractor)
+        turn = TurnWrite(tx, space, window, result, _Resolver(tx, space, window), summary)
+        self._names(turn)
+        addressee_ids = self._addressees(turn)
+        self._facts(turn, addressee_ids, vectors[0])
+        self._attributes(turn, vectors[1])
+        return summary
+
+    def after_write(self, space: str, summaries: list[WriteSummary]) -> None:
+        """After the commit: texts written before a naming read with the name, passages that
+        name a renamed person are re-indexed, and the Browser captions refreshed (once)."""
+        for summary in summaries:
+            for pid, name in summary.named.items():
+                self.backfill(space, pid, name)
+                if pid in summary.renamed:
+                    self.rename_texts(space, pid, summary.renamed[pid], name, summary.message_id)
+                self.passages.reindex_participant(space, pid)  # "Name: text" passages carry the new name
+        self.refresh_display(space)
 
     def refresh_display(self, space: str) -> None:
         """Keep the ``display`` captions people read in Browser (names, never '{p_…}') current.

@@ -24,7 +24,7 @@ transaction, so no lock is held while encoding.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -48,6 +48,7 @@ from voxmem.stores.messages import AudioMessage, MessageStore, Turn
 from voxmem.voice.routing import ROUTING_POLICIES
 
 if TYPE_CHECKING:
+    from voxmem.pipeline.batch import BatchResult
     from voxmem.pipeline.recording import RecordingIngestor
     from voxmem.voice.identity import IdentityManager
     from voxmem.voice.service import VoiceService
@@ -169,6 +170,13 @@ class TurnPipeline:
         message = self.messages.append(space, turn)
         self.derive(space, message["id"])
         return message
+
+    def import_turns(self, space: str, turns: Sequence[Turn]) -> BatchResult:
+        """Many text turns (a history), batched: the same steps as :meth:`append_text` for each,
+        idempotent by ``turn_id`` (``voxmem.pipeline.batch``); memory is derived in-process."""
+        from voxmem.pipeline.batch import BatchImporter
+
+        return BatchImporter(self).run(space, turns)
 
     # --- spoken turns --------------------------------------------------------------------------
     @property

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
@@ -45,6 +46,50 @@ class Turn:
     ts: datetime | None = None
     turn_id: str | None = None
     source: str = "text"
+
+
+@dataclass
+class PreparedTurn:
+    """A validated text turn before its write: trimmed text, speaker and addressees by name key
+    (the speaker never addresses themself), and the speaker-aware passage it is indexed by."""
+
+    turn: Turn
+    text: str
+    speaker: Person
+    addressees: dict[str, Person]
+    passage: str
+    message_id: str = ""
+
+    @classmethod
+    def of(cls, turn: Turn, require_id: bool = False) -> PreparedTurn:
+        """Validate one turn (a bad one is a 422, :class:`InvalidInput`)."""
+        text = turn.text.strip()
+        if not text:
+            raise InvalidInput("turn text is empty")
+        if not is_valid_id(turn.session):
+            raise InvalidInput("session id must be 1-128 characters of letters, digits, '_', '.', ':' or '-'")
+        if require_id and turn.turn_id is None:
+            raise InvalidInput("every turn of a batch needs a turn_id (retries must be idempotent)")
+        if turn.turn_id is not None and not is_valid_id(turn.turn_id):
+            raise InvalidInput("turn_id must be 1-128 characters of letters, digits, '_', '.', ':' or '-'")
+        speaker = Person.of(turn.speaker)
+        addressees = {p.key: p for p in (Person.of(a) for a in turn.addressees)}
+        addressees.pop(speaker.key, None)  # talking to oneself makes no ADDRESSES edge
+        indexed = passage(text, speaker.name, sorted(a.name for a in addressees.values()))
+        return cls(turn, text, speaker, addressees, indexed)
+
+
+@dataclass(frozen=True)
+class StoredTurn:
+    """One turn of a batch after :meth:`MessageStore.append_many`: its message id, whether this
+    call wrote it (else it was stored before: an idempotent replay) and whether its memory is
+    still to be derived."""
+
+    turn_id: str
+    session: str
+    id: str
+    stored: bool
+    pending: bool
 
 
 @dataclass(frozen=True)
@@ -118,20 +163,12 @@ class MessageStore:
     # --- writes ---------------------------------------------------------------------------
     def append(self, space: str, turn: Turn) -> dict[str, Any]:
         """Store one turn; returns the message view. Idempotent on ``turn.turn_id``."""
-        text = turn.text.strip()
-        if not text:
-            raise InvalidInput("turn text is empty")
-        if not is_valid_id(turn.session):
-            raise InvalidInput("session id must be 1-128 characters of letters, digits, '_', '.', ':' or '-'")
-        if turn.turn_id is not None and not is_valid_id(turn.turn_id):
-            raise InvalidInput("turn_id must be 1-128 characters of letters, digits, '_', '.', ':' or '-'")
-        speaker = Person.of(turn.speaker)
-        addressees = {p.key: p for p in (Person.of(a) for a in turn.addressees)}
-        addressees.pop(speaker.key, None)  # talking to oneself makes no ADDRESSES edge
+        prepared = PreparedTurn.of(turn)
+        text, speaker, addressees = prepared.text, prepared.speaker, prepared.addressees
         message_id = self.turn_message_id(space, turn.turn_id)
         # outside the transaction: no lock held while encoding; the speaker-aware passage is what
         # the embedding and the SPLADE terms describe (voxmem.passages)
-        indexed = passage(text, speaker.name, sorted(a.name for a in addressees.values()))
+        indexed = prepared.passage
         embedding = self.embedder.embed_one(indexed)
         sparse_terms, sparse_weights = sparse_fields(self.sparse.encode([indexed])[0])
         params: dict[str, Any] = {
@@ -168,6 +205,112 @@ class MessageStore:
             if turn.turn_id is None:
                 raise
         return self.get(space, message_id)
+
+    # --- batch import (voxmem.pipeline.batch) ---------------------------------------------------
+    def append_many(self, space: str, turns: Sequence[Turn]) -> list[StoredTurn]:
+        """Store many text turns in ONE transaction; what :meth:`append` does for each, batched.
+
+        Every turn needs a ``turn_id`` (a retried batch must not store anything twice): turns
+        already stored are returned as replays with their ``memory_pending`` state, the others
+        are written in batch order (per session: consecutive idx, NEXT chain) with one
+        ``UNWIND`` statement. Passages are encoded in one batch through each model before the
+        transaction, so no lock is held while encoding. All turns are validated first: one bad
+        turn refuses the whole batch (422) and nothing is written.
+        """
+        prepared = [PreparedTurn.of(turn, require_id=True) for turn in turns]
+        seen: set[str] = set()
+        for item in prepared:
+            if item.turn.turn_id in seen:
+                raise InvalidInput(f"turn_id {item.turn.turn_id!r} appears twice in the batch")
+            seen.add(item.turn.turn_id or "")
+        candidates = {
+            t.turn_id: (turn_message_id(space, t.turn_id), legacy_turn_message_id(space, t.turn_id))
+            for t in (p.turn for p in prepared)
+            if t.turn_id is not None
+        }
+        found = self.stored_turns(space, [i for pair in candidates.values() for i in pair])
+        for item in prepared:
+            fresh, legacy = candidates[item.turn.turn_id or ""]
+            item.message_id = legacy if legacy in found else fresh
+        todo = [p for p in prepared if p.message_id not in found]
+        encoded = self._encode([p.passage for p in todo])
+
+        def work(tx: ManagedTransaction) -> set[str]:
+            next_idx = {
+                session: self.lock_session(tx, space, session, iso_timestamp(first.turn.ts))
+                for session, first in sorted({p.turn.session: p for p in reversed(todo)}.items())
+            }  # sessions locked in name order, so two batches never wait on each other crosswise
+            again = self.stored_turns_in(tx, space, [p.message_id for p in todo])  # a concurrent retry
+            writing = [p for p in todo if p.message_id not in again]
+            people = {p.key: p for item in writing for p in (item.speaker, *item.addressees.values())}
+            ids = ParticipantStore.named(tx, space, list(people.values())) if people else {}
+            rows, links, sessions = [], [], {}
+            for item in writing:
+                turn, idx = item.turn, next_idx[item.turn.session]
+                next_idx[turn.session] = idx + 1
+                ts = iso_timestamp(turn.ts)
+                rows.append(
+                    {
+                        "session": turn.session,
+                        "id": item.message_id,
+                        "idx": idx,
+                        "text": item.text,
+                        "ts": ts,
+                        "source": turn.source,
+                        "passage": item.passage,
+                        **encoded[item.passage],
+                        "speaker_id": ids[item.speaker.key],
+                        "addressee_ids": [ids[k] for k in item.addressees],
+                    }
+                )
+                if idx > 0:
+                    links.append({"session": turn.session, "idx": idx})
+                sessions[turn.session] = {"session": turn.session, "n_messages": idx + 1, "last_ts": ts}
+            if rows:
+                tx.run(query("message_batch_append"), space=space, rows=rows).consume()
+                tx.run(
+                    query("message_batch_link"), space=space, links=links, sessions=list(sessions.values())
+                ).consume()
+            return {row["id"] for row in rows}
+
+        written = self.db.write(work) if todo else set()
+        return [
+            StoredTurn(
+                turn_id=p.turn.turn_id or "",
+                session=p.turn.session,
+                id=p.message_id,
+                stored=p.message_id in written,
+                pending=p.message_id in written or found.get(p.message_id, False),
+            )
+            for p in prepared
+        ]
+
+    def _encode(self, passages: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Embedding and SPLADE fields of each distinct passage (one batch through each model)."""
+        unique = list(dict.fromkeys(passages))
+        if not unique:
+            return {}
+        vectors = self.embedder.embed(unique)
+        sparse = self.sparse.encode(unique)
+        out = {}
+        for text, vector, weights in zip(unique, vectors, sparse, strict=True):
+            terms, values = sparse_fields(weights)
+            out[text] = {"embedding": vector.tolist(), "sparse_terms": terms, "sparse_weights": values}
+        return out
+
+    def stored_turns(self, space: str, message_ids: Sequence[str]) -> dict[str, bool]:
+        """Which of these message ids are stored: id -> memory still pending."""
+        return self.db.read(lambda tx: self.stored_turns_in(tx, space, message_ids))
+
+    @staticmethod
+    def stored_turns_in(tx: ManagedTransaction, space: str, message_ids: Sequence[str]) -> dict[str, bool]:
+        rows = tx.run(query("message_batch_existing"), space=space, ids=list(message_ids))
+        return {row["id"]: bool(row["pending"]) for row in rows}
+
+    def memory_done_many(self, space: str, message_ids: Sequence[str]) -> int:
+        """Clear the pending mark of many turns whose memory is derived (one statement)."""
+        rows = self.db.execute(query("message_batch_memory_done"), space=space, ids=list(message_ids))
+        return int(rows[0]["done"]) if rows else 0
 
     # --- steps of a write, inside the caller's transaction ---------------------------------------
     @staticmethod
@@ -287,7 +430,13 @@ class MessageStore:
     def context(self, space: str, message_id: str, previous: int) -> MessageContext:
         """A stored message with up to ``previous`` earlier turns of its session, speakers with
         their current identities, and the session's participants (one read query)."""
-        rows = self.db.query(query("memory_window"), space=space, id=message_id, n=previous)
+        return self.db.read(lambda tx: self.context_in(tx, space, message_id, previous))
+
+    @staticmethod
+    def context_in(tx: ManagedTransaction, space: str, message_id: str, previous: int) -> MessageContext:
+        """:meth:`context` inside the caller's transaction (a batch derivation reads each turn's
+        window after the memory of the turns before it, written in the same transaction)."""
+        rows = [r.data() for r in tx.run(query("memory_window"), space=space, id=message_id, n=previous)]
         if not rows:
             raise NotFound(f"unknown message {message_id!r}")
         row = rows[0]

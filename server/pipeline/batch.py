@@ -1,0 +1,171 @@
+"""Bulk import: many text turns through the one turn pipeline's steps, batched.
+
+The steps and their contract are the turn pipeline's (:mod:`voxmem.pipeline.turns`): identity
+(speaker and addressees by name) and message in one transaction, stored ``memory_pending``;
+then extraction → memory → index, after which the mark is cleared. What changes is the unit
+of work, because a history of thousands of turns turned every per-turn cost (a model call per
+turn, a transaction and ~10 round trips per turn, a space-wide caption refresh per turn) into
+the whole cost:
+
+1. **message** — :meth:`voxmem.stores.messages.MessageStore.append_many`: all turns
+   validated first (one bad turn refuses the batch, nothing written), turns already stored
+   skipped (idempotent by ``turn_id``), passages encoded in one batch through MiniLM and
+   SPLADE, then ONE transaction (sessions locked, people found or created by name, one
+   ``UNWIND`` statement for the messages and one for the NEXT chain);
+2. **extraction → memory** — in chunks of ``derive_chunk`` turns, ONE transaction per chunk:
+   the chunk's earlier memory is cleared (a replay re-derives), then each turn in
+   conversation order has its window read *inside* the transaction (so it sees the names and
+   vocative edges the turns before it just derived, exactly as the per-turn path does), is
+   extracted (pure function) and its memory written with the writer's per-turn steps. The
+   fact/attribute embeddings of a turn are computed inside the transaction, because the
+   turn's record only exists after the earlier turns' memory is visible; a bulk import
+   holds the space's locks for a chunk, a live per-turn request never does;
+3. **index** — passages re-read and re-encoded only where a naming changed them, then the
+   chunk's ``memory_pending`` marks cleared in one statement.
+
+A chunk that fails for another reason than Neo4j being down rolls back whole and its turns
+are derived one by one through :meth:`voxmem.pipeline.turns.TurnPipeline.derive`; a turn
+that still fails stays ``memory_pending`` (listed in the result, derived by ``repair``), so
+no turn is left behind silently.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from neo4j import ManagedTransaction
+
+from voxmem.cypher import query
+from voxmem.errors import DatabaseUnavailable, InvalidInput
+from voxmem.memory.writer import WriteSummary
+from voxmem.stores.messages import StoredTurn, Turn
+
+if TYPE_CHECKING:
+    from voxmem.pipeline.turns import TurnPipeline
+
+log = logging.getLogger(__name__)
+
+# Turns written per message transaction (and encoded per model batch). Larger batches are
+# split; one transaction of 500 messages with 384-d vectors is ~1 MB of parameters.
+WRITE_CHUNK = 500
+# Turns whose memory is derived per transaction.
+DERIVE_CHUNK = 100
+
+
+@dataclass
+class BatchResult:
+    """What one import did: every turn with its message id and status."""
+
+    turns: list[StoredTurn] = field(default_factory=list)
+    derived: int = 0
+    pending: list[str] = field(default_factory=list)  # message ids whose memory is still missing
+    facts: int = 0
+    attributes: int = 0
+
+    @property
+    def stored(self) -> int:
+        return sum(1 for t in self.turns if t.stored)
+
+    @property
+    def replayed(self) -> int:
+        return sum(1 for t in self.turns if not t.stored)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "stored": self.stored,
+            "replayed": self.replayed,
+            "derived": self.derived,
+            "facts": self.facts,
+            "attributes": self.attributes,
+            "pending": self.pending,
+            "turns": [
+                {
+                    "turn_id": t.turn_id,
+                    "session": t.session,
+                    "id": t.id,
+                    "status": "stored" if t.stored else "replayed",
+                }
+                for t in self.turns
+            ],
+        }
+
+
+class BatchImporter:
+    """The turn pipeline's batch path (``TurnPipeline.import_turns``)."""
+
+    def __init__(
+        self, pipeline: TurnPipeline, write_chunk: int = WRITE_CHUNK, derive_chunk: int = DERIVE_CHUNK
+    ) -> None:
+        self.pipeline = pipeline
+        self.write_chunk = write_chunk
+        self.derive_chunk = derive_chunk
+
+    def run(self, space: str, turns: Sequence[Turn]) -> BatchResult:
+        """Store these turns with their memory (in order), idempotent by ``turn_id``."""
+        pipe = self.pipeline
+        for turn in turns:
+            if len(turn.text) > pipe.max_text_chars:
+                raise InvalidInput(f"turn {turn.turn_id!r}: text longer than {pipe.max_text_chars} chars")
+        result = BatchResult()
+        # an outage may have left earlier turns of these sessions without memory: derive them
+        # first, so extraction keeps conversation order (as append_text does per turn)
+        for session in dict.fromkeys(t.session for t in turns):
+            pipe.repair(space, session)
+        for start in range(0, len(turns), self.write_chunk):
+            stored = pipe.messages.append_many(space, turns[start : start + self.write_chunk])
+            result.turns.extend(stored)
+            todo = [t.id for t in stored if t.pending]
+            for first in range(0, len(todo), self.derive_chunk):
+                self._derive(space, todo[first : first + self.derive_chunk], result)
+        return result
+
+    def _derive(self, space: str, ids: list[str], result: BatchResult) -> None:
+        """Extraction → memory → index for a chunk of stored turns, then their marks cleared."""
+        pipe = self.pipeline
+        memory = pipe.memory
+
+        def work(tx: ManagedTransaction) -> list[WriteSummary]:
+            tx.run(query("memory_clear_messages"), space=space, ids=ids).consume()
+            summaries = []
+            for message_id in ids:
+                window = memory.window_in(tx, space, message_id)
+                extraction = memory.extractor.extract(window)
+                vectors = memory.writer.vectors(extraction)
+                summaries.append(memory.writer.write_in(tx, space, window, extraction, vectors))
+            return summaries
+
+        try:
+            memory.map_speakers(space, ids)
+            summaries = pipe.db.write(work)
+            memory.writer.after_write(space, summaries)
+            pipe.indexer.index(space, ids)
+            pipe.messages.memory_done_many(space, ids)
+        except DatabaseUnavailable as exc:
+            raise DatabaseUnavailable(
+                f"{len(ids)} turn(s) are stored but their memory is not derived: {exc.message}; "
+                "repeat the import (idempotent) once Neo4j is back to derive them"
+            ) from exc
+        except Exception:
+            log.exception("batch derivation of %d turn(s) failed; deriving them one by one", len(ids))
+            self._derive_each(space, ids, result)
+            return
+        result.derived += len(ids)
+        result.facts += sum(s.facts for s in summaries)
+        result.attributes += sum(s.attributes for s in summaries)
+
+    def _derive_each(self, space: str, ids: list[str], result: BatchResult) -> None:
+        for message_id in ids:
+            try:
+                summary = self.pipeline.derive(space, message_id)
+            except DatabaseUnavailable:
+                raise
+            except Exception:
+                log.exception("memory of %s could not be derived; it stays pending", message_id)
+                result.pending.append(message_id)
+                continue
+            result.derived += 1
+            result.facts += int(summary.get("facts", 0))
+            result.attributes += int(summary.get("attributes", 0))
