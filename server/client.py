@@ -27,7 +27,16 @@ import asyncio
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -44,6 +53,7 @@ from tenacity import (
 )
 
 from voxmem.api.schemas import (
+    MAX_BATCH_TURNS,
     AskerMatchOut,
     AttributeOut,
     AudioTurnOut,
@@ -75,6 +85,7 @@ from voxmem.api.schemas import (
     SpaceOut,
     SpeakerOut,
     SplitOut,
+    TurnBatchOut,
     UnmergeOut,
 )
 
@@ -149,6 +160,7 @@ class _Call:
     idempotent: bool = False
     content: bytes | None = None  # a raw body (JSON lines)
     raw: bool = False  # the answer is text, not JSON
+    timeout: float | None = None  # this request's timeout, s (None: the client's)
 
     def __post_init__(self) -> None:
         if self.method in ("GET", "DELETE", "HEAD"):
@@ -200,6 +212,28 @@ def _ts(value: datetime | str | None) -> str | None:
     return value.isoformat() if isinstance(value, datetime) else value
 
 
+def _batch_turn(turn: Mapping[str, Any]) -> dict[str, Any]:
+    """One turn of a batch import as the route takes it (``ts`` as ISO-8601)."""
+    body = {k: turn[k] for k in ("session", "speaker", "text", "turn_id")}
+    body["addressees"] = list(turn.get("addressees") or [])
+    if turn.get("ts") is not None:
+        body["ts"] = _ts(turn["ts"])
+    return body
+
+
+def _batches(turns: Iterable[Mapping[str, Any]], size: int) -> Iterator[list[Mapping[str, Any]]]:
+    if not 1 <= size <= MAX_BATCH_TURNS:
+        raise ValueError(f"batch_size must be 1..{MAX_BATCH_TURNS}")
+    batch: list[Mapping[str, Any]] = []
+    for turn in turns:
+        batch.append(turn)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
 class _Routes:
     """Every route once, as a :class:`_Call`; the sync and async clients only differ in
     ``_send`` (which returns the parsed model, or an awaitable of it)."""
@@ -215,7 +249,8 @@ class _Routes:
     def _request_args(self, call: _Call) -> dict[str, Any]:
         """httpx.request keywords for ``call``, less the body of an upload (sync or async chunks)."""
         headers = dict(self.headers) | (call.upload.headers if call.upload is not None else {})
-        return {"params": call.params, "json": call.json, "content": call.content, "headers": headers}
+        args = {"params": call.params, "json": call.json, "content": call.content, "headers": headers}
+        return args | ({"timeout": call.timeout} if call.timeout is not None else {})
 
     def _events_request(self, space: str, job_id: str, interval: float) -> dict[str, Any]:
         """The server-sent-events request of a job, as httpx.stream arguments (no timeout: it lasts)."""
@@ -271,6 +306,25 @@ class _Routes:
                 MessageOut,
                 json=body,
                 idempotent=turn_id is not None,
+            )
+        )
+
+    def import_batch(
+        self, space: str, turns: Sequence[Mapping[str, Any]], timeout: float | None = None
+    ) -> TurnBatchOut:
+        """Import one batch (at most 1000 turns) of text turns with their memory. Each turn is a
+        mapping with ``session``, ``speaker``, ``text``, ``turn_id`` and optional ``addressees``
+        and ``ts``; the server stores nothing twice, so the call is retried like a read. Memory is
+        derived before the answer, so give a large batch a ``timeout`` (s) above the client's."""
+        body = {"turns": [_batch_turn(t) for t in turns]}
+        return self._send(
+            _Call(
+                "POST",
+                f"/spaces/{space}/turns/batch",
+                TurnBatchOut,
+                json=body,
+                idempotent=True,
+                timeout=timeout,
             )
         )
 
@@ -582,6 +636,23 @@ class VoxmemClient(_Routes):
                 return self._once(call)
         raise AssertionError("unreachable")  # pragma: no cover - tenacity reraises
 
+    def import_turns(
+        self,
+        space: str,
+        turns: Iterable[Mapping[str, Any]],
+        batch_size: int = 200,
+        on_batch: Callable[[TurnBatchOut], None] | None = None,
+    ) -> list[TurnBatchOut]:
+        """Stream a history of turns (any iterable, read lazily) in batches of ``batch_size``;
+        each batch is one idempotent request, so an interrupted import is simply run again."""
+        results = []
+        for batch in _batches(turns, batch_size):
+            result = self.import_batch(space, batch)
+            if on_batch is not None:
+                on_batch(result)
+            results.append(result)
+        return results
+
     def job_events(self, space: str, job_id: str, interval: float = 0.25) -> Iterator[JobOut]:
         """The job's states as the server streams them (server-sent events), ending with the job."""
         with self.http.stream(**self._events_request(space, job_id, interval)) as response:
@@ -666,6 +737,37 @@ class AsyncVoxmemClient(_Routes):
             raise AssertionError("unreachable")  # pragma: no cover - tenacity reraises
 
         return run()
+
+    async def import_turns(
+        self,
+        space: str,
+        turns: Iterable[Mapping[str, Any]] | AsyncIterable[Mapping[str, Any]],
+        batch_size: int = 200,
+        on_batch: Callable[[TurnBatchOut], None] | None = None,
+    ) -> list[TurnBatchOut]:
+        """:meth:`VoxmemClient.import_turns` for asyncio: turns from an iterable or an async one."""
+        results = []
+
+        async def send(batch: list[Mapping[str, Any]]) -> None:
+            result = await cast(Awaitable[TurnBatchOut], self.import_batch(space, batch))
+            if on_batch is not None:
+                on_batch(result)
+            results.append(result)
+
+        if isinstance(turns, AsyncIterable):
+            _batches([], batch_size)  # the same batch_size check
+            batch: list[Mapping[str, Any]] = []
+            async for turn in turns:
+                batch.append(turn)
+                if len(batch) == batch_size:
+                    await send(batch)
+                    batch = []
+            if batch:
+                await send(batch)
+        else:
+            for chunk in _batches(turns, batch_size):
+                await send(chunk)
+        return results
 
     async def job_events(self, space: str, job_id: str, interval: float = 0.25) -> AsyncIterator[JobOut]:
         async with self.http.stream(**self._events_request(space, job_id, interval)) as response:

@@ -19,6 +19,7 @@ from voxmem.api.routes import audio as audio_routes
 from voxmem.api.routes import audit as audit_routes
 from voxmem.api.routes import browser as browser_routes
 from voxmem.api.routes import identity as identity_routes
+from voxmem.api.routes import ingest as ingest_routes
 from voxmem.api.routes import memory as memory_routes
 from voxmem.api.routes import query as query_routes
 from voxmem.config import Settings, get_settings
@@ -89,6 +90,7 @@ def create_app(settings: Settings | None = None, services: Voxmem | None = None)
     app.include_router(audit_routes.router)
     app.include_router(browser_routes.router)
     app.include_router(messages.router)
+    app.include_router(ingest_routes.router)
     app.include_router(memory_routes.router)
     app.include_router(audio_routes.router)
     app.include_router(identity_routes.router)

@@ -79,6 +79,67 @@ class TurnIn(BaseModel):
     )
 
 
+# Largest batch of POST /spaces/{space}/turns/batch; a longer history is sent in several batches
+# (the clients' import_turns does it), each retried safely on its own.
+MAX_BATCH_TURNS = 1000
+
+
+class BatchTurnIn(BaseModel):
+    """One turn of a batch import: a text turn with its session and a required turn id."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    session: str = Field(pattern=ID_PATTERN, description="Session the turn belongs to.")
+    speaker: str = Field(min_length=1, max_length=200, description="Name of the person speaking.")
+    text: str = Field(min_length=1, description="What was said.")
+    addressees: list[str] = Field(default_factory=list, max_length=50, description="Names spoken to.")
+    ts: datetime | None = Field(None, description="When it was said (ISO-8601); default: now.")
+    turn_id: str = Field(pattern=ID_PATTERN, description="Caller's id; a retried batch stores nothing twice.")
+
+
+class TurnBatchIn(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "turns": [
+                        {
+                            "session": "2026-11-02-dinner",
+                            "speaker": "Maya",
+                            "text": "Dad, can we stop for pizza on the way home?",
+                            "addressees": ["Tom"],
+                            "ts": "2026-11-02T18:05:00Z",
+                            "turn_id": "d1-t1",
+                        }
+                    ]
+                }
+            ]
+        },
+    )
+
+    turns: list[BatchTurnIn] = Field(
+        min_length=1, max_length=MAX_BATCH_TURNS, description="Turns in conversation order."
+    )
+
+
+class BatchTurnOut(Out):
+    turn_id: str
+    session: str
+    id: str = Field(description="The message id.")
+    status: str = Field(description="'stored' now, or 'replayed' (stored by an earlier try).")
+
+
+class TurnBatchOut(Out):
+    stored: int
+    replayed: int
+    derived: int = Field(description="Turns whose memory was derived by this call.")
+    facts: int
+    attributes: int
+    pending: list[str] = Field(description="Message ids still without memory (derived later by repair).")
+    turns: list[BatchTurnOut]
+
+
 class PersonRef(Out):
     id: str
     name: str | None = Field(None, description="Null for a voice nobody has named yet.")
