@@ -172,7 +172,14 @@ class JobRegistry:
         return sorted(jobs, key=lambda j: j.created_at, reverse=True)[:limit]
 
     def counts(self) -> dict[str, int]:
-        """Jobs this process knows, by status (for /metrics)."""
+        """Jobs this process knows, by status (for /metrics); in queue mode the queue's entries
+        (recordings and derivations) waiting and held by a worker."""
+        if self.queue is not None:
+            try:
+                backlog = self.queue.backlog()
+            except Exception:  # a scrape must not fail because Redis is away
+                return {}
+            return {"queued": backlog["unacknowledged"] - backlog["held"], "running": backlog["held"]}
         with self._lock:
             states = [j.status for j in self._jobs.values()]
         return {s: states.count(s) for s in set(states)}
