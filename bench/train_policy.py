@@ -56,7 +56,7 @@ from voxmem.retrieval.service import RetrievalService
 from voxmem.retrieval.tools import Filters, Retriever
 
 log = logging.getLogger("voxmem.train_policy")
-TRAIN_CONVS = ("conv-26", "conv-30", "conv-41", "conv-42")
+TRAIN_CONVS = ("conv-26", "conv-30", "conv-41", "conv-42", "conv-47")
 HELDOUT_CONVS = ("conv-43", "conv-44")
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "voxmem" / "policy_tools.pkl"
 
@@ -76,12 +76,19 @@ class Config:
     rank_weight: float = 0.5
     rank_scale: float = 10.0
     round_cost: float = 0.02  # EG units paid to continue: lets the stop head learn
-    plan_sizes: tuple[int, ...] = (6, 4, 3)
+    # ε of the group advantage (r - mean) / (std + ε), in EG units (a share of the question's gold).
+    # With ε ≈ 0 a group whose rewards differ only by the round cost (no plan found new gold)
+    # gets unit-size advantages, i.e. "stop" wins by a full standard deviation in most round-2
+    # groups: that is what made the first policy always stop after round 1 (docs/retrieval.md).
+    adv_eps: float = 0.05
+    plan_sizes: tuple[int, ...] = (8, 4, 3)
     seed: int = 0
 
 
 GENERATED = ("household", "in_car", "meeting")
 TRAIN_SEEDS, HELDOUT_SEEDS = (1,), (2,)
+# FriendsQA dev scenes, split by scene: the first ones train, the next ones are held out.
+FRIENDS_TRAIN_SCENES, FRIENDS_HELDOUT_SCENES = 16, 8
 
 
 @dataclass
@@ -110,7 +117,61 @@ class StateRecord:
 
 # --- data and cache ---------------------------------------------------------------------------
 def space_name(corpus: str) -> str:
-    return f"policy-{corpus}" if corpus.startswith("gen-") else f"policy-locomo-{corpus}"
+    return f"policy-{corpus}" if corpus.startswith(("gen-", "friendsqa")) else f"policy-locomo-{corpus}"
+
+
+def friends_split() -> list[Corpus]:
+    """FriendsQA dev as two corpora split by scene (each scene is a session; no scene is shared)."""
+    from bench.retrieval_data import friendsqa
+
+    whole = friendsqa(FRIENDS_TRAIN_SCENES + FRIENDS_HELDOUT_SCENES)
+    scenes = list(dict.fromkeys(r.session for r in whole.rows))
+    parts = {
+        "friendsqa-train": set(scenes[:FRIENDS_TRAIN_SCENES]),
+        "friendsqa-heldout": set(scenes[FRIENDS_TRAIN_SCENES:]),
+    }
+    out = []
+    for name, keep in parts.items():
+        rows = [r for r in whole.rows if r.session in keep]
+        qas = [qa for qa in whole.qas if all(e.split(":")[0] in keep for e in qa.evidence)]
+        out.append(Corpus(name, rows, qas))
+    return out
+
+
+def derive_memory(core: Any, space: str) -> dict[str, Any]:
+    """Run the product's memory pipeline (offline extractor) over a loaded space once, so the fact
+    and profile layers hold what the turn pipeline would have derived (facts, attributes and
+    their DERIVED_FROM turns). About 0.6 s per turn on 2 shared cores, so it is opt-in per corpus."""
+    done = core.db.query("MATCH (f:Fact {space: $space}) RETURN count(f) AS n", space=space)[0]["n"]
+    if done:
+        return {"facts": done, "skipped": True}
+    return core.memory.reprocess(space)
+
+
+def space_state(db: Any, space: str) -> tuple[int, int, int]:
+    """Messages, facts and attributes of a space: a cached tool output is valid only while it holds."""
+    row = db.query(
+        "CALL { MATCH (m:Message {space: $space}) RETURN count(m) AS m } "
+        "CALL { MATCH (f:Fact {space: $space}) RETURN count(f) AS f } "
+        "CALL { MATCH (a:Attribute {space: $space}) RETURN count(a) AS a } RETURN m, f, a",
+        space=space,
+    )[0]
+    return int(row["m"]), int(row["f"]), int(row["a"])
+
+
+def validate_cache(store: dict[tuple, Any], db: Any, spaces: list[str]) -> int:
+    """Drop cached tool outputs of spaces whose contents changed since they were cached (e.g. the
+    memory pipeline ran over them); returns how many entries were dropped."""
+    dropped = 0
+    for space in spaces:
+        state = space_state(db, space)
+        if store.get(("__state__", space)) != state:
+            stale = [k for k in store if len(k) > 1 and k[1] == space and k[0] != "__state__"]
+            for k in stale:
+                del store[k]
+            dropped += len(stale)
+            store[("__state__", space)] = state
+    return dropped
 
 
 def load_space(core: Any, corpus: Corpus) -> str:
@@ -318,6 +379,7 @@ class Trainer:
         self.ref: Any = None
         self.opt: Any = None
         self.rng = np.random.default_rng(cfg.seed)
+        self.diag: dict[str, list[float]] = defaultdict(list)  # per epoch: what the stop head sees
 
     def _ensure(self, n_in: int) -> None:
         if self.net is None:
@@ -350,6 +412,8 @@ class Trainer:
             lp = L.combo_logprobs(out, cand, combos, self.n_tools)
             stop_logit = L.split_logits(out, self.n_tools)[4]
         p_stop = float(torch.sigmoid(stop_logit))
+        if state.round > 1:
+            self.diag["p_stop"].append(p_stop)
         record = StateRecord(x, cand, combos, state.round, [], [])
         recalls: list[float] = []
         found: list[float] = []
@@ -375,6 +439,8 @@ class Trainer:
                     weight=cfg.rank_weight,
                     scale=cfg.rank_scale,
                 )
+                if state.round > 1:
+                    self.diag["continue_found_gold"].append(float(bool(new)))
                 gain -= cfg.round_cost
                 if trace.stop:
                     leaf_r, leaf_f = [recall_at(child, q.gold)], [answer_found(child, q.answer)]
@@ -383,6 +449,9 @@ class Trainer:
             record.rewards.append(gain if cfg.reward == "eg" else statistics.fmean(leaf_f))
             recalls += leaf_r
             found += leaf_f
+        if state.round > 1 and cfg.reward == "eg":
+            adv = L.group_advantages(record.rewards, cfg.adv_eps)
+            self.diag["stop_advantage"] += [a for a, (s, _) in zip(adv, record.members, strict=True) if s]
         records.append(record)
         return recalls, found
 
@@ -397,7 +466,7 @@ class Trainer:
                 batch = useful[start : start + 32]
                 terms = []
                 for rec in batch:
-                    adv = torch.as_tensor(L.group_advantages(rec.rewards), dtype=torch.float32)
+                    adv = torch.as_tensor(L.group_advantages(rec.rewards, cfg.adv_eps), dtype=torch.float32)
                     x = torch.as_tensor(rec.x)
                     out = self.net(x)
                     with torch.no_grad():
@@ -451,13 +520,20 @@ def evaluate(agent: Agent, policy: Any, qs: list[Question], env: Env) -> list[di
         rows.append(
             {
                 "qid": q.qid,
-                "source": "generated" if q.space.startswith("policy-gen-") else "locomo",
+                "source": source(q),
                 "category": q.category,
                 "r@10": len(set(ids[:10]) & q.gold) / len(q.gold),
                 "rounds": len(result.trace),
             }
         )
     return rows
+
+
+def source(q: Question) -> str:
+    for prefix, name in (("policy-gen-", "generated"), ("policy-friendsqa", "friendsqa")):
+        if q.space.startswith(prefix):
+            return name
+    return "locomo"
 
 
 def table(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
@@ -487,6 +563,7 @@ def train(
         started = time.perf_counter()
         records: list[StateRecord] = []
         recalls, found = [], []
+        trainer.diag.clear()
         for q in train_qs:
             r, f = trainer.tree(q, records)
             recalls.append(statistics.fmean(r))
@@ -505,6 +582,9 @@ def train(
             "heldout_greedy_recall@10": held.get("r@10"),
             "heldout_greedy_rounds": held.get("rounds"),
             "states": len(records),
+            # why the policy stops: its stop probability in rounds 2-3, how often a sampled
+            # continuation found new gold, and the mean advantage a sampled "stop" received
+            **{f"round2+_{k}": round(statistics.fmean(v), 4) if v else None for k, v in trainer.diag.items()},
             "s": round(time.perf_counter() - started, 1),
             "tool_calls": dict(env.stats),
         }
@@ -570,6 +650,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-save", action="store_true", help="do not overwrite the repo's policy file")
     parser.add_argument("--out", type=Path, default=Path("results/policy"))
     parser.add_argument("--load-only", action="store_true", help="load the spaces and exit")
+    parser.add_argument(
+        "--memory",
+        default="gen-",
+        help="comma-separated corpus-name prefixes whose spaces get the memory pipeline (facts, profiles)",
+    )
+    parser.add_argument("--adv-eps", type=float, default=Config.adv_eps)
     parser.add_argument("--drop", action="store_true", help="delete the policy-* spaces and exit")
     args = parser.parse_args(argv)
     logging.getLogger("neo4j").setLevel(logging.ERROR)
@@ -587,15 +673,31 @@ def main(argv: list[str] | None = None) -> int:
             corpus, asked = generated(scenario, seed)
             corpora[corpus.name] = corpus
             askers |= asked
+    corpora |= {c.name: c for c in friends_split()}
     if args.drop:
         for name in corpora:
             with contextlib.suppress(VoxmemError):
                 core.spaces.delete(space_name(name))
         core.close()
         return 0
-    train_names = [*TRAIN_CONVS, *(f"gen-{s}-seed{n}" for n in TRAIN_SEEDS for s in GENERATED)]
-    held_names = [*HELDOUT_CONVS, *(f"gen-{s}-seed{n}" for n in HELDOUT_SEEDS for s in GENERATED)]
+    train_names = [
+        *TRAIN_CONVS,
+        *(f"gen-{s}-seed{n}" for n in TRAIN_SEEDS for s in GENERATED),
+        "friendsqa-train",
+    ]
+    held_names = [
+        *HELDOUT_CONVS,
+        *(f"gen-{s}-seed{n}" for n in HELDOUT_SEEDS for s in GENERATED),
+        "friendsqa-heldout",
+    ]
     spaces = {name: load_space(core, corpora[name]) for name in (*train_names, *held_names)}
+    memory = {}
+    for name in (*train_names, *held_names):
+        if name.startswith(tuple(p for p in args.memory.split(",") if p)):
+            started = time.perf_counter()
+            memory[name] = derive_memory(core, spaces[name])
+            took = time.perf_counter() - started
+            print(name, "memory", json.dumps(memory[name]), f"{took:.0f} s", flush=True)
     if args.load_only:
         core.close()
         return 0
@@ -603,6 +705,8 @@ def main(argv: list[str] | None = None) -> int:
     held_qs = questions([corpora[n] for n in held_names], spaces, args.heldout_questions, askers)
     retrieval = RetrievalService(settings, core.db, core.embedder, chat_model=None)
     store: dict[tuple, Any] = pickle.loads(CACHE.read_bytes()) if CACHE.exists() else {}
+    dropped = validate_cache(store, core.db, list(spaces.values()))
+    print("stale cached tool outputs dropped:", dropped, flush=True)
     env = Env(core, retrieval, store)
     cfg = Config(
         epochs=args.epochs,
@@ -611,6 +715,7 @@ def main(argv: list[str] | None = None) -> int:
         reward=args.reward,
         rank_weight=args.rank_weight,
         round_cost=args.round_cost,
+        adv_eps=args.adv_eps,
     )
     report: dict[str, Any] = {
         "cores": os.cpu_count(),
@@ -619,6 +724,7 @@ def main(argv: list[str] | None = None) -> int:
         "heldout_corpora": held_names,
         "train_questions": len(train_qs),
         "heldout_questions": len(held_qs),
+        "memory_derived": sorted(memory),
         "config": dataclasses.asdict(cfg),
     }
     if args.ablations_only:
@@ -703,6 +809,7 @@ def write(report: dict[str, Any], out: Path, baseline: float) -> None:
 
 ABLATIONS: dict[str, dict[str, Any]] = {
     "EG (base)": {},
+    "advantage ε=1e-6 (first policy)": {"adv_eps": 1e-6},
     "terminal reward": {"reward": "terminal"},
     "no rank term": {"rank_weight": 0.0},
     "G=2": {"group": 2},

@@ -4,7 +4,7 @@ What it sees (the state): the question's embedding (the bundled sentence model, 
 tools' query encoder), the question reading (kind, quote, people, first person, time, the
 asker known), the round, what the retained evidence covers (the agent's coverage), and the
 budget left. What it chooses (a factored action): a memory layer, a tool of that layer
-(discovered from the tool classes, see :func:`tool_specs`), a query rewrite from a fixed
+(from the tool registry, see :func:`tool_specs`), a query rewrite from a fixed
 candidate set (:data:`REWRITES`) and a filter from the people the question names or the
 asker (:data:`FILTERS`). A round's plan is ``K`` distinct actions drawn without replacement
 from that distribution (Plackett-Luce), and from round 2 on a stop head may end the episode.
@@ -59,20 +59,16 @@ class ToolSpec:
 
 
 def tool_specs() -> list[ToolSpec]:
-    """The tools a policy may choose, discovered from the retriever classes of ``tools.py``.
+    """The tools a policy may choose: the registry :data:`voxmem.retrieval.tools.TOOLS` (the one
+    list the service, the fixed policy and the LLM planner read too), in layer order.
 
     A tool the learned policy can drive takes a query, a quote, a message id or a pair; the
     profile dump (``needs == 'participant'``) is left to the attribute tools' participant filter.
     """
-    found: dict[str, ToolSpec] = {}
-    pending = list(tools_module.Retriever.__subclasses__())
-    while pending:
-        cls = pending.pop(0)
-        pending += cls.__subclasses__()
-        name = cls.__dict__.get("name")
-        if cls.__module__ == tools_module.__name__ and name and cls.needs != "participant":
-            found[name] = ToolSpec(name, cls.layer, cls.needs)
-    return sorted(found.values(), key=lambda t: (LAYERS.index(t.layer), t.name))
+    found = [ToolSpec(name, cls.layer, cls.needs) for name, cls in tools_module.TOOLS.items()]
+    return sorted(
+        (t for t in found if t.needs != "participant"), key=lambda t: (LAYERS.index(t.layer), t.name)
+    )
 
 
 def _person_ref(person: dict[str, Any] | None) -> str | None:

@@ -64,6 +64,37 @@ def test_group_advantages_are_normalised_within_the_group() -> None:
     assert np.allclose(L.group_advantages([0.3, 0.3, 0.3]), 0.0)
 
 
+def test_advantage_epsilon_keeps_a_round_cost_only_difference_small() -> None:
+    """Round 2 with no plan finding new gold: stop earns 0, continuing pays the round cost. With
+    ε ≈ 0 that 0.02 difference becomes a full standard deviation (why the first policy always
+    stopped); ε = 0.05 keeps it small, while a plan that finds gold still stands out."""
+    cost_only = [0.0, -0.02, -0.02, 0.0]
+    assert np.allclose(np.abs(L.group_advantages(cost_only, 1e-6)), 1.0, atol=1e-3)
+    assert np.all(np.abs(L.group_advantages(cost_only, 0.05)) < 0.2)
+    found = L.group_advantages([0.0, 0.23, -0.02, 0.0], 0.05)
+    assert found[1] > 1.0 and found[0] < 0
+
+
+def test_the_action_space_is_the_tool_registry() -> None:
+    from voxmem.retrieval.tools import TOOLS
+
+    specs = L.tool_specs()
+    assert {t.name for t in specs} == {n for n, c in TOOLS.items() if c.needs != "participant"}
+    assert all(t.layer == TOOLS[t.name].layer and t.needs == TOOLS[t.name].needs for t in specs)
+    assert {"fact", "profile"} <= {t.layer for t in specs}
+
+
+def test_friendsqa_is_split_by_scene() -> None:
+    from bench import train_policy as T
+
+    train, held = T.friends_split()
+    scenes = [{r.session for r in c.rows} for c in (train, held)]
+    assert scenes[0] and scenes[1] and not scenes[0] & scenes[1]
+    for corpus, own in zip((train, held), scenes, strict=True):
+        assert corpus.qas
+        assert all(e.split(":")[0] in own for qa in corpus.qas for e in qa.evidence)
+
+
 # --- the factored distribution -----------------------------------------------------------------
 PEOPLE = [{"id": "p_maya", "name": "Maya"}, {"id": "p_tom", "name": "Tom"}]
 
@@ -161,6 +192,21 @@ def test_eg_grpo_trains_end_to_end_and_the_agent_runs_the_saved_policy(
     )
     assert result.policy == "learned" and result.trace and result.trace[0].actions
     assert all(a["why"].startswith("learned:") for a in result.trace[0].actions)
+
+
+def test_cached_tool_outputs_of_a_changed_space_are_dropped(services, households) -> None:
+    from bench import train_policy as T
+
+    house = households["open"]
+    key = ("message_vector", house.space, "open", None, "pizza", ())
+    other = ("message_vector", "elsewhere", "open", None, "pizza", ())
+    store: dict[tuple, object] = {key: [], other: [], ("__state__", house.space): (0, 0, 0)}
+    db = services.db
+    assert T.validate_cache(store, db, [house.space]) == 1  # the recorded state no longer holds
+    assert key not in store and other in store
+    assert store[("__state__", house.space)] == T.space_state(db, house.space)
+    store[key] = []
+    assert T.validate_cache(store, db, [house.space]) == 0 and key in store  # unchanged: kept
 
 
 @pytest.mark.parametrize("policy", ["participant", "private"])
