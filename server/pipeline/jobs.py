@@ -207,6 +207,11 @@ class JobRegistry:
             log.warning("job queue unreachable; job %s as saved", job.id)
             return job
         if state is None:
+            # A worker saves the final record and then acknowledges: read the record again, as
+            # it may have finished between our two reads.
+            again = self._store.get(job.space, job.id) if self._store is not None else None
+            if again is not None and again.job.status not in ("queued", "running"):
+                return again.job
             job.error = NOT_QUEUED.format(status=job.status)
             job.status = "interrupted"
         elif state.consumer is None:

@@ -127,7 +127,11 @@ class Worker:
                 continue
             if delivery is None:
                 continue
-            self.handle(delivery)
+            try:
+                self.handle(delivery)
+            except Exception:  # Neo4j or Redis away mid-way: unacknowledged, so it is run again
+                log.exception("%s: job %s not finished; left for a retry", self.name, delivery.job_id)
+                stop.wait(2.0)
             done += 1
         return done
 
