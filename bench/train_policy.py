@@ -359,10 +359,18 @@ def answer_found(state: AgentState, answer: str) -> float:
 
 
 # --- sampling and the tree --------------------------------------------------------------------
-def sample_plan(lp: np.ndarray, k: int, rng: np.random.Generator) -> list[int]:
-    """K combos without replacement from the joint distribution (Gumbel top-k = Plackett-Luce order)."""
-    g = lp + rng.gumbel(size=len(lp))
-    return [int(i) for i in np.argsort(-g)[: min(k, len(lp))]]
+def sample_plan(lp: np.ndarray, slot: np.ndarray, k: int, rng: np.random.Generator) -> list[int]:
+    """K combos drawn in turn from the joint distribution, each draw removing its (tool, filter)
+    slot (the distribution :func:`voxmem.retrieval.learned.plan_logprob` scores)."""
+    p = np.exp(lp - lp.max())
+    alive = np.ones(len(lp), dtype=bool)
+    out: list[int] = []
+    while len(out) < k and alive.any():
+        w = np.where(alive, p, 0.0)
+        i = int(rng.choice(len(lp), p=w / w.sum()))
+        out.append(i)
+        alive &= slot != slot[i]
+    return out
 
 
 class Trainer:
@@ -412,6 +420,7 @@ class Trainer:
             lp = L.combo_logprobs(out, cand, combos, self.n_tools)
             stop_logit = L.split_logits(out, self.n_tools)[4]
         p_stop = float(torch.sigmoid(stop_logit))
+        slot = L.slots(combos)
         if state.round > 1:
             self.diag["p_stop"].append(p_stop)
         record = StateRecord(x, cand, combos, state.round, [], [])
@@ -420,9 +429,9 @@ class Trainer:
         k = cfg.plan_sizes[state.round - 1]
         for _ in range(cfg.group):
             stop = None if state.round == 1 else bool(self.rng.random() < p_stop)
-            chosen = [] if stop else sample_plan(lp.numpy(), k, self.rng)
+            chosen = [] if stop else sample_plan(lp.numpy(), slot, k, self.rng)
             with torch.no_grad():
-                record.old_logp.append(float(L.plan_logprob(lp, chosen, stop_logit, stop)))
+                record.old_logp.append(float(L.plan_logprob(lp, chosen, stop_logit, stop, slot)))
             record.members.append((stop, chosen))
             if stop:
                 leaf_r, leaf_f = [recall_at(state, q.gold)], [answer_found(state, q.answer)]
@@ -475,8 +484,9 @@ class Trainer:
                     lp_ref = L.combo_logprobs(out_ref, rec.cand, rec.combos, self.n_tools)
                     stop_l = L.split_logits(out, self.n_tools)[4]
                     stop_ref = L.split_logits(out_ref, self.n_tools)[4]
-                    new = torch.stack([L.plan_logprob(lp, c, stop_l, s) for s, c in rec.members])
-                    ref = torch.stack([L.plan_logprob(lp_ref, c, stop_ref, s) for s, c in rec.members])
+                    slot = L.slots(rec.combos)
+                    new = torch.stack([L.plan_logprob(lp, c, stop_l, s, slot) for s, c in rec.members])
+                    ref = torch.stack([L.plan_logprob(lp_ref, c, stop_ref, s, slot) for s, c in rec.members])
                     old = torch.as_tensor(rec.old_logp, dtype=torch.float32)
                     ratio = torch.exp(new - old)
                     surrogate = torch.minimum(ratio * adv, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * adv)

@@ -6,8 +6,15 @@ asker known), the round, what the retained evidence covers (the agent's coverage
 budget left. What it chooses (a factored action): a memory layer, a tool of that layer
 (from the tool registry, see :func:`tool_specs`), a query rewrite from a fixed
 candidate set (:data:`REWRITES`) and a filter from the people the question names or the
-asker (:data:`FILTERS`). A round's plan is ``K`` distinct actions drawn without replacement
-from that distribution (Plackett-Luce), and from round 2 on a stop head may end the episode.
+asker (:data:`FILTERS`). A round's plan is ``K`` actions drawn in turn from that distribution,
+each draw removing every action of the same (tool, filter) slot (Plackett-Luce over slots, see
+:func:`plan_logprob`), and from round 2 on a stop head may end the episode.
+
+Why slots: drawn without any grouping, the most probable plan of a factored distribution is the
+cross product of its favourite tool with its favourite rewrites and filters (four variants of
+one sparse search), which fusion gains little from; the first policy served exactly that. A
+slot is one tool under one filter, so a plan spreads over tools and filters and the policy
+chooses each slot's rewrite.
 
 Why a factored head and masks: which rewrites and filters exist depends on the question
 (no quote → no quote rewrite; nobody named → no speaker filter) and on the tool (an id tool
@@ -317,9 +324,17 @@ def combo_logprobs(out: Any, cand: Candidates, combos: np.ndarray, n_tools: int)
     return lp_l[la] + lp_t[la, t] + lp_r[t, r] + lp_f[t, f]
 
 
-def plan_logprob(combo_lp: Any, chosen: Sequence[int], stop_logit: Any, stop: bool | None) -> Any:
+def slots(combos: np.ndarray) -> np.ndarray:
+    """The (tool, filter) slot of each combo: a plan uses each slot at most once."""
+    return np.asarray(combos[:, 1] * len(FILTERS) + combos[:, 3], dtype=np.int64)
+
+
+def plan_logprob(
+    combo_lp: Any, chosen: Sequence[int], stop_logit: Any, stop: bool | None, slot: np.ndarray
+) -> Any:
     """log P(plan): the stop decision (``None`` in round 1, where the policy always acts), then
-    Plackett-Luce over the chosen combos (drawn without replacement, in order)."""
+    the chosen combos in order, each drawn from the joint distribution renormalised over the
+    slots not used yet (Plackett-Luce over slots: drawing a combo removes its whole slot)."""
     torch = _torch()
     logsigmoid = torch.nn.functional.logsigmoid
     if stop:
@@ -327,10 +342,27 @@ def plan_logprob(combo_lp: Any, chosen: Sequence[int], stop_logit: Any, stop: bo
     total = logsigmoid(-stop_logit) if stop is not None else torch.zeros(())
     used = torch.zeros(())
     probs = combo_lp.exp()
+    index = torch.as_tensor(slot)
+    mass = torch.zeros(int(slot.max()) + 1 if len(slot) else 1, dtype=probs.dtype).index_add(0, index, probs)
     for i in chosen:
         total = total + combo_lp[i] - torch.log((1 - used).clamp_min(1e-8))
-        used = used + probs[i]
+        used = used + mass[int(slot[i])]
     return total
+
+
+def greedy_plan(lp: np.ndarray, slot: np.ndarray, k: int, skip: Any = None) -> list[int]:
+    """The most probable plan of size ``k`` drawn one slot at a time: the best combo, then the best
+    of the remaining slots, ... (``skip(i)`` rules a combo out, e.g. an action tried earlier)."""
+    used: set[int] = set()
+    out: list[int] = []
+    for i in np.argsort(-lp, kind="stable"):
+        if len(out) >= k:
+            break
+        if int(slot[i]) in used or (skip is not None and skip(int(i))):
+            continue
+        used.add(int(slot[i]))
+        out.append(int(i))
+    return out
 
 
 def digest(payload: Any) -> str:
@@ -341,7 +373,8 @@ def digest(payload: Any) -> str:
 # --- the policy the agent runs -----------------------------------------------------------------
 class LearnedPolicy:
     """Runs a trained network greedily: stop if the stop head says so (rounds 2-3), else the
-    ``K`` most probable valid actions of the round."""
+    round's most probable plan of ``K`` slots (:func:`greedy_plan`), leaving out actions tried
+    in earlier rounds."""
 
     name = "learned"
 
@@ -379,15 +412,12 @@ class LearnedPolicy:
             if state.round > 1 and float(split_logits(out, len(self.space.tools))[4]) > 0:
                 return []
             lp = combo_logprobs(out, cand, combos, len(self.space.tools)).numpy()
-        order = np.argsort(-lp, kind="stable")
-        actions: list[Action] = []
-        for i in order:
-            action = self.space.action(cand, combos[i])
-            if not state.tried(action) and all(a.key() != action.key() for a in actions):
-                actions.append(action)
-            if len(actions) >= self.plan_sizes[state.round - 1]:
-                break
-        return actions
+
+        def tried(i: int) -> bool:
+            return state.tried(self.space.action(cand, combos[i]))
+
+        chosen = greedy_plan(lp, slots(combos), self.plan_sizes[state.round - 1], tried)
+        return [self.space.action(cand, combos[i]) for i in chosen]
 
 
 _LOADED: dict[Path, LearnedPolicy] = {}

@@ -129,7 +129,8 @@ def test_candidates_mask_what_the_question_and_tool_cannot_use() -> None:
 
 
 def test_plan_probabilities_sum_to_one() -> None:
-    """Every ordered plan of K distinct combos, plus stopping, has total probability 1."""
+    """Every ordered plan of K combos from distinct (tool, filter) slots, plus stopping, has total
+    probability 1, and the greedy plan never repeats a slot."""
     space = L.ActionSpace(L.tool_specs())
     c = space.candidates(_state("What did Maya say to Tom about pizza?", {"interaction"}))
     combos = space.combos(c)
@@ -140,13 +141,24 @@ def test_plan_probabilities_sum_to_one() -> None:
         out = net(torch.randn(8))
     lp = L.combo_logprobs(out, c, combos, len(space.tools))
     assert float(lp.exp().sum()) == pytest.approx(1.0, abs=1e-5)
-    keep = torch.argsort(-lp)[:4]  # a 4-combo sub-space, renormalised, keeps the enumeration small
+    # a 5-combo sub-space, renormalised, keeps the enumeration small; two combos share a slot
+    slot_all = L.slots(combos)
+    first = int(torch.argmax(lp))
+    mate = next(i for i in map(int, torch.argsort(-lp)) if i != first and slot_all[i] == slot_all[first])
+    others = [i for i in map(int, torch.argsort(-lp)) if slot_all[i] != slot_all[first]][:3]
+    keep = torch.as_tensor([first, mate, *others])
     sub = lp[keep] - torch.logsumexp(lp[keep], 0)
+    slot = slot_all[keep.numpy()]
     stop_logit = L.split_logits(out, len(space.tools))[4]
-    total = math.exp(float(L.plan_logprob(sub, [], stop_logit, True)))
-    for plan in itertools.permutations(range(4), 2):
-        total += math.exp(float(L.plan_logprob(sub, list(plan), stop_logit, False)))
+    total = math.exp(float(L.plan_logprob(sub, [], stop_logit, True, slot)))
+    for plan in itertools.permutations(range(5), 2):
+        p = math.exp(float(L.plan_logprob(sub, list(plan), stop_logit, False, slot)))
+        if slot[plan[0]] == slot[plan[1]]:
+            continue  # a slot is drawn once: such a plan cannot occur
+        total += p
     assert total == pytest.approx(1.0, abs=1e-5)
+    greedy = L.greedy_plan(sub.numpy(), slot, 3)
+    assert greedy[0] == 0 and 1 not in greedy and len({int(slot[i]) for i in greedy}) == 3
 
 
 # --- training end to end (real Neo4j, a tiny dataset) -------------------------------------------
