@@ -13,8 +13,8 @@ stored turn has its memory, the memory check is clean, and every client got a tr
   again resumes it and it finishes.
 
 Starts its own Neo4j (own NEO4J_HOME under the cache dir, Bolt 27717 / HTTP 27504) and its own
-``voxmem serve``; the shared servers on 7687/17687 are never touched. Bounded: one 8-turn recording
-(~40 s of speech) per test, every wait has a time limit.
+``voxmem serve``; the shared servers on 7687/17687 are never touched. Bounded: one 6-turn recording
+(~30 s of speech) per test, every wait has a time limit.
 """
 
 from __future__ import annotations
@@ -123,9 +123,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         neo4j_local.down(settings)
 
 
-def eight_turns() -> tuple[bytes, list[tuple[float, float]]]:
-    """Eight sentences by three voices with 1 s pauses, as FLAC, and each sentence's span."""
-    paths = [synthesize(BENCHMARK[i], VOICES[i % 3]) for i in range(2, 10)]
+def six_turns() -> tuple[bytes, list[tuple[float, float]]]:
+    """Six sentences by three voices with 1 s pauses, as FLAC, and each sentence's span."""
+    paths = [synthesize(BENCHMARK[i], VOICES[i % 3]) for i in range(2, 8)]
     samples, spans = concatenate(paths, gap_s=1.0)
     buf = io.BytesIO()
     sf.write(buf, samples, 16_000, format="FLAC")
@@ -184,7 +184,7 @@ def finish(stack: Stack, job_id: str, limit_s: float = 400) -> dict:
 
 
 def test_kill_neo4j_mid_recording(stack: Stack) -> None:
-    flac, spans = eight_turns()
+    flac, spans = six_turns()
     session, recording = "neo4j-kill", "rec-neo4j-kill"
     job_id = start_and_wait_for_a_stored_turn(stack, session, recording, flac)
     pid = neo4j_local.status(stack.settings).pid
@@ -232,7 +232,7 @@ def test_kill_neo4j_mid_recording(stack: Stack) -> None:
 
 def test_kill_api_mid_recording(stack: Stack) -> None:
     neo4j_local.up(stack.settings)  # in case the test before stopped early
-    flac, spans = eight_turns()
+    flac, spans = six_turns()
     session, recording = "api-kill", "rec-api-kill"
     job_id = start_and_wait_for_a_stored_turn(stack, session, recording, flac)
     assert stack.api is not None
