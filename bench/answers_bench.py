@@ -24,6 +24,7 @@ Results: ``results/answers/<dataset>-<split>/results.json``, ``report.md`` and a
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import os
@@ -179,6 +180,35 @@ def _case_entry(case: Case, name: str | None = None) -> tuple[str, list[Row], li
 
 
 # --- the run -----------------------------------------------------------------------------------
+class _CacheUnpickler(pickle.Unpickler):
+    """Reads evidence cached before issue 13's renames (``Scope`` → ``AccessScope``, its
+    ``policy`` field → ``access_policy``), so the reader is compared on the same evidence."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module == "voxmem.retrieval.scope" and name == "Scope":
+            return _legacy_scope_class()
+        return super().find_class(module, name)
+
+
+@functools.cache
+def _legacy_scope_class() -> type:
+    from voxmem.retrieval.scope import AccessScope
+
+    class LegacyScope(AccessScope):
+        def __setstate__(self, state: dict[str, Any]) -> None:
+            if "policy" in state:
+                state = {("access_policy" if k == "policy" else k): v for k, v in state.items()}
+            self.__dict__.update(state)
+
+    return LegacyScope
+
+
+def _load_cache(path: Path) -> dict:
+    import io
+
+    return _CacheUnpickler(io.BytesIO(path.read_bytes())).load()
+
+
 def retrieve(services: Any, retrieval: Any, key: str, rows: list[Row], qas: list[QA], policy: str) -> dict:
     """Load the rows into a fresh space, run the agent on every question, keep the results."""
     from voxmem.retrieval.agent import POLICIES
@@ -355,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
         for key, rows, qas, roster, conversation in datasets(args):
             policy = "participant" if any(q.asker for q in qas) else "open"
             cache = CACHE / f"{key}-{args.scenes}-{len(rows)}.pkl"
-            cached = pickle.loads(cache.read_bytes()) if cache.exists() and not args.fresh else None
+            cached = _load_cache(cache) if cache.exists() and not args.fresh else None
             missing = [q for q in qas if cached is None or q.qa_id not in cached["results"]]
             if missing:
                 cached = retrieve(services, retrieval, key, rows, qas, policy)

@@ -304,11 +304,41 @@ def _vocative_only(sentence: str, mention: str) -> bool:
 
 def _about(entry: FusedEvidence, sentence: str, ids: set[str], mentions: list[str]) -> bool:
     """Whether a sentence is by one of the people (participant id) or speaks about one of them
-    (names them other than by addressing them)."""
-    if (entry.evidence.speaker or {}).get("id") in ids:
+    (names them other than by addressing them). A sentence of theirs that speaks only of the
+    listener ("Your store looks great!") says nothing about them."""
+    if (entry.evidence.speaker or {}).get("id") in ids and not _to_listener(sentence):
         return True
     padded = f" {normalise(sentence)} "
     return any(f" {m} " in padded and not _vocative_only(sentence, m) for m in mentions)
+
+
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you['’](?:re|ve|ll|d)|ya|yourself)\b", re.I)
+_FIRST_PERSON = re.compile(
+    r"\b(?:i|i['’](?:m|ve|ll|d)|me|my|mine|myself|we|we['’](?:re|ve|ll|d)|us|our|ours)\b", re.I
+)
+
+
+def _to_listener(sentence: str) -> bool:
+    """Whether a sentence speaks of the listener only (second person, no first person)."""
+    return bool(_SECOND_PERSON.search(sentence)) and not _FIRST_PERSON.search(sentence)
+
+
+_YOUR = re.compile(r"\byour\s+(\w+)(?:\s+(\w+))?", re.I)
+
+
+def _listeners_things(sentence: str) -> set[str]:
+    """Stems of what a sentence says belongs to the listener ("your store", "your new job")."""
+    return {_stem(w) for m in _YOUR.finditer(sentence) for w in m.groups() if w}
+
+
+def _names_any(sentence: str, mentions: list[str]) -> bool:
+    padded = f" {normalise(sentence)} "
+    return any(f" {m} " in padded for m in mentions)
+
+
+def _asks(sentence: str) -> bool:
+    """Whether a sentence is a question (it asks, so it is no evidence of its own content)."""
+    return sentence.rstrip().rstrip("\"')”’ ").endswith("?")
 
 
 _POSSESSIVE_ME = re.compile(r"\b(?:my|mine|me|i)\b", re.I)
@@ -331,6 +361,7 @@ class ExtractiveAnswerer:
     max_turn_chars = 240
     semantic_weight = 0.35
     shape_margin = 0.1  # how much less support a sentence holding the wanted span may have
+    reply_margin = 0.0  # how much better a question must match than any statement to answer by its reply
 
     def __init__(self, embed: Any = None) -> None:
         self.meaning = Meaning(embed)
@@ -362,31 +393,62 @@ class ExtractiveAnswerer:
         named_ids: set[str] = {p["id"] for p in people if p.get("id")}
         mentions = [m for p in people for m in _mentions(p)]
         semantic = self.meaning.scores(reading.text, [c[0] for c in candidates])
+        name_stems = {_stem(w) for p in people for w in content_words(" ".join(_mentions(p)))}
+        topic = {stems[w] for w in wanted} - name_stems
+
+        def own_words(sentence: str) -> set[str]:
+            return {_stem(w) for w in content_words(sentence)}
+
+        turns = {(e.evidence.session, e.evidence.idx): e for e in result.evidence}
         best: tuple[float, int, str, FusedEvidence] | None = None
+        replied: tuple[float, int, str, FusedEvidence] | None = None  # best question's reply
         scored: list[tuple[float, int, str, FusedEvidence]] = []
         for rank, ((sentence, entry), sem) in enumerate(zip(candidates, semantic, strict=True)):
             words_here = {_stem(w) for w in content_words(sentence)}
-            # the speaker's name counts as present in their own turn
-            if entry.evidence.speaker:
-                words_here |= {_stem(w) for w in content_words(entry.evidence.speaker.get("name") or "")}
-            if people and not _about(entry, sentence, named_ids, mentions):
+            # A question states nothing ("What got you into running?"); its answer is the reply,
+            # which must then be by or about the people asked about.
+            reply = _reply(entry, turns) if _asks(sentence) else None
+            # the speaker's name counts as present in their own turn (a question's: the replier's)
+            voice = (reply or entry).evidence.speaker
+            if voice:
+                words_here |= {_stem(w) for w in content_words(voice.get("name") or "")}
+            if _asks(sentence):
+                if people and (reply is None or not _about(reply, reply.evidence.text, named_ids, mentions)):
+                    continue
+            elif people and not _about(entry, sentence, named_ids, mentions):
                 continue
+            listeners = topic & _listeners_things(sentence)
+            if listeners and reply is None and not _names_any(sentence, mentions):
+                continue  # "Your store looks great" by Jon is about Gina's store, not his
+            if not (own_words(sentence) & topic) and sem < 0.5:
+                continue  # only a name in common ("Thanks, Gina!") is no evidence about Gina
             support = sum(weight[w] for w in wanted if stems[w] in words_here) / total
             support = (1 - self.semantic_weight) * support + self.semantic_weight * sem
             if reading.temporal and _DATE.search(sentence):
                 support += 0.1
             key = (support, -rank)
             scored.append((support, rank, sentence, entry))
+            if _asks(sentence):
+                if reply is not None and (replied is None or key > (replied[0], -replied[1])):
+                    replied = (support, rank, reply.evidence.text, reply)
+                continue
             if best is None or key > (best[0], -best[1]):
                 best = (support, rank, sentence, entry)
+        if replied is not None and (best is None or replied[0] > best[0] + self.reply_margin):
+            best = replied
         if best is None or best[0] < self.min_support:
             return None
         shaped = self._shaped(reading.text, scored, result.evidence)
         if shaped is not None:
             return shaped
         _, _, sentence, entry = best
+        if sentence == entry.evidence.text:  # a reply: what it states, not what it asks back
+            stated = [x for x in _SENTENCE.split(sentence) if x.strip() and not _asks(x)]
+            sentence = " ".join(stated) or sentence
         said = _day_of(entry.evidence.ts)
         span = short_span(wanted_shape(reading.text), sentence, said)
+        if span is None and wanted_shape(reading.text) == "date":
+            span = _dated_nearby(sentence, entry.evidence.text, said)
         if span is None and wanted_shape(reading.text) == "date" and said is not None:
             span = spoken_date(said)  # nothing dated in the sentence: the day it was said
         if span is not None:
@@ -428,6 +490,32 @@ class ExtractiveAnswerer:
                 if span is not None:
                     return span, [entry.id, reply.id]
         return None
+
+
+def _reply(entry: FusedEvidence, turns: dict[tuple[str, int], FusedEvidence]) -> FusedEvidence | None:
+    """The next turn of the same session, among the evidence, when someone else says it: the
+    answer to a question ("What motivated you?" / "My own journey and the support I got.")."""
+    nxt = turns.get((entry.evidence.session, entry.evidence.idx + 1))
+    if nxt is None:
+        return None
+    asker, replier = (entry.evidence.speaker or {}).get("id"), (nxt.evidence.speaker or {}).get("id")
+    return nxt if replier and replier != asker else None
+
+
+def _dated_nearby(sentence: str, turn: str, said: date | None) -> str | None:
+    """The date said in the same turn as the matching sentence, nearest sentence first: the
+    time often sits next to the event ("My friends are my rocks. Here's a pic from when we
+    met up last week!")."""
+    sentences = [s.strip() for s in _SENTENCE.split(turn) if s.strip()]
+    if sentence not in sentences:
+        return None
+    here = sentences.index(sentence)
+    for other in sorted(range(len(sentences)), key=lambda i: (abs(i - here), i)):
+        if other != here and not _asks(sentences[other]):
+            span = short_span("date", sentences[other], said)
+            if span is not None:
+                return span
+    return None
 
 
 def _day_of(ts: str | None) -> date | None:

@@ -56,12 +56,16 @@ _NUMBER_WORDS = [
     "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred",
 ]  # fmt: skip
 _SMALL = {w: i + 1 for i, w in enumerate(_NUMBER_WORDS[:10])}
+# weekday abbreviations people type or say ("last Fri", "next Tues")
+_WEEKDAY_SHORT = {"mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednesday",
+                  "thu": "thursday", "thur": "thursday", "thurs": "thursday", "fri": "friday",
+                  "sat": "saturday", "sun": "sunday"}  # fmt: skip
 _RELATIVE = re.compile(
     r"\b(?:(?P<last>last|past|this|next)\s+(?P<unit>week|weekend|month|year|"
-    + "|".join(_WEEKDAYS)
+    + "|".join(_WEEKDAYS + sorted(_WEEKDAY_SHORT, key=len, reverse=True))
     + r"|night|summer|winter|spring|fall|autumn)"
-    r"|(?P<n>\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a\s+couple\s+of)\s+"
-    r"(?P<unit2>day|week|month|year)s?\s+ago"
+    r"|(?P<n>\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a\s+couple\s+of|few"
+    r"|several)\s+(?P<unit2>day|week|month|year)s?\s+ago"
     r"|(?P<day>yesterday|today|tonight|tomorrow|last\s+night))\b",
     re.I,
 )
@@ -121,29 +125,38 @@ def relative_date(sentence: str, said: date | None) -> str | None:
         return spoken_date(said + timedelta(days=offset))
     if match.group("unit2"):
         raw = " ".join(match.group("n").lower().split())
+        vague = raw in ("a few", "a couple of", "few", "several")
         n = (
             int(raw)
             if raw.isdigit()
-            else _SMALL.get(raw, 1 if raw in ("a", "an") else 3 if "few" in raw else 2)
+            else _SMALL.get(raw, 1 if raw in ("a", "an") else 2 if "couple" in raw else 3)
         )
         unit = match.group("unit2").lower()
+        said_as = " ".join(match.group(0).split())
         if unit == "day":
-            return spoken_date(said - timedelta(days=n))
+            return said_as if vague else spoken_date(said - timedelta(days=n))
         if unit == "year":
-            return str(said.year - n)
+            # "ten years ago (2013)": the year is approximate, so what was said comes first
+            return f"{said_as} (before {said.year})" if vague else f"{said_as} ({said.year - n})"
         if unit == "month":
             month = (said.month - 1 - n) % 12
             year = said.year + (said.month - 1 - n) // 12
-            return f"{_MONTHS[month].capitalize()} {year}"
+            when = f"{_MONTHS[month].capitalize()} {year}"
+            return f"{said_as} (before {spoken_date(said)})" if vague else f"{said_as} ({when})"
+        if vague:
+            return f"{said_as} (before {spoken_date(said)})"
         return f"{n} week{'s' if n > 1 else ''} before {spoken_date(said)}"
     which, unit = match.group("last").lower(), match.group("unit").lower()
+    unit = _WEEKDAY_SHORT.get(unit, unit)
     if unit == "year":
         return str(said.year + {"last": -1, "past": -1, "next": 1}.get(which, 0))
     if unit == "night" and which == "last":
         return spoken_date(said - timedelta(days=1))
-    if unit == "month" and which in ("last", "past"):
-        month = (said.month - 2) % 12
-        return f"{_MONTHS[month].capitalize()} {said.year - (1 if said.month == 1 else 0)}"
+    if unit == "month":
+        # "last month" / "this month" / "next month" name the month
+        step = {"last": -1, "past": -1, "next": 1}.get(which, 0)
+        index = said.month - 1 + step
+        return f"{_MONTHS[index % 12].capitalize()} {said.year + index // 12}"
     where = {"last": "before", "past": "before", "next": "after", "this": "of"}[which]
     noun = unit.capitalize() if unit in _WEEKDAYS else unit
     return f"the {noun} {where} {spoken_date(said)}"

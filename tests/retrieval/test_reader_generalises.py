@@ -167,7 +167,14 @@ def test_short_spans_of_the_wanted_shape():
     assert short_span("date", "I went to a support group yesterday.", said) == "7 May 2023"
     assert short_span("date", "We moved there in 2019.", said) == "2019"
     assert short_span("date", "The game was last Saturday!", said) == "the Saturday before 8 May 2023"
-    assert relative_date("I started two years ago.", said) == "2021"
+    assert relative_date("I started two years ago.", said) == "two years ago (2021)"
+    assert relative_date("Got the tattoo a few years ago.", said) == "a few years ago (before 2023)"
+    assert short_span("date", "Last Fri I took my kids to a pottery workshop.", said) == (
+        "the Friday before 8 May 2023"
+    )
+    assert relative_date("We perform next month!", said) == "June 2023"
+    assert relative_date("I lost my job this month.", date(2023, 1, 20)) == "January 2023"
+    assert relative_date("It was hard last month.", date(2023, 1, 20)) == "December 2022"
     assert short_span("time", "The match moved to Sunday morning at nine.", said) == "nine"
     assert short_span("time", "Dinner is at 7:30 pm sharp.", said) == "7:30 pm"
     assert short_span("number", "I have three kids and a dog.", said) == "three kids"
@@ -230,3 +237,41 @@ def test_a_question_turn_is_answered_by_its_reply():
     ]
     out = _ask("Where are the old football boots?", hits)
     assert out.answer == "in the garage next to the bikes" and out.used == ["m7", "m8"]
+
+
+# --- questions in the evidence, the listener's things, names alone -------------------------------
+def test_a_question_is_no_evidence_of_its_own_content():
+    hits = [_hit("m1", "Wow! What got you into running?", "Caroline", ["Leo"])]
+    assert _ask("What is Caroline's reason for getting into running?", hits).answer == "not in memory"
+
+
+def test_an_interlocutors_question_is_answered_by_the_named_persons_reply():
+    hits = [
+        _hit("m4", "Caroline, what motivated you to pursue counseling?", "Leo", ["Caroline"]),
+        _hit("m5", "My own journey and the support I got made a huge difference.", "Caroline", ["Leo"]),
+    ]
+    out = _ask("What motivated Caroline to pursue counseling?", hits)
+    assert "own journey" in out.answer and out.used == ["m5"]
+    # the reply of someone else says nothing about Caroline
+    other = [hits[0], _hit("m5", "My own journey made a huge difference.", "Peter", ["Leo"])]
+    assert _ask("What motivated Caroline to pursue counseling?", other).answer == "not in memory"
+
+
+def test_the_listeners_things_are_not_the_speakers():
+    hits = [_hit("m1", "Thanks, Sophie! Your store looks great, I remember it!", "Leo", ["Sophie"])]
+    assert _ask("How is Leo's store doing?", hits).answer == "not in memory"
+    mine = [_hit("m1", "Thanks, Sophie! My store is doing great, sales doubled.", "Leo", ["Sophie"])]
+    assert "sales doubled" in _ask("How is Leo's store doing?", mine).answer
+
+
+def test_a_date_said_next_to_the_matching_sentence_answers_a_when_question():
+    hits = [
+        _hit(
+            "m1",
+            "My friends and mentors are my rocks. Here's a pic from when we met up last week!",
+            "Caroline",
+            ts="2023-06-09T10:00:00Z",
+        )
+    ]
+    out = _ask("When did Caroline meet up with her friends and mentors?", hits)
+    assert out.answer == "the week before 9 June 2023"
