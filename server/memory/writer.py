@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,17 +103,21 @@ class MemoryWriter:
         self.after_write(space, [summary])
         return summary
 
-    def vectors(self, result: ExtractionResult) -> tuple[list[list[float]], list[list[float]]]:
-        """Embeddings of the turn's fact contents and attribute texts (one model call, or none)."""
+    def vectors(
+        self, result: ExtractionResult, known: Mapping[str, list[float]] | None = None
+    ) -> tuple[list[list[float]], list[list[float]]]:
+        """Embeddings of the turn's fact contents and attribute texts (one model call, or none).
+
+        ``known`` holds vectors already computed for some texts (a batch import embeds the texts
+        its turns are expected to yield in one model call first); only the others are encoded.
+        """
         record = result.record
         texts = [f.content for f in record.facts] + [a.text for a in record.attributes]
-        if not texts:
-            return [], []
-        vectors = self.embedder.embed(texts)
-        return (
-            [v.tolist() for v in vectors[: len(record.facts)]],
-            [v.tolist() for v in vectors[len(record.facts) :]],
-        )
+        known = known or {}
+        missing = list(dict.fromkeys(t for t in texts if t not in known))
+        encoded = dict(zip(missing, (v.tolist() for v in self.embedder.embed(missing)), strict=True))
+        vectors = [known[t] if t in known else encoded[t] for t in texts]
+        return vectors[: len(record.facts)], vectors[len(record.facts) :]
 
     def write_in(
         self,
