@@ -137,6 +137,8 @@ def run_round(api: Voxmem, recs: list[tuple[bytes, float]], workers: int, tag: s
         # cores' worth of CPU the workers got: far below the worker count = the machine is busy
         "worker_cores_used": round(sum(cpu) / wall, 3),
         "job_wall_s_median": round(statistics.median(r["wall_s"] for r in results), 2),
+        # seconds the worker's threads were runnable but got no CPU (the machine's other load)
+        "cpu_wait_s_per_job_median": round(statistics.median(r.get("cpu_wait_s", 0.0) for r in results), 2),
         # where a job's wall time goes (routing includes each turn's transaction and its memory)
         "stage_s_median": {
             stage: round(statistics.median(r["stage_seconds"].get(stage, 0.0) for r in results), 2)
@@ -217,7 +219,8 @@ def main() -> int:
                 print(
                     f"round {r} workers {k}: wall {res['wall_s']} s, {res['recordings_per_min']} rec/min, "
                     f"{res['audio_s_per_wall_s']} audio s/s, CPU/job median {res['cpu_s_per_job_median']} s, "
-                    f"worker cores used {res['worker_cores_used']}, "
+                    f"cores used {res['worker_cores_used']}, "
+                    f"CPU wait/job {res['cpu_wait_s_per_job_median']} s, "
                     f"load {res['load_before']} -> {res['load_after']}",
                     flush=True,
                 )

@@ -38,6 +38,19 @@ from voxmem.stores.jobs import Job, JobStore
 log = logging.getLogger(__name__)
 
 
+def runqueue_wait_s() -> float | None:
+    """Seconds this process's threads have spent runnable but waiting for a CPU (Linux
+    schedstat), so a job's result says how much of its wall time a busy machine took."""
+    total = 0
+    try:
+        for task in os.scandir("/proc/self/task"):
+            with open(f"{task.path}/schedstat") as fh:
+                total += int(fh.read().split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+    return total / 1e9
+
+
 class JobLost(Exception):
     """Another worker took this job over (this one missed its heartbeats): stop, do not ack."""
 
@@ -171,7 +184,7 @@ class Worker:
         self._save(job)
         p = d.payload
         started_at = datetime.fromisoformat(p["started_at"]) if p.get("started_at") else None
-        cpu0, wall0 = time.process_time(), time.perf_counter()
+        cpu0, wall0, wait0 = time.process_time(), time.perf_counter(), runqueue_wait_s()
         with Heartbeat(self.queue, self.name, d.entry_id, self.beat_s) as beat:
             report = BeatingProgress(job, self._save, beat)
             try:
@@ -205,6 +218,9 @@ class Worker:
             "cpu_s": round(time.process_time() - cpu0, 3),
             "wall_s": round(time.perf_counter() - wall0, 3),
         }
+        wait1 = runqueue_wait_s()
+        if wait0 is not None and wait1 is not None:
+            result["cpu_wait_s"] = round(wait1 - wait0, 3)  # runnable, no CPU free
         self._finish(d, job, "done", result=result)
 
     def _finish(self, d: Delivery, job: Job, status: str, *, error: str | None = None, result=None) -> None:
