@@ -11,13 +11,19 @@
 // :param ts_to => null
 // :param k => 10
 // Retrieval tool: full-text (BM25) search over message text, inside the asker's access scope.
-// The Lucene index is shared by all spaces, so it over-fetches ($fetch) and filters; Python
-// retries with a larger $fetch when fewer than $k rows survive.
+// The space and the asker's sessions are required clauses of the Lucene query over the
+// `message_scoped_text` index (@access.message_lucene_filter, boosted ^0 so BM25 scores are
+// those of $lucene on the text field alone), so other spaces and sessions the asker cannot read
+// never crowd the $fetch hits; the access rule and the optional filters are then checked on
+// every hit. Python retries with a larger $fetch when fewer than $k rows survive. Plain Cypher,
+// so Neo4j 5.26 runs it too; retrieve_messages_fulltext_legacy is the pre-0007 form (bench/scale).
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Params: $space, $access_policy, $asker, $lucene (escaped Lucene query), $fetch, $k,
 //         $speaker, $addressee, $session, $ts_from, $ts_to
 @access.asker()
-CALL db.index.fulltext.queryNodes('message_text', $lucene, {limit: $fetch}) YIELD node AS m, score
+CALL db.index.fulltext.queryNodes('message_scoped_text',
+                                  @access.message_lucene_filter() + '+text:(' + $lucene + ')',
+                                  {limit: $fetch}) YIELD node AS m, score
 WITH asker, asker_sessions, m, score
 WHERE m.space = $space
   AND @access.message(m)

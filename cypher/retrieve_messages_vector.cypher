@@ -11,15 +11,21 @@
 // :param ts_to => null
 // :param k => 10
 // Retrieval tool: approximate nearest messages by embedding, inside the asker's access scope.
-// The HNSW index is shared by all spaces, so it over-fetches ($fetch) and filters on space,
-// scope and the optional filters; Python falls back to retrieve_messages_vector_exact when
-// fewer than $k rows survive.
+// Cypher 25: the space and the asker's sessions are filtered inside the HNSW index (SEARCH …
+// WHERE on the index's filter properties, @access.message_search), so other spaces and
+// sessions the asker cannot read never crowd the $fetch candidates; the access rule and the
+// optional filters are then checked on every candidate. Python widens $fetch once and falls
+// back to retrieve_messages_vector_exact when fewer than $k rows survive (a filter on speaker,
+// addressee or time). Neo4j 5.26 has no SEARCH clause: retrieve_messages_vector_legacy.
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Params: $space, $access_policy, $asker (participant id or null), $embedding (list of floats), $fetch, $k,
 //         $speaker, $addressee (participant id or name key, or null), $session, $ts_from, $ts_to
 //         (ISO-8601 strings or null)
+CYPHER 25
 @access.asker()
-CALL db.index.vector.queryNodes('message_embedding', $fetch, $embedding) YIELD node AS m, score
+CALL (asker, asker_sessions) {
+  @access.message_search(m, score, $embedding, $fetch)
+}
 WITH asker, asker_sessions, m, score
 WHERE m.space = $space
   AND @access.message(m)

@@ -49,12 +49,24 @@ class Migration:
     def checksum(self) -> str:
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()[:16]
 
-    def statements(self, settings: Settings) -> list[str]:
-        """Statements with the dimension placeholders filled in (they are validated ints)."""
+    def statements(self, settings: Settings, legacy: bool = False) -> list[str]:
+        """Statements with the dimension placeholders filled in (they are validated ints).
+
+        ``legacy`` (a Neo4j 5.x server): a vector index's filter properties (``WITH [...]``, 2026.x)
+        and the ``CYPHER 25`` prefix are dropped, so the same migration gives 5.26 a plain index
+        (retrieval then runs the ``*_legacy`` queries, docs/scaling.md).
+        """
         body = "\n".join(line for line in self.text.splitlines() if not line.strip().startswith("//"))
         body = body.replace("$text_dim", str(int(settings.text_embedding_dim)))
         body = body.replace("$voice_dim", str(int(settings.voice_embedding_dim)))
-        return [s.strip() for s in body.split(";") if s.strip()]
+        found = [s.strip() for s in body.split(";") if s.strip()]
+        if legacy:
+            found = [re.sub(r"^CYPHER 25\s+", "", s) for s in found]
+            found = [
+                re.sub(r"\s+WITH\s+\[[^\]]*\]", "", s) if s.startswith("CREATE VECTOR INDEX") else s
+                for s in found
+            ]
+        return found
 
 
 def available_migrations() -> list[Migration]:
@@ -144,7 +156,7 @@ def migrate(db: Database, settings: Settings, await_online_s: int = 300) -> int:
                     )
                 continue
             log.info("applying migration %04d_%s", migration.version, migration.name)
-            for statement in migration.statements(settings):
+            for statement in migration.statements(settings, legacy=not db.cypher25):
                 db.execute(statement)
             db.execute(
                 """

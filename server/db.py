@@ -14,6 +14,7 @@ within a few seconds (a text turn once took ~40 s to fail).
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable
@@ -108,6 +109,14 @@ class Database:
             return [record.data() for record in tx.run(cypher, params)]
 
         return self.write(work)
+
+    @functools.cached_property
+    def cypher25(self) -> bool:
+        """Whether the server has Cypher 25 ``SEARCH`` with vector index filters (2026.x; the
+        project runs 2026.08.1); 5.26 LTS has not, and retrieval then runs the ``*_legacy``
+        queries and migrations drop index filter properties (docs/scaling.md)."""
+        major = str(self.ping().get("version") or "0").split(".")[0]
+        return major.isdigit() and int(major) >= 2026
 
     def ping(self) -> dict[str, Any]:
         """Server version and edition, or raise DatabaseUnavailable (one quick attempt)."""

@@ -36,6 +36,8 @@ from voxmem.retrieval.scope import AccessScope
 from voxmem.retrieval.text import keyword_lucene, phrase_lucene
 
 LAYERS = ("interaction", "fact", "profile")
+# Queries written with Cypher 25 SEARCH (index filters) → their pre-0007 form, run on Neo4j 5.26.
+LEGACY_QUERIES = {"retrieve_messages_vector": "retrieve_messages_vector_legacy"}
 
 
 @dataclass
@@ -218,6 +220,8 @@ class Retriever:
         test checks exactly the declared ones)."""
         if name not in self.queries:
             raise RuntimeError(f"tool {self.name} runs {name!r}, which it does not declare in queries")
+        if name in LEGACY_QUERIES and not self.db.cypher25:
+            name = LEGACY_QUERIES[name]  # Neo4j 5.26: no SEARCH clause (docs/scaling.md)
         return self.db.query(query(name), **params)
 
     def search(

@@ -1,0 +1,86 @@
+"""Scoped retrieval filtered inside the indexes (issue 17, migration 0007), on the real Neo4j.
+
+The message vector query searches inside the index with the space (open) or the asker's sessions
+(participant, private) as the index filter; the full-text query requires the space and sessions
+in Lucene. Filtering in the index is a shortcut: these tests check that it never returns a turn
+outside the scope, that it does not starve a scope (as many turns as the scope holds, up to k,
+from the index query alone, without the exact fallback) and that the 5.26 fallback is wired.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from voxmem.config import Settings
+from voxmem.graph_schema.migrate import available_migrations
+from voxmem.retrieval.scope import resolve_scope
+from voxmem.retrieval.tools import LEGACY_QUERIES, Filters, Retriever
+
+QUESTIONS = ["garage door code", "pizza on Friday", "the plumber appointment", "peanuts allergy"]
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("policy", ["open", "participant", "private"])
+def test_index_filtered_queries_stay_in_scope_and_fill_k(households, retrieval, services, policy) -> None:
+    house = households[policy]
+    vector = retrieval.tools["message_vector"]
+    fulltext = retrieval.tools["message_fulltext"]
+    no_filters: dict[str, Any] = {k: None for k in ("speaker", "addressee", "session", "ts_from", "ts_to")}
+    for name in [None, *house.people]:
+        asker = None if name is None else house.people[name]
+        scope = resolve_scope(services.db, house.space, asker)
+        visible = house.visible_messages(name)
+        for text in QUESTIONS:
+            params = {**scope.params(), **no_filters, "embedding": retrieval.embed(text)}
+            rows = vector.run("retrieve_messages_vector", fetch=50, k=5, **params)
+            ids = [r["id"] for r in rows]
+            assert set(ids) <= visible, (policy, asker, text)
+            # the index query alone fills k whenever the scope holds k turns (no exact fallback)
+            assert len(ids) == min(5, len(visible)), (policy, asker, text, len(ids), len(visible))
+            hits = fulltext.search(scope, text, Filters(), k=5)
+            assert {h.id for h in hits} <= visible, (policy, asker, text)
+
+
+def test_migration_drops_index_filters_for_neo4j_5() -> None:
+    """Neo4j 5.26 has no vector index filter properties: the runner removes them (and CYPHER 25)."""
+    migration = next(m for m in available_migrations() if m.name == "message_scope_filters")
+    settings = Settings()
+    modern = migration.statements(settings)
+    legacy = migration.statements(settings, legacy=True)
+    assert any("WITH [m.space, m.session]" in s and s.startswith("CYPHER 25") for s in modern)
+    assert len(legacy) == len(modern)
+    assert not any("WITH [" in s or "CYPHER 25" in s for s in legacy)
+    assert any(s.startswith("CREATE VECTOR INDEX message_embedding") for s in legacy)
+
+
+class _Server:
+    """Records which query text runs; stands for a server whose Cypher version is given."""
+
+    def __init__(self, cypher25: bool) -> None:
+        self.cypher25 = cypher25
+        self.ran: list[str] = []
+
+    def query(self, text: str, **params: Any) -> list[dict[str, Any]]:
+        self.ran.append(text)
+        return []
+
+
+def test_neo4j_5_runs_the_legacy_vector_query() -> None:
+    from voxmem.cypher import query
+
+    class Tool(Retriever):
+        name, queries = "probe", ("retrieve_messages_vector",)
+
+    for cypher25, expected in (
+        (True, "retrieve_messages_vector"),
+        (False, LEGACY_QUERIES["retrieve_messages_vector"]),
+    ):
+        server = _Server(cypher25)
+        Tool(db=server).run("retrieve_messages_vector")  # type: ignore[arg-type]
+        assert server.ran == [query(expected)]
+    legacy = [
+        ln for ln in query(LEGACY_QUERIES["retrieve_messages_vector"]).splitlines() if not ln.startswith("//")
+    ]
+    assert not any("SEARCH" in ln or "CYPHER 25" in ln for ln in legacy)
