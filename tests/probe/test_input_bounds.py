@@ -4,10 +4,14 @@ driver pointed at a closed port."""
 
 from __future__ import annotations
 
+import http.client
+import socket
+import threading
 import time
 from types import SimpleNamespace
 
 import pytest
+import uvicorn
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
@@ -102,6 +106,46 @@ def test_unexpected_error_is_a_json_500() -> None:
 
     r = TestClient(shielded, raise_server_exceptions=False).get("/boom")
     assert r.status_code == 500 and r.json()["error"] == "InternalError" and "Cypher" not in r.text
+
+
+def test_connection_stays_open_after_an_unexpected_error() -> None:
+    """Finding 7: after each 500 the server dropped the connection (the client's next request on
+    it failed). Over a real uvicorn server: the same keep-alive connection serves the next
+    request. Without ErrorShield the second request gets RemoteDisconnected."""
+    shielded = FastAPI()
+    shielded.add_middleware(ErrorShield)
+
+    @shielded.get("/boom")
+    def boom() -> None:
+        raise RuntimeError("unexpected")
+
+    @shielded.get("/ok")
+    def ok() -> dict[str, bool]:
+        return {"ok": True}
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(shielded, port=port, log_level="critical"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", "/boom")
+        first = conn.getresponse()
+        first.read()
+        sock = conn.sock
+        conn.request("GET", "/ok")
+        second = conn.getresponse()
+        assert first.status == 500 and not first.will_close
+        assert second.status == 200 and conn.sock is sock  # the same connection answered
+        conn.close()
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
 
 
 def test_neo4j_down_fails_fast_with_retry_after(settings) -> None:
