@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -30,6 +32,7 @@ from voxmem.config import Settings
 from voxmem.lazy import Lazy
 
 BUNDLED_MINILM = "bundled:all-MiniLM-L6-v2"
+T = TypeVar("T")
 
 
 def resolve_model_path(name: str) -> str:
@@ -43,6 +46,71 @@ def resolve_model_path(name: str) -> str:
     return name
 
 
+class Coalescer(Generic[T]):
+    """Merges concurrent calls of a batch model function into one call.
+
+    Why: eight clients appending turns at once made eight one-sentence model calls at once,
+    each with its own tokenisation and Python overhead and all of them fighting over two
+    cores' threads; the turn path then spent most of its time in model calls. Here the first
+    caller runs the model; callers arriving meanwhile queue, and the next of them runs all
+    their texts as one batch when the model is free again. A lone caller runs at once (no
+    waiting window), and the results are each text's own (a row of a padded batch is its
+    sentence's vector up to float rounding).
+    """
+
+    def __init__(self, run: Callable[[list[str]], Sequence[T]]) -> None:
+        self._run = run
+        self._lock = threading.Lock()
+        self._queue: list[_Call[T]] = []
+        self._busy = False
+
+    def __call__(self, texts: Sequence[str]) -> list[T]:
+        call: _Call[T] = _Call(list(texts))
+        with self._lock:
+            self._queue.append(call)
+            lead = not self._busy
+            self._busy = True
+        if not lead:
+            call.done.wait()  # served by another caller's batch, or told to lead the next one
+        if call.result is None and call.error is None:
+            self._serve()
+        if call.error is not None:
+            raise call.error
+        assert call.result is not None
+        return call.result
+
+    def _serve(self) -> None:
+        """Run everything queued as one batch; then hand the model to the next queued caller."""
+        with self._lock:
+            batch, self._queue = self._queue, []
+        texts = [t for call in batch for t in call.texts]
+        try:
+            out = list(self._run(texts))
+        except BaseException as exc:  # every caller of the batch sees the failure
+            for call in batch:
+                call.error = exc
+        else:
+            start = 0
+            for call in batch:
+                call.result = out[start : start + len(call.texts)]
+                start += len(call.texts)
+        with self._lock:
+            nxt = self._queue[0] if self._queue else None
+            self._busy = nxt is not None
+        for call in batch:
+            call.done.set()
+        if nxt is not None:
+            nxt.done.set()  # it finds no result and leads the next batch
+
+
+@dataclass
+class _Call(Generic[T]):
+    texts: list[str]
+    result: list[T] | None = None
+    error: BaseException | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+
 class TextEmbedder:
     """Lazily loaded, thread-safe sentence encoder returning L2-normalised float32 vectors."""
 
@@ -52,6 +120,7 @@ class TextEmbedder:
         self._model: Lazy[Any] = Lazy(self._load_model)
         # the ONNX int8 session and tokenizer for queries, or None (torch) for a non-bundled model
         self._query: Lazy[tuple[Any, Any] | None] = Lazy(self._load_query)
+        self._batched: Coalescer[np.ndarray] = Coalescer(self._encode)
 
     @property
     def loaded(self) -> bool:
@@ -78,9 +147,12 @@ class TextEmbedder:
         """Embed a batch; returns an (n, dim) float32 array (n may be 0)."""
         if not texts:
             return np.zeros((0, self.expected_dim), dtype=np.float32)
+        return np.stack(self._batched(texts))  # concurrent callers share one model call
+
+    def _encode(self, texts: list[str]) -> list[np.ndarray]:
         model = self._model.get()
-        vectors = model.encode(list(texts), batch_size=32, normalize_embeddings=True, show_progress_bar=False)
-        return np.asarray(vectors, dtype=np.float32)
+        vectors = model.encode(texts, batch_size=32, normalize_embeddings=True, show_progress_bar=False)
+        return list(np.asarray(vectors, dtype=np.float32))
 
     def embed_one(self, text: str) -> list[float]:
         return self.embed([text])[0].tolist()
@@ -149,6 +221,7 @@ class SparseEncoder:
         self.max_length = max_length
         self.batch_size = batch_size
         self._loaded: Lazy[tuple[Any, Any]] = Lazy(self._load)
+        self._batched: Coalescer[dict[int, float]] = Coalescer(self._encode)
 
     @property
     def loaded(self) -> bool:
@@ -170,12 +243,15 @@ class SparseEncoder:
 
     def encode(self, texts: Sequence[str]) -> list[dict[int, float]]:
         """One {token id: weight} map per text, heaviest ``max_terms`` terms, weights rounded to 1e-3."""
-        import torch
-
         if not texts:
             return []
+        return self._batched(texts)  # concurrent callers share one model call
+
+    def _encode(self, texts: list[str]) -> list[dict[int, float]]:
+        import torch
+
         model, tokenizer = self._loaded.get()
-        encodings = tokenizer.encode_batch(list(texts))
+        encodings = tokenizer.encode_batch(texts)
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         out: list[dict[int, float]] = [{} for _ in texts]
         with torch.inference_mode():
