@@ -14,7 +14,8 @@ other in a fresh space each (so load changes hit every mode alike):
   (the per-turn path in process: the old way of loading a history), turns/s;
 * **route, 1 and 8 clients** — ``POST /spaces/{space}/sessions/{session}/turns`` over HTTP
   (uvicorn in this process, the app of ``voxmem.api``), each client its own session, turns/s
-  of the whole run.
+  of the whole run; **route-8-old** the same with model-call coalescing switched off (each
+  request its own MiniLM/SPLADE calls, as before ``voxmem.embeddings.Coalescer``).
 
 Reports medians over rounds, the bulk/sequential ratio per round, core count and the load
 average around each measurement. Writes results/ingest/ingest.json and ingest.png.
@@ -152,6 +153,28 @@ def route(svc: Voxmem, base_url: str, clients: int, per_client: int, offset: int
         return clients * per_client
 
 
+class Uncoalesced:
+    """The model calls as before coalescing (each caller runs its own model call), to measure
+    the per-turn route old and new interleaved in one process."""
+
+    def __init__(self, svc: Voxmem) -> None:
+        self.models: list[Any] = [svc.embedder, svc.sparse]
+
+    def __enter__(self) -> None:
+        for model in self.models:
+            model._saved = model._batched
+            model._batched = lambda texts, m=model: list(m._encode(list(texts)))
+
+    def __exit__(self, *exc: object) -> None:
+        for model in self.models:
+            model._batched = model._saved
+
+
+def route_uncoalesced(svc: Voxmem, base_url: str, clients: int, per_client: int, offset: int) -> int:
+    with Uncoalesced(svc):
+        return route(svc, base_url, clients, per_client, offset)
+
+
 def serve(svc: Voxmem) -> tuple[str, Callable[[], None]]:
     """The HTTP app on a free loopback port, in a thread of this process."""
     import uvicorn
@@ -183,7 +206,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
     modes = list(result["medians"])
     fig, ax = plt.subplots(figsize=(7, 4))
     medians = [result["medians"][m] for m in modes]
-    ax.bar(modes, medians, color=["#3b7dd8", "#999999", "#e08a2c", "#d8553b"][: len(modes)])
+    ax.bar(modes, medians, color=["#3b7dd8", "#999999", "#e08a2c", "#d8553b", "#bbbbbb"][: len(modes)])
     for i, m in enumerate(modes):
         points = [r["per_s"] for r in result["runs"] if r["mode"] == m]
         ax.scatter([i] * len(points), points, color="black", s=12, zorder=3)
@@ -209,6 +232,12 @@ def main() -> None:
     parser.add_argument("--turns-per-client", type=int, default=3)
     parser.add_argument("--clients", default="1,8")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--no-old-route",
+        dest="old_route",
+        action="store_false",
+        help="skip the route without model-call coalescing",
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
 
@@ -247,6 +276,14 @@ def main() -> None:
                         f"route-{c}", lambda c=c, o=offset: route(svc, base_url, c, args.turns_per_client, o)
                     )
                 )
+            if args.old_route:
+                c = max(clients)
+                runs.append(
+                    measure(
+                        f"route-{c}-old",
+                        lambda c=c, o=offset: route_uncoalesced(svc, base_url, c, args.turns_per_client, o),
+                    )
+                )
             for row in runs:
                 row["round"] = r
             result["runs"] += runs
@@ -264,6 +301,12 @@ def main() -> None:
     result["ratio_bulk_over_sequential"] = statistics.median(
         v["bulk"] / v["sequential"] for v in per_round.values() if v.get("sequential")
     )
+    olds = [m for m in modes if m.endswith("-old")]
+    for old in olds:
+        new = old.removesuffix("-old")
+        ratios = [v[new] / v[old] for v in per_round.values() if v.get(old) and v.get(new)]
+        result[f"ratio_{new}_over_old"] = statistics.median(ratios) if ratios else None
+        print(f"{new} / {old} (median of per-round ratios): {result[f'ratio_{new}_over_old']:.2f}x")
     result["load_end"] = load()
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "ingest.json").write_text(json.dumps(result, indent=2) + "\n")
