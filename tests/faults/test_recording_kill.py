@@ -227,7 +227,10 @@ def test_kill_neo4j_mid_recording(stack: Stack) -> None:
     assert result["resumed_turns"] == before and result["turns"] > before, result
     assert_whole_and_once(stack, session, spans, result)
     assert stack.job(job_id).json()["status"] == "failed"  # the first job's answer stays true
-    print(f"neo4j kill: {before} of {result['turns']} turns stored before the kill, rest on resume")
+    print(
+        f"neo4j kill: {before} of {result['turns']} turns stored before the kill, rest on resume; "
+        f"slowest job status during the outage {slowest:.1f}s"
+    )
 
 
 def test_kill_api_mid_recording(stack: Stack) -> None:
