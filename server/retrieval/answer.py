@@ -336,9 +336,24 @@ def _names_any(sentence: str, mentions: list[str]) -> bool:
     return any(f" {m} " in padded for m in mentions)
 
 
+_ASKING = re.compile(
+    r"^(?:(?:hey|hi|so|and|but|oh|well|wow|ok|okay|also|btw|then)\b[\s,!.]*|[A-Za-z][\w'-]*\s*,\s*)?"
+    r"(?:what|what's|whats|how|how's|hows|why|where|when|who|whom|which|whose|do|does|did|is|are|was|were"
+    r"|can|could|would|will|should|shall|may|have|has|had|any|anything|got|you|ya|u)\b",
+    re.I,
+)
+
+
+_ABOUT_ASKING = re.compile(r"\b(?:ask|asks|asked|asking|wonder\w*|question\w*|inquir\w*|enquir\w*)\b", re.I)
+
+
 def _asks(sentence: str) -> bool:
-    """Whether a sentence is a question (it asks, so it is no evidence of its own content)."""
-    return sentence.rstrip().rstrip("\"')”’ ").endswith("?")
+    """Whether a sentence asks (so it is no evidence of its own content): it ends in a question
+    mark and opens like a question ("What got you into running?", "Caroline, do you …?", "You
+    play any instruments?"). A statement with a tag ("… refers to the wheel, right?") or a
+    request after it ("I need the original file, can you send it?") still states something."""
+    text = sentence.strip().strip("\"'`“”‘’ ")
+    return text.rstrip().endswith("?") and bool(_ASKING.match(text))
 
 
 _POSSESSIVE_ME = re.compile(r"\b(?:my|mine|me|i)\b", re.I)
@@ -400,6 +415,8 @@ class ExtractiveAnswerer:
             return {_stem(w) for w in content_words(sentence)}
 
         turns = {(e.evidence.session, e.evidence.idx): e for e in result.evidence}
+        # "What did nbx909 ask?": then the questions people asked are the evidence
+        about_asking = bool(_ABOUT_ASKING.search(reading.text))
         best: tuple[float, int, str, FusedEvidence] | None = None
         replied: tuple[float, int, str, FusedEvidence] | None = None  # best question's reply
         scored: list[tuple[float, int, str, FusedEvidence]] = []
@@ -407,17 +424,19 @@ class ExtractiveAnswerer:
             words_here = {_stem(w) for w in content_words(sentence)}
             # A question states nothing ("What got you into running?"); its answer is the reply,
             # which must then be by or about the people asked about.
-            reply = _reply(entry, turns) if _asks(sentence) else None
+            asks = _asks(sentence) and not about_asking
+            reply = _reply(entry, turns) if asks else None
             # the speaker's name counts as present in their own turn (a question's: the replier's)
             voice = (reply or entry).evidence.speaker
             if voice:
                 words_here |= {_stem(w) for w in content_words(voice.get("name") or "")}
-            if _asks(sentence):
+            if asks:
                 if people and (reply is None or not _about(reply, reply.evidence.text, named_ids, mentions)):
                     continue
             elif people and not _about(entry, sentence, named_ids, mentions):
                 continue
-            listeners = topic & _listeners_things(sentence)
+            speaker_asked = (entry.evidence.speaker or {}).get("id") in named_ids
+            listeners = speaker_asked and topic & _listeners_things(sentence)
             if listeners and reply is None and not _names_any(sentence, mentions):
                 continue  # "Your store looks great" by Jon is about Gina's store, not his
             if not (own_words(sentence) & topic) and sem < 0.5:
@@ -428,7 +447,7 @@ class ExtractiveAnswerer:
                 support += 0.1
             key = (support, -rank)
             scored.append((support, rank, sentence, entry))
-            if _asks(sentence):
+            if asks:
                 if reply is not None and (replied is None or key > (replied[0], -replied[1])):
                     replied = (support, rank, reply.evidence.text, reply)
                 continue
