@@ -397,34 +397,57 @@ def measure(
     return {"asker": asker, "visible": visible, "modes": {k: _pct(v) for k, v in times.items() if v}}
 
 
+PLOTTED = (
+    "fused",
+    "agent",
+    "vector",
+    "vector_legacy",
+    "fulltext",
+    "fulltext_legacy",
+    "sparse",
+    "numpy_exact",
+    "bm25s",
+)
+
+
 def plot(report: dict[str, Any], path: Path) -> None:
+    """p95 against store size: one panel per scope (open, the selective participant scope and
+    private), the shipped queries solid, their pre-0007 forms dashed, baselines dotted."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     sizes = sorted(report["sizes"], key=int)
-    fig, axes = plt.subplots(1, 2, figsize=(13, 5))
-    for ax, stat in zip(axes, ("p50", "p95"), strict=True):
-        names = sorted({m for s in sizes for m in report["sizes"][s]["latency"]["modes"]})
-        for name in names:
-            if (
-                name.startswith(("agent", "bm25s", "numpy"))
-                and "open" not in name
-                and "participant" not in name
-            ):
-                continue
+    scopes = ("open", "participant+asker", "private+asker")
+    fig, axes = plt.subplots(1, len(scopes), figsize=(16, 5), sharey=True)
+    colours = plt.get_cmap("tab10")
+    for ax, scope in zip(axes, scopes, strict=True):
+        for mode in (*PLOTTED, "query_embedding"):
+            name = mode if mode == "query_embedding" else f"{mode}[{scope}]"
             xs = [int(s) for s in sizes if name in report["sizes"][s]["latency"]["modes"]]
-            ys = [report["sizes"][str(x)]["latency"]["modes"][name][stat] for x in xs]
-            style = "--" if "legacy" in name else "-"
-            ax.plot(xs, ys, style, marker="o", label=name)
+            ys = [report["sizes"][str(x)]["latency"]["modes"][name]["p95"] for x in xs]
+            style = (
+                "--"
+                if "legacy" in mode
+                else ":"
+                if mode in ("numpy_exact", "bm25s", "query_embedding")
+                else "-"
+            )
+            base = mode.removesuffix("_legacy")
+            colour = colours(([*PLOTTED, "query_embedding"].index(base)) % 10)
+            ax.plot(xs, ys, style, marker="o", color=colour, label=mode)
         ax.axhline(150, color="grey", lw=0.8, ls=":")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("messages in the store")
-        ax.set_ylabel(f"{stat} ms")
-        ax.set_title(f"{stat} latency vs store size ({report['cores']} cores, shared machine)")
-    axes[1].legend(fontsize=6, ncol=2)
+        ax.set_title(f"p95, scope {scope}")
+    axes[0].set_ylabel("p95 ms (150 ms target dotted)")
+    axes[-1].legend(fontsize=7)
+    loads = [report["sizes"][s]["loadavg_before_queries"][0] for s in sizes]
+    fig.suptitle(
+        f"bench.scale: {report['cores']} cores shared, load average {min(loads):.0f}-{max(loads):.0f}"
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -509,11 +532,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warm", type=int, default=8, help="Untimed warm-up questions per size.")
     parser.add_argument("--batch", type=int, default=1000, help="Messages per loader transaction.")
     parser.add_argument("--drop", action="store_true", help="Delete every scale space and exit.")
+    parser.add_argument("--plot", action="store_true", help="Redraw scale.png from scale.json and exit.")
     parser.add_argument(
         "--profile", action="store_true", help="PROFILE the message queries (loaded store) and exit."
     )
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
+    if args.plot:
+        plot(json.loads((args.out / "scale.json").read_text()), args.out / "scale.png")
+        return 0
     logging.getLogger("neo4j").setLevel(logging.ERROR)
     settings = Settings()
     services = Voxmem.build(settings)
