@@ -32,6 +32,7 @@ import numpy as np
 from scipy import sparse as sp
 from tqdm import tqdm
 
+from bench.fusion_study import HELD_OUT, TUNE
 from bench.retrieval_data import (
     BatchLoader,
     Corpus,
@@ -55,7 +56,7 @@ from voxmem.stores.messages import lucene_query
 
 KS = (5, 10, 30)
 # channels measured through the product's tools (Neo4j), then fused one round by RRF
-CHANNELS = ["vector", "bm25", "keyword", "splade", "fused_no_splade", "fused"]
+CHANNELS = ["vector", "bm25", "keyword", "splade", "fused_no_splade", "fused_before", "fused"]
 # exact offline scoring of the same turns as bare text and as speaker-aware passages (numpy)
 OFFLINE = ["x_vector_bare", "x_vector_passage", "x_splade_bare", "x_splade_passage"]
 
@@ -140,8 +141,11 @@ class Offline:
 class Evaluator:
     """Runs every method on every question of a loaded corpus and keeps per-question rows."""
 
-    def __init__(self, services: Voxmem, retrieval: RetrievalService, policies: list[str]) -> None:
+    def __init__(
+        self, services: Voxmem, retrieval: RetrievalService, policies: list[str], offline: bool = True
+    ) -> None:
         self.services = services
+        self.with_offline = offline
         self.retrieval = retrieval
         self.policies = policies
         self.bm25 = PlainBM25(services.db, None, fetch=400)
@@ -162,14 +166,16 @@ class Evaluator:
         started = time.perf_counter()
         index = self.indexer.encode(passages)
         self.ingest["batched_passage_ms_per_turn"].append((time.perf_counter() - started) * 1000 / len(texts))
+        vectors = np.asarray([row["embedding"] for row in index], dtype=np.float32)
+        BatchLoader(self.services.db, addressed_by=addressed_by).load(
+            space, corpus.rows, vectors, index=index
+        )
+        if not self.with_offline:
+            return space
         started = time.perf_counter()
         bare_vectors = self.services.embedder.embed(texts)
         self.ingest["batched_bare_dense_ms_per_turn"].append(
             (time.perf_counter() - started) * 1000 / len(texts)
-        )
-        vectors = np.asarray([row["embedding"] for row in index], dtype=np.float32)
-        BatchLoader(self.services.db, addressed_by=addressed_by).load(
-            space, corpus.rows, vectors, index=index
         )
         width = 30522
         passage_sparse = [
@@ -187,12 +193,17 @@ class Evaluator:
         scope = resolve_scope(self.services.db, space, None)
         agent = self.retrieval.agent()
         tools = self.retrieval.tools
-        offline = self.offline[space]
+        offline = self.offline.get(space)
         rows = []
         k = max(KS)
         for qa in subsample(corpus.qas, limit):
             gold = {f"{space}:{e}" for e in qa.evidence}
-            row: dict[str, Any] = {"qid": qa.qid, "category": qa.category, "n_gold": len(gold)}
+            row: dict[str, Any] = {
+                "qid": qa.qid,
+                "corpus": corpus.name,
+                "category": qa.category,
+                "n_gold": len(gold),
+            }
             hits = {
                 "vector": tools["message_vector"].search(scope, qa.question, Filters(), k=k),
                 "keyword": tools["message_fulltext"].search(scope, qa.question, Filters(), k=k),
@@ -204,13 +215,17 @@ class Evaluator:
                 "keyword": _hit_dicts(hits["keyword"]),
                 "splade": _hit_dicts(hits["splade"]),
                 "fused_no_splade": [e.as_dict() for e in fuse([hits["vector"], hits["keyword"]])],
-                "fused": [e.as_dict() for e in fuse(list(hits.values()))],
+                # the round before the fusion study: RRF k = 60 over each channel's top 30
+                "fused_before": [e.as_dict() for e in fuse(list(hits.values()))],
+                # the product's one fused round (/retrieve), through RetrievalService.search
+                "fused": self.retrieval.search(scope, qa.question, ["interaction"], None, k=k),
             }
-            qv = self.services.embedder.embed_queries([qa.question])[0]
-            qs = _csr(self.sparse.encode([qa.question]), 30522)
-            for name, ids in offline.rankings(qv, qs, k).items():
-                for kk in KS:
-                    row[f"{name}_r@{kk}"] = _recall(ids, gold, kk)
+            if offline is not None:
+                qv = self.services.embedder.embed_queries([qa.question])[0]
+                qs = _csr(self.sparse.encode([qa.question]), 30522)
+                for name, ids in offline.rankings(qv, qs, k).items():
+                    for kk in KS:
+                        row[f"{name}_r@{kk}"] = _recall(ids, gold, kk)
             for name in self.policies:
                 started = time.perf_counter()
                 result = agent.run(qa.question, scope, POLICIES[name]())
@@ -236,30 +251,58 @@ class Evaluator:
         return rows
 
     def ingest_cost(self, corpus: Corpus, n: int = 100) -> dict[str, Any]:
-        """Per-turn encoding as the turn route does it (one turn at a time): today's bare-text
-        MiniLM vs the passage's MiniLM + SPLADE; medians over ``n`` turns, warm."""
+        """Per-turn encoding as the turn route does it (one turn at a time): without the issue-18
+        indexing (bare-text MiniLM) vs with it (speaker-aware passage MiniLM + SPLADE), interleaved
+        turn by turn with the order alternating (ABBA), so the shared machine's load hits both
+        alike; medians over ``n`` turns, warm, and the median of the per-turn differences/ratios."""
         rows = subsample(corpus.rows, n)
         self.services.embedder.embed_one(rows[0].text)
         self.sparse.encode([rows[0].text])
-        before, after = [], []
-        for r in rows:
-            text = passage(r.text, r.speaker)
+
+        def without(r: Any) -> float:
             t = time.perf_counter()
             self.services.embedder.embed_one(r.text)
-            before.append((time.perf_counter() - t) * 1000)
+            return (time.perf_counter() - t) * 1000
+
+        def with_index(r: Any) -> float:
+            text = passage(r.text, r.speaker)
             t = time.perf_counter()
             self.services.embedder.embed_one(text)
             self.sparse.encode([text])
-            after.append((time.perf_counter() - t) * 1000)
+            return (time.perf_counter() - t) * 1000
+
+        before, after, splade = [], [], []
+        for i, r in enumerate(rows):
+            if i % 2 == 0:
+                before.append(without(r))
+                after.append(with_index(r))
+            else:
+                after.append(with_index(r))
+                before.append(without(r))
+            t = time.perf_counter()
+            self.sparse.encode([passage(r.text, r.speaker)])
+            splade.append((time.perf_counter() - t) * 1000)
         batched = {k: round(statistics.fmean(v), 2) for k, v in self.ingest.items()}
         return {
             "turns": len(rows),
             "per_turn_today_ms_p50": round(float(np.median(before)), 2),
             "per_turn_passage_plus_splade_ms_p50": round(float(np.median(after)), 2),
             "per_turn_added_ms_p50": round(float(np.median(np.subtract(after, before))), 2),
+            "per_turn_ratio_p50": round(float(np.median(np.divide(after, before))), 3),
+            "per_turn_splade_alone_ms_p50": round(float(np.median(splade)), 2),
+            "torch_threads": _torch_threads(),
             **batched,
             "loadavg": [round(x, 2) for x in os.getloadavg()],
         }
+
+
+def _torch_threads() -> int | None:
+    try:
+        import torch
+
+        return int(torch.get_num_threads())
+    except ImportError:
+        return None
 
 
 def query_encoding(services: Voxmem, n: int = 200) -> dict[str, Any]:
@@ -412,8 +455,10 @@ def latency(
                 )
                 scope = resolve_scope(services.db, space, asker_id)
                 tag = f"{policy_name}{'' if asker_id is None else '+asker'}"
-                for q in questions:  # SPLADE query weights cached too, like the embeddings
-                    retrieval.tools["message_sparse"].encode(q)
+                sparse_cache = retrieval.tools["message_sparse"].sparse
+                if sparse_cache is not None:
+                    for q in questions:  # SPLADE query weights cached too, like the embeddings
+                        sparse_cache(q)
                 modes = {
                     f"message_vector[{tag}]": lambda q, s=scope: retrieval.tools["message_vector"].search(
                         s, q, k=10
@@ -425,24 +470,45 @@ def latency(
                         s, q, k=10
                     ),
                     f"hybrid_round[{tag}]": lambda q, s=scope: retrieval.search(s, q, None, None, k=10),
+                    # the same round before issue 18 (MiniLM + BM25 only), timed in the same loop
+                    f"hybrid_round_no_sparse[{tag}]": lambda q, s=scope: _round_without_sparse(
+                        retrieval, s, q
+                    ),
                     f"agent_heuristic[{tag}]": lambda q, s=scope: retrieval.agent().run(
                         q, s, POLICIES["heuristic"]()
                     ),
                 }
-                for name, fn in modes.items():
+                for fn in modes.values():
                     for q in questions[:20]:  # warm-up: plans cached, pages hot
                         fn(q)
-                    times = []
-                    for q in tqdm(questions[20:], desc=f"{size} {name}", leave=False):
+                # interleaved: each question runs every mode, in a rotating order, so load drifts
+                # on the shared machine hit all modes alike
+                times: dict[str, list[float]] = {name: [] for name in modes}
+                names = list(modes)
+                for i, q in enumerate(tqdm(questions[20:], desc=f"{size} {tag}", leave=False)):
+                    for name in names[i % len(names) :] + names[: i % len(names)]:
                         t = time.perf_counter()
-                        fn(q)
-                        times.append((time.perf_counter() - t) * 1000)
-                    entry[name] = _percentiles(times)
+                        modes[name](q)
+                        times[name].append((time.perf_counter() - t) * 1000)
+                for name, values in times.items():
+                    entry[name] = _percentiles(values)
             results[str(size)] = entry
     finally:
         if not keep:
             services.spaces.delete(space, batch=5000)
     return results
+
+
+def _round_without_sparse(retrieval: RetrievalService, scope: Any, q: str, k: int = 10) -> list[Any]:
+    """The one fused round before issue 18 (MiniLM + BM25, RRF k = 60 over each tool's top 30, no
+    SPLADE, no neighbour expansion), on the same executor."""
+    names = ["message_vector", "message_fulltext"]
+    retrieval.embed.prime([q])
+    depth = max(k, 30)
+    rankings = list(
+        retrieval.executor.map(lambda n: retrieval.tools[n].search(scope, q, Filters(), k=depth), names)
+    )
+    return fuse(rankings, k=retrieval.settings.rrf_k)[:k]
 
 
 def plot(report: dict[str, Any], path: Path) -> None:
@@ -513,6 +579,8 @@ SECTIONS = {
 
 def print_section(report: dict[str, Any], key: str) -> None:
     print_table(SECTIONS[key], report[key]["table"], report[key]["methods"])
+    for split, table in report[key].get("splits", {}).items():
+        print_table(f"{SECTIONS[key]}, {split} conversations", table, report[key]["methods"])
     print(json.dumps(report[key]["rounds"], indent=1))
 
 
@@ -566,6 +634,14 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="Per corpus (LoCoMo: per conversation), evenly spaced.",
     )
+    parser.add_argument(
+        "--conversations",
+        default="",
+        help="LoCoMo sample ids to use instead of the first --locomo (e.g. conv-43,conv-44,conv-47).",
+    )
+    parser.add_argument(
+        "--offline", type=int, default=1, help="Exact offline bare/passage scoring (1) or not (0)."
+    )
     parser.add_argument("--policies", default="fixed,heuristic")
     parser.add_argument("--latency", default="10000,100000", help="Synthetic sizes ('0' = skip).")
     parser.add_argument("--latency-queries", type=int, default=100)
@@ -589,8 +665,8 @@ def main(argv: list[str] | None = None) -> int:
     services.start()
     retrieval = RetrievalService(settings, services.db, services.embedder, chat_model=None)
     policies = [p for p in args.policies.split(",") if p]
-    methods = [*CHANNELS, *OFFLINE, *policies]
-    evaluator = Evaluator(services, retrieval, policies)
+    methods = [*CHANNELS, *(OFFLINE if args.offline else []), *policies]
+    evaluator = Evaluator(services, retrieval, policies, offline=bool(args.offline))
     report: dict[str, Any] = {
         "cores": os.cpu_count(),
         "neo4j": services.db.ping(),
@@ -604,6 +680,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.locomo:
             corpora = locomo(args.locomo)
+            if args.conversations:
+                wanted = set(args.conversations.split(","))
+                corpora = [c for c in locomo(None) if c.name in wanted]
             total = sum(len(subsample(c.qas, args.max_questions)) for c in corpora)
             rows: list[dict[str, Any]] = []
             with tqdm(total=total, desc="LoCoMo questions") as bar:
@@ -616,7 +695,14 @@ def main(argv: list[str] | None = None) -> int:
                             services.spaces.delete(space)
             report["locomo"] = {
                 "methods": methods,
+                "conversations": [c.name for c in corpora],
                 "table": summarise(rows, methods),
+                # fusion weights were chosen on the tune conversations only (bench/fusion_study.py)
+                "splits": {
+                    split: summarise(part, methods)
+                    for split, names in (("tune", TUNE), ("held_out", HELD_OUT))
+                    if (part := [r for r in rows if r["corpus"] in names])
+                },
                 "rounds": rounds_summary(rows, policies),
                 "skipped": {c.name: c.skipped for c in corpora},
             }

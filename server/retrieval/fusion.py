@@ -75,6 +75,36 @@ def fuse(rankings: list[list[Hit]], k: int = 60) -> list[FusedEvidence]:
     return sorted(merged.values(), key=lambda e: (-e.score, e.evidence.session, e.evidence.idx))
 
 
+def expand_neighbours(
+    fused: list[FusedEvidence], neighbours: dict[str, list[Evidence]], factor: float
+) -> list[FusedEvidence]:
+    """Adjacent-turn expansion: each turn next to a top turn (same session, one position away)
+    joins with ``factor`` times that turn's score, unless it already scores higher.
+
+    Why: a LoCoMo answer often spans a question and its reply, or a statement and the turn that
+    dates it; the neighbour shares few words with the question, so no channel ranks it.
+    ``neighbours`` maps a top turn's id to its visible neighbours (the caller fetched them inside
+    the asker's scope). Measured on LoCoMo tune conversations (bench/fusion_study.py).
+    """
+    by_id = {e.id: e for e in fused}
+    for parent_id, around in neighbours.items():
+        parent = by_id.get(parent_id)
+        if parent is None:
+            continue
+        for evidence in around:
+            score = parent.score * factor
+            entry = by_id.get(evidence.id)
+            if entry is None:
+                by_id[evidence.id] = FusedEvidence(
+                    evidence=evidence, score=score, tools=["context"], layers=["interaction"]
+                )
+            elif entry.score < score:
+                entry.score = score
+                if "context" not in entry.tools:
+                    entry.tools.append("context")
+    return sorted(by_id.values(), key=lambda e: (-e.score, e.evidence.session, e.evidence.idx))
+
+
 def merge_into(
     retained: dict[str, FusedEvidence],
     fused: list[FusedEvidence],

@@ -16,12 +16,13 @@ from voxmem.errors import InvalidInput, NotFound
 from voxmem.llm import client as llm_client
 from voxmem.retrieval.agent import POLICIES, Agent, Policy
 from voxmem.retrieval.answer import Answer, compose
-from voxmem.retrieval.fusion import fuse
+from voxmem.retrieval.fusion import FusedEvidence, expand_neighbours, fuse
 from voxmem.retrieval.llm import LLMPlanner
 from voxmem.retrieval.llm_reader import LLMReader
 from voxmem.retrieval.scope import AccessScope, resolve_scope
 from voxmem.retrieval.tools import (
     LAYERS,
+    Evidence,
     Filters,
     ParticipantDirectory,
     build_tools,
@@ -30,6 +31,14 @@ from voxmem.retrieval.tools import (
 )
 
 DEFAULT_BUDGETS = (30, 8, 5)
+# One fused round (/retrieve), chosen on the LoCoMo tune conversations only (issue 18,
+# bench/fusion_study.py, results/retrieval/fusion_study.json): each channel ranks its top
+# FUSION_DEPTH, RRF with a small k (agreement near the top counts more than depth), then the
+# turns next to the top NEXT_TOP turns join at NEXT_FACTOR times their score.
+FUSION_DEPTH = 50
+FUSION_RRF_K = 10
+NEXT_TOP = 3
+NEXT_FACTOR = 0.5
 
 
 def parse_budgets(value: str | None) -> tuple[int, ...]:
@@ -162,12 +171,26 @@ class RetrievalService:
         present = layers_present(self.db, scope.space)
         calls = [t.name for layer in layers if layer in present for t in search_tools([layer])]
         self.embed.prime([text])
+        depth = max(k, FUSION_DEPTH)  # each tool ranks deeper than k: fusion promotes from below k
         rankings = list(
             self.executor.map(
-                lambda name: self.tools[name].search(scope, text, filters or Filters(), k=k), calls
+                lambda name: self.tools[name].search(scope, text, filters or Filters(), k=depth), calls
             )
         )
-        return [e.as_dict() for e in fuse(rankings, k=self.settings.rrf_k)[:k]]
+        fused = fuse(rankings, k=FUSION_RRF_K)
+        if filters is None or not filters.as_dict():  # a filtered search keeps to what it asked for
+            fused = expand_neighbours(fused, self.neighbours(scope, fused[:NEXT_TOP]), NEXT_FACTOR)
+        return [e.as_dict() for e in fused[:k]]
+
+    def neighbours(self, scope: AccessScope, top: list[FusedEvidence]) -> dict[str, list[Evidence]]:
+        """The turns one position before and after each given turn (same session), each checked
+        against the asker's scope by the context tool's query."""
+        context = self.tools["context"]
+        out: dict[str, list[Evidence]] = {}
+        for entry in top:  # a fused entry's id is always its source turn's (a message id)
+            rows = context.run("retrieve_context", message_id=entry.id, window=1, **scope.params())
+            out[entry.id] = [Evidence.from_row(r) for r in rows if r["id"] != entry.id]
+        return out
 
     def profile(self, scope: AccessScope, participant: str, current_only: bool = False) -> dict[str, Any]:
         found = self.tools["profile"].profile(scope, participant, current_only)  # type: ignore[attr-defined]

@@ -16,7 +16,7 @@ from voxmem.retrieval.answer import (
     compose,
     parse_json_object,
 )
-from voxmem.retrieval.fusion import fuse, merge_into, ranked, turn_ranking
+from voxmem.retrieval.fusion import expand_neighbours, fuse, merge_into, ranked, turn_ranking
 from voxmem.retrieval.llm import LLMPlanner
 from voxmem.retrieval.question import find_people, read_question
 from voxmem.retrieval.scope import AccessScope
@@ -102,6 +102,21 @@ def test_fusion_rrf_dedups_by_source_turn_and_carries_support():
     assert set(top.tools) == {"message_vector", "message_fulltext", "fact_vector"}
     assert top.support == [{"layer": "fact", "id": "fact_1", "text": "Tom knows the code.", "current": True}]
     assert turn_ranking([fact, msg("m2", "x"), msg("m3", "y")]) == ["m2", "m3"]
+
+
+def test_neighbour_expansion_adds_adjacent_turns_below_their_parent():
+    fused = fuse([[msg("m1", "a", idx=1), msg("m5", "b", idx=5)]], k=10)
+    top = fused[0].score
+    neighbours = {"m1": [ev("m0", "before", idx=0), ev("m2", "after", idx=2)], "gone": [ev("m9", "x")]}
+    out = expand_neighbours(fused, neighbours, factor=0.5)
+    scores = {e.id: e.score for e in out}
+    assert scores["m0"] == pytest.approx(top * 0.5) and scores["m2"] == pytest.approx(top * 0.5)
+    assert "m9" not in scores  # neighbours of a turn that is not in the fused list are ignored
+    assert [e.id for e in out] == ["m1", "m5", "m0", "m2"]
+    assert next(e for e in out if e.id == "m0").tools == ["context"]
+    # a neighbour that already scores higher keeps its own score
+    again = expand_neighbours(fuse([[msg("m1", "a", idx=1), msg("m2", "b", idx=2)]], k=10), neighbours, 0.1)
+    assert {e.id: e.score for e in again}["m2"] == pytest.approx(1 / 12)
 
 
 def test_context_selection_respects_budget_and_accumulates():
