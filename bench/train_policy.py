@@ -846,11 +846,12 @@ def ablations(
     for name, change in (variants or ABLATIONS).items():
         variant = dataclasses.replace(cfg, epochs=epochs, **change)
         started = time.perf_counter()
-        trainer, _curve = train(env, variant, train_qs, [], log_every=False)
+        trainer, curve = train(env, variant, train_qs, [], log_every=False)
         rows = evaluate(env.agent, trainer.policy(train_qs), held_qs, env)
         out[name] = {
             "change": change,
             "table": table(rows),
+            "last_epoch": curve[-1],
             "train_s": round(time.perf_counter() - started, 1),
         }
         print(name, json.dumps(out[name]["table"]["ALL"]), flush=True)
