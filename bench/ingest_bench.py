@@ -14,7 +14,9 @@ other in a fresh space each (so load changes hit every mode alike):
   (the per-turn path in process: the old way of loading a history), turns/s;
 * **route, 1 and 8 clients** — ``POST /spaces/{space}/sessions/{session}/turns`` over HTTP
   (uvicorn in this process, the app of ``voxmem.api``), each client its own session, turns/s
-  of the whole run; **route-8-old** the same with model-call coalescing switched off (each
+  of the whole run, each client in a LoCoMo conversation of its own (other people; ``--same-people``
+  puts all in one: the same two participants written by eight transactions at once deadlock
+  and retry in Neo4j); **route-8-old** the same with model-call coalescing switched off (each
   request its own MiniLM/SPLADE calls, as before ``voxmem.embeddings.Coalescer``).
 
 Reports medians over rounds, the bulk/sequential ratio per round, core count and the load
@@ -24,6 +26,7 @@ average around each measurement. Writes results/ingest/ingest.json and ingest.pn
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import os
@@ -47,9 +50,10 @@ DATA = Path("/work/shared/data/locomo/locomo_dev.json")
 OUT = Path(__file__).resolve().parent.parent / "results" / "ingest"
 
 
-def locomo_turns(limit: int, offset: int = 0) -> list[Turn]:
-    """LoCoMo turns in conversation order (session ``c<conv>-s<n>``, timestamps a minute apart
-    from the session's date), ``limit`` of them starting at ``offset`` (wrapping around)."""
+@functools.cache
+def _all_turns() -> tuple[Turn, ...]:
+    """Every LoCoMo dev turn in conversation order (session ``c<conv>-s<n>``, timestamps a
+    minute apart from the session's date)."""
     data = json.loads(DATA.read_text())
     turns: list[Turn] = []
     for c, conv in enumerate(data):
@@ -68,7 +72,26 @@ def locomo_turns(limit: int, offset: int = 0) -> list[Turn]:
                     )
                 )
             n += 1
+    return tuple(turns)
+
+
+def locomo_turns(limit: int, offset: int = 0) -> list[Turn]:
+    """``limit`` LoCoMo turns starting at ``offset`` (wrapping around)."""
+    turns = _all_turns()
     return [turns[(offset + i) % len(turns)] for i in range(limit)]
+
+
+def conversation_starts() -> list[int]:
+    """Index of each LoCoMo conversation's first turn in :func:`locomo_turns`' order."""
+    turns = _all_turns()
+    return [
+        i
+        for i, t in enumerate(turns)
+        if i == 0 or turns[i - 1].session.split("-")[0] != t.session.split("-")[0]
+    ]
+
+
+SAME_PEOPLE = False
 
 
 def _session_date(text: str | None) -> datetime:
@@ -130,7 +153,11 @@ def route(svc: Voxmem, base_url: str, clients: int, per_client: int, offset: int
         errors: list[str] = []
 
         def client(k: int) -> None:
-            turns = locomo_turns(per_client, offset + 40 * k)
+            # client k talks in a conversation of its own (LoCoMo has 7, other people each), as
+            # concurrent clients of one server mostly do; SAME_PEOPLE puts all in conversation 0
+            starts = conversation_starts()
+            start = 0 if SAME_PEOPLE else starts[k % len(starts)]
+            turns = locomo_turns(per_client, start + offset + 40 * k)
             with httpx.Client(base_url=base_url, timeout=600.0) as http:
                 for i, t in enumerate(turns):
                     body = {"speaker": t.speaker, "text": t.text, "turn_id": f"k{k}-{i}"}
@@ -238,7 +265,14 @@ def main() -> None:
         action="store_false",
         help="skip the route without model-call coalescing",
     )
+    parser.add_argument(
+        "--same-people",
+        action="store_true",
+        help="every route client in the same conversation (same two people)",
+    )
     args = parser.parse_args()
+    global SAME_PEOPLE
+    SAME_PEOPLE = args.same_people
     logging.basicConfig(level=logging.WARNING)
 
     settings = Settings()
