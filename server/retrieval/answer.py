@@ -304,25 +304,14 @@ def _vocative_only(sentence: str, mention: str) -> bool:
 
 def _about(entry: FusedEvidence, sentence: str, ids: set[str], mentions: list[str]) -> bool:
     """Whether a sentence is by one of the people (participant id) or speaks about one of them
-    (names them other than by addressing them). A sentence of theirs that speaks only of the
-    listener ("Your store looks great!") says nothing about them."""
-    if (entry.evidence.speaker or {}).get("id") in ids and not _to_listener(sentence):
+    (names them other than by addressing them)."""
+    if (entry.evidence.speaker or {}).get("id") in ids:
         return True
     padded = f" {normalise(sentence)} "
     return any(f" {m} " in padded and not _vocative_only(sentence, m) for m in mentions)
 
 
-_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you['’](?:re|ve|ll|d)|ya|yourself)\b", re.I)
-_FIRST_PERSON = re.compile(
-    r"\b(?:i|i['’](?:m|ve|ll|d)|me|my|mine|myself|we|we['’](?:re|ve|ll|d)|us|our|ours)\b", re.I
-)
-
-
-def _to_listener(sentence: str) -> bool:
-    """Whether a sentence speaks of the listener only (second person, no first person)."""
-    return bool(_SECOND_PERSON.search(sentence)) and not _FIRST_PERSON.search(sentence)
-
-
+_TO_YOU = re.compile(r"\b(?:you|your|yours|ya|u|yourself)\b", re.I)
 _YOUR = re.compile(r"\byour\s+(\w+)(?:\s+(\w+))?", re.I)
 
 
@@ -424,7 +413,8 @@ class ExtractiveAnswerer:
             words_here = {_stem(w) for w in content_words(sentence)}
             # A question states nothing ("What got you into running?"); its answer is the reply,
             # which must then be by or about the people asked about.
-            asks = _asks(sentence) and not about_asking
+            # a question put to the listener ("What got you into running?") is about them
+            asks = _asks(sentence) and bool(_TO_YOU.search(sentence)) and not about_asking
             reply = _reply(entry, turns) if asks else None
             # the speaker's name counts as present in their own turn (a question's: the replier's)
             voice = (reply or entry).evidence.speaker
@@ -477,6 +467,10 @@ class ExtractiveAnswerer:
             # the one that matches the question ("For me it's always green tea. That's my
             # favourite drink.").
             sentence = entry.evidence.text.strip()
+        else:
+            # a long turn: the matching sentence and the one after it, which often completes it
+            # ("I took my kids to a pottery workshop. We all made our own pots.")
+            sentence = _with_next(sentence, entry.evidence.text)
         speaker = _label(entry.evidence.speaker) if entry.evidence.speaker else None
         text = f"{speaker}: {sentence}" if speaker else sentence
         return text, [entry.id]
@@ -519,6 +513,16 @@ def _reply(entry: FusedEvidence, turns: dict[tuple[str, int], FusedEvidence]) ->
         return None
     asker, replier = (entry.evidence.speaker or {}).get("id"), (nxt.evidence.speaker or {}).get("id")
     return nxt if replier and replier != asker else None
+
+
+def _with_next(sentence: str, turn: str) -> str:
+    """``sentence`` and the statement that follows it in ``turn`` (if any)."""
+    sentences = [s.strip() for s in _SENTENCE.split(turn) if s.strip()]
+    if sentence not in sentences:
+        return sentence
+    here = sentences.index(sentence)
+    following = sentences[here + 1] if here + 1 < len(sentences) else None
+    return f"{sentence} {following}" if following and not _asks(following) else sentence
 
 
 def _dated_nearby(sentence: str, turn: str, said: date | None) -> str | None:
