@@ -275,3 +275,13 @@ def test_a_date_said_next_to_the_matching_sentence_answers_a_when_question():
     ]
     out = _ask("When did Caroline meet up with her friends and mentors?", hits)
     assert out.answer == "the week before 9 June 2023"
+
+
+def test_what_counts_as_asking():
+    from voxmem.retrieval.answer import _asks
+
+    assert _asks("Caroline, what motivated you to pursue counseling?")
+    assert _asks("You play any instruments?")
+    assert not _asks("`` button 3 '' refers to the mouse scroll wheel , right ?")
+    assert not _asks("i just need the original contents of FILEPATH , can you provide me ?")
+    assert not _asks("I went to Rome.")
