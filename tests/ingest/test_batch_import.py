@@ -89,15 +89,19 @@ def fingerprint(services: Voxmem, space: str) -> dict[str, Any]:
     facts = q(
         "MATCH (f:Fact {space: $space})-[:DERIVED_FROM]->(m:Message) "
         "RETURN f.content AS content, f.slot AS slot, f.current AS current, "
-        "collect(m.session + ':' + toString(m.idx)) AS src ORDER BY content",
+        "collect(m.session + ':' + toString(m.idx)) AS src ORDER BY content, slot, current",
         space=space,
     )
     attributes = q(
         "MATCH (a:Attribute {space: $space})-[:DERIVED_FROM]->(m:Message) "
         "RETURN a.text AS text, a.kind AS kind, a.current AS current, "
-        "collect(m.session + ':' + toString(m.idx)) AS src ORDER BY text",
+        "collect(m.session + ':' + toString(m.idx)) AS src ORDER BY text, kind, current",
         space=space,
     )
+    # one sentence can yield several attributes with the same text (e.g. background and
+    # relationship): order ties and provenance lists fully, or the comparison depends on scan order
+    for row in (*facts, *attributes):
+        row["src"] = sorted(row["src"])
     sessions = q(
         "MATCH (s:Session {space: $space}) RETURN s.id AS id, s.n_messages AS n, toString(s.last_ts) AS last "
         "ORDER BY id",
