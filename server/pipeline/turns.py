@@ -312,16 +312,8 @@ class TurnPipeline:
         return self.jobs.submit(
             space,
             "recording",
-            lambda progress: recordings.ingest(
-                space,
-                session,
-                recording_id,
-                decoded,
-                started_at,
-                policy,
-                progress,
-                audio_uri,
-                derive=self.derive,
+            lambda progress: self.run_recording(
+                space, session, recording_id, decoded, started_at, policy, progress, audio_uri
             ),
         )
 
@@ -336,8 +328,9 @@ class TurnPipeline:
         progress: Progress,
         audio_uri: str | None = None,
     ) -> dict[str, Any]:
-        """A queued recording job, in a worker (voxmem.pipeline.worker): the same ingestion as
-        :meth:`submit_recording`'s, resuming from the turns an earlier delivery stored."""
+        """A recording job's ingestion, in-process or in a worker (voxmem.pipeline.worker),
+        resuming from the turns an earlier run stored. ``audio`` may already be decoded (the
+        in-process job): checking it again is cheap and cannot fail then."""
         recordings = self.recordings
         decoded = recordings.prepare(audio)
         return recordings.ingest(
