@@ -96,7 +96,7 @@ class MemoryWriter:
         vectors = self.vectors(result)
 
         def work(tx: ManagedTransaction) -> WriteSummary:
-            _rows(tx, "memory_clear_messages", space=space, ids=[result.message_id])
+            self.clear_in(tx, space, [result.message_id])
             return self.write_in(tx, space, window, result, vectors)
 
         summary = self.db.write(work)
@@ -118,6 +118,11 @@ class MemoryWriter:
         encoded = dict(zip(missing, (v.tolist() for v in self.embedder.embed(missing)), strict=True))
         vectors = [known[t] if t in known else encoded[t] for t in texts]
         return vectors[: len(record.facts)], vectors[len(record.facts) :]
+
+    def clear_in(self, tx: ManagedTransaction, space: str, message_ids: list[str]) -> None:
+        """Remove what earlier derivations of these messages wrote, inside the caller's
+        transaction, so a replay re-derives instead of adding twice."""
+        _rows(tx, "memory_clear_messages", space=space, ids=message_ids)
 
     def write_in(
         self,

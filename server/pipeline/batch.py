@@ -40,7 +40,6 @@ from typing import TYPE_CHECKING, Any
 
 from neo4j import ManagedTransaction
 
-from voxmem.cypher import query
 from voxmem.errors import DatabaseUnavailable, InvalidInput
 from voxmem.extractors.window import window_from_rows
 from voxmem.memory.writer import WriteSummary
@@ -177,7 +176,7 @@ class BatchImporter:
         memory = pipe.memory
 
         def work(tx: ManagedTransaction) -> list[WriteSummary]:
-            tx.run(query("memory_clear_messages"), space=space, ids=ids).consume()
+            memory.writer.clear_in(tx, space, ids)
             summaries = []
             for message_id in ids:
                 window = memory.window_in(tx, space, message_id)
