@@ -43,15 +43,16 @@ from bench.retrieval_data import (
 )
 from voxmem.config import Settings
 from voxmem.core import Voxmem
+from voxmem.cypher import query as product_query
 from voxmem.embeddings import sparse_encoder
 from voxmem.passages import MessageIndexer, passage, sparse_fields
 from voxmem.retrieval.agent import POLICIES
 from voxmem.retrieval.answer import compose
-from voxmem.retrieval.fusion import fuse
+from voxmem.retrieval.fusion import expand_neighbours, fuse
 from voxmem.retrieval.scope import resolve_scope
-from voxmem.retrieval.service import RetrievalService
+from voxmem.retrieval.service import FUSION_DEPTH, NEXT_FACTOR, NEXT_TOP, RetrievalService
 from voxmem.retrieval.text import content_words, normalise
-from voxmem.retrieval.tools import Filters, MessageFulltextRetriever
+from voxmem.retrieval.tools import Filters, MessageFulltextRetriever, MessageSparseRetriever
 from voxmem.stores.messages import lucene_query
 
 KS = (5, 10, 30)
@@ -417,6 +418,8 @@ def latency(
     results: dict[str, Any] = {}
     loaded = 0
     questions = synthetic_sentences(n_queries + 20, seed=99)
+    sparse_tool = retrieval.tools["message_sparse"]
+    previous = PreviousSparse(services.db, sparse_tool.embed, sparse_tool.fetch, sparse_tool.sparse)
     try:
         for size in sorted(sizes):
             rows = list(synthetic_rows(loaded, size - loaded))
@@ -470,6 +473,11 @@ def latency(
                         s, q, k=10
                     ),
                     f"hybrid_round[{tag}]": lambda q, s=scope: retrieval.search(s, q, None, None, k=10),
+                    # the same round before migration 0008 and the one-query neighbour step
+                    f"hybrid_round_previous[{tag}]": lambda q, s=scope: _round_previous(
+                        retrieval, previous, s, q
+                    ),
+                    f"message_sparse_previous[{tag}]": lambda q, s=scope: previous.search(s, q, k=10),
                     # the same round before issue 18 (MiniLM + BM25 only), timed in the same loop
                     f"hybrid_round_no_sparse[{tag}]": lambda q, s=scope: _round_without_sparse(
                         retrieval, s, q
@@ -497,6 +505,42 @@ def latency(
         if not keep:
             services.spaces.delete(space, batch=5000)
     return results
+
+
+class PreviousSparse(MessageSparseRetriever):
+    """The SPLADE tool as it was before migration 0008: Lucene candidates filtered by the space
+    only (index message_sparse), so a participant or private scope removes most candidates and
+    the tool widens 20-fold. Timed beside the shipped tool; the index stays until a later migration."""
+
+    name = "message_sparse_previous"
+
+    def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        text = product_query(name)
+        new = text[text.index("CALL db.index.fulltext.queryNodes") : text.index("YIELD node AS m")]
+        old = (
+            "CALL db.index.fulltext.queryNodes('message_sparse', '+space:' + $space_escaped"
+            " + ' +sparse_terms:(' + $lucene + ')', {limit: $fetch}) "
+        )
+        escaped = params["space"].replace("\\", "\\\\").replace(":", "\\:").replace("-", "\\-")
+        return self.db.query(text.replace(new, old), space_escaped=escaped, **params)
+
+
+def _round_previous(
+    retrieval: RetrievalService, previous: PreviousSparse, scope: Any, q: str, k: int = 10
+) -> list[Any]:
+    """The fused round as it was before this change: SPLADE candidates filtered by space only
+    (PreviousSparse) and one context query per top turn, sequentially; otherwise as
+    RetrievalService.search (same depth, RRF k, neighbour rule)."""
+    tools = [retrieval.tools["message_vector"], retrieval.tools["message_fulltext"], previous]
+    retrieval.embed.prime([q])
+    depth = max(k, FUSION_DEPTH)
+    rankings = list(retrieval.executor.map(lambda t: t.search(scope, q, Filters(), k=depth), tools))
+    fused = fuse(rankings, k=retrieval.settings.fusion_rrf_k)
+    context = retrieval.tools["context"]
+    around: dict[str, list[Any]] = {}
+    for entry in fused[:NEXT_TOP]:
+        around |= context.around(scope, [entry.id], window=1)  # type: ignore[attr-defined]
+    return expand_neighbours(fused, around, NEXT_FACTOR)[:k]
 
 
 def _round_without_sparse(retrieval: RetrievalService, scope: Any, q: str, k: int = 10) -> list[Any]:

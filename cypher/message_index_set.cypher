@@ -2,7 +2,8 @@
 // :param rows => []
 // :param space => 'demo-household'
 // Message indexing (voxmem.passages): store the speaker-aware passage, its dense embedding and
-// its SPLADE terms (space-separated `t<vocabulary id>`, full-text indexed by 'message_sparse')
+// its SPLADE terms (space-separated `t<vocabulary id>`, full-text indexed by
+// 'message_scoped_sparse' with the space and session)
 // with the aligned weights.
 // Params: $space, $rows [{id, passage, embedding, sparse_terms, sparse_weights}]
 UNWIND $rows AS row

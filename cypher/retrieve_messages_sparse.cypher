@@ -1,7 +1,7 @@
 // Neo4j Browser: paste these :param lines first, then the query (example values).
 // :param space => 'demo-household'
 // :param asker => null
-// :param lucene => 'plumber'
+// :param lucene => 't2043^1.2 t6400^0.8'
 // :param fetch => 100
 // :param access_policy => 'open'
 // :param session => 'kitchen-monday'
@@ -12,17 +12,23 @@
 // :param weights => {}
 // :param k => 10
 // Retrieval tool: learned sparse (SPLADE) search over message passages, inside the asker's scope.
-// Candidates come from the 'message_sparse' full-text index: $lucene requires the space
-// (`+space:<id>`, indexed in the same Lucene document, so other spaces never crowd the
-// over-fetch) and ORs the query's vocabulary terms (`t<id>`) boosted by their query weights.
-// Each candidate is then scored exactly, as SPLADE defines it: the dot product of the query
-// weights ($weights, term -> weight) with the message's stored weights (sparse_terms and
-// sparse_weights are aligned). Python retries with a larger $fetch when fewer than $k survive.
+// Candidates come from the 'message_scoped_sparse' full-text index (migration 0008: SPLADE terms,
+// space and session in one Lucene document, whitespace analyzer). The Lucene query requires the
+// space and the asker's sessions (@access.message_lucene_filter, the same required clauses as the
+// BM25 tool, boosted ^0) and ORs the query's vocabulary terms (`t<id>`, $lucene) boosted by their
+// query weights, so neither other spaces nor sessions the asker cannot read crowd the $fetch
+// candidates (before 0008 only the space was filtered, and a participant or private scope widened
+// to 20 × $fetch candidates). Each candidate is then scored exactly, as SPLADE defines it: the
+// dot product of the query weights ($weights, term -> weight) with the message's stored weights
+// (sparse_terms and sparse_weights are aligned). Python retries with a larger $fetch when fewer
+// than $k survive.
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
-// Params: $space, $access_policy, $asker, $lucene, $weights (map term -> float), $fetch, $k,
-//         $speaker, $addressee, $session, $ts_from, $ts_to
+// Params: $space, $access_policy, $asker, $lucene (boosted terms), $weights (map term -> float),
+//         $fetch, $k, $speaker, $addressee, $session, $ts_from, $ts_to
 @access.asker()
-CALL db.index.fulltext.queryNodes('message_sparse', $lucene, {limit: $fetch}) YIELD node AS m
+CALL db.index.fulltext.queryNodes('message_scoped_sparse',
+                                  @access.message_lucene_filter() + '+sparse_terms:(' + $lucene + ')',
+                                  {limit: $fetch}) YIELD node AS m
 WITH asker, asker_sessions, m
 WHERE m.space = $space
   AND @access.message(m)

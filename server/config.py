@@ -148,7 +148,14 @@ class Settings(BaseSettings):
         "auto",
         description="Extraction backend: offline | llm | graphiti | auto (llm when one is configured).",
     )
-    rrf_k: int = Field(60, description="Reciprocal rank fusion constant.")
+    rrf_k: int = Field(
+        60, description="Reciprocal rank fusion constant of the agent's rounds (/query) and /search."
+    )
+    fusion_rrf_k: int = Field(
+        10,
+        ge=1,
+        description="RRF constant of the one fused round (/retrieve), chosen on LoCoMo tune conversations.",
+    )
     retrieval_budgets: str = Field("30,8,5", description="Evidence kept per agent round (comma-separated).")
     retrieval_max_rounds: int = Field(3, description="Agent rounds at most (≤ number of budgets).")
     retrieval_policy: str | None = Field(

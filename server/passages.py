@@ -36,16 +36,13 @@ def sparse_fields(weights: dict[int, float]) -> tuple[str, list[float]]:
     return " ".join(f"t{t}" for t, _ in items), [w for _, w in items]
 
 
-def sparse_query(space: str, weights: dict[int, float], max_terms: int = 64) -> tuple[str, dict[str, float]]:
-    """The Lucene candidate query (space required, query terms boosted by weight) and the term map.
-
-    Space ids are letters, digits and ``_ . : -`` (voxmem.ids); ``:`` and ``-`` are escaped.
-    """
+def sparse_query(weights: dict[int, float], max_terms: int = 64) -> tuple[str, dict[str, float]]:
+    """The Lucene clauses of the candidate query (the query's heaviest terms, boosted by weight)
+    and the term map; the retrieval query prepends the space and session filters itself
+    (``cypher/retrieve_messages_sparse.cypher``, the access fragment ``message_lucene_filter``)."""
     top = sorted(weights.items(), key=lambda kv: -kv[1])[:max_terms]
     terms = {f"t{t}": w for t, w in top}
-    escaped = space.replace("\\", "\\\\").replace(":", "\\:").replace("-", "\\-")
-    clauses = " ".join(f"{t}^{w:.3f}" for t, w in terms.items())
-    return f"+space:{escaped} +sparse_terms:({clauses})", terms
+    return " ".join(f"{t}^{w:.3f}" for t, w in terms.items()), terms
 
 
 class MessageIndexer:

@@ -22,6 +22,7 @@ from voxmem.retrieval.llm_reader import LLMReader
 from voxmem.retrieval.scope import AccessScope, resolve_scope
 from voxmem.retrieval.tools import (
     LAYERS,
+    ContextRetriever,
     Evidence,
     Filters,
     ParticipantDirectory,
@@ -33,10 +34,10 @@ from voxmem.retrieval.tools import (
 DEFAULT_BUDGETS = (30, 8, 5)
 # One fused round (/retrieve), chosen on the LoCoMo tune conversations only (issue 18,
 # bench/fusion_study.py, results/retrieval/fusion_study.json): each channel ranks its top
-# FUSION_DEPTH, RRF with a small k (agreement near the top counts more than depth), then the
-# turns next to the top NEXT_TOP turns join at NEXT_FACTOR times their score.
+# FUSION_DEPTH, RRF with a small k (the setting `fusion_rrf_k`, VOXMEM_FUSION_RRF_K, default 10:
+# agreement near the top counts more than depth; the agent keeps `rrf_k`), then the turns next to
+# the top NEXT_TOP turns join at NEXT_FACTOR times their score.
 FUSION_DEPTH = 50
-FUSION_RRF_K = 10
 NEXT_TOP = 3
 NEXT_FACTOR = 0.5
 
@@ -177,20 +178,18 @@ class RetrievalService:
                 lambda name: self.tools[name].search(scope, text, filters or Filters(), k=depth), calls
             )
         )
-        fused = fuse(rankings, k=FUSION_RRF_K)
+        fused = fuse(rankings, k=self.settings.fusion_rrf_k)
         if filters is None or not filters.as_dict():  # a filtered search keeps to what it asked for
             fused = expand_neighbours(fused, self.neighbours(scope, fused[:NEXT_TOP]), NEXT_FACTOR)
         return [e.as_dict() for e in fused[:k]]
 
     def neighbours(self, scope: AccessScope, top: list[FusedEvidence]) -> dict[str, list[Evidence]]:
         """The turns one position before and after each given turn (same session), each checked
-        against the asker's scope by the context tool's query."""
+        against the asker's scope, fetched for all of them in one query."""
         context = self.tools["context"]
-        out: dict[str, list[Evidence]] = {}
-        for entry in top:  # a fused entry's id is always its source turn's (a message id)
-            rows = context.run("retrieve_context", message_id=entry.id, window=1, **scope.params())
-            out[entry.id] = [Evidence.from_row(r) for r in rows if r["id"] != entry.id]
-        return out
+        if not isinstance(context, ContextRetriever):
+            raise RuntimeError("the context tool is not a ContextRetriever")
+        return context.around(scope, [e.id for e in top], window=1)  # a fused id is a message id
 
     def profile(self, scope: AccessScope, participant: str, current_only: bool = False) -> dict[str, Any]:
         found = self.tools["profile"].profile(scope, participant, current_only)  # type: ignore[attr-defined]

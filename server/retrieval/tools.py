@@ -392,7 +392,7 @@ class MessageSparseRetriever(Retriever):
         weights = self.sparse(text)
         if scope.sees_nothing or not weights:
             return []
-        lucene, terms = sparse_query(scope.space, weights)
+        lucene, terms = sparse_query(weights)
         params = {**scope.params(), **_message_filters(filters or Filters()), "lucene": lucene}
         params["weights"] = terms
         fetch = max(self.fetch, 10 * k)
@@ -531,8 +531,19 @@ class ContextRetriever(Retriever):
     ) -> list[Hit]:
         if scope.sees_nothing:
             return []
-        rows = self.run("retrieve_context", message_id=text, window=self.window, **scope.params())
+        rows = self.run("retrieve_context", message_ids=[text], window=self.window, **scope.params())
         return _message_hits(rows, self.name)[:k] if k < len(rows) else _message_hits(rows, self.name)
+
+    def around(self, scope: AccessScope, ids: list[str], window: int) -> dict[str, list[Evidence]]:
+        """The visible turns within ``window`` positions of each message (itself left out), per
+        message id, in one query (the fused round's neighbour step)."""
+        out: dict[str, list[Evidence]] = {i: [] for i in ids}
+        if scope.sees_nothing or not ids:
+            return out
+        for row in self.run("retrieve_context", message_ids=ids, window=window, **scope.params()):
+            if row["id"] != row["anchor"]:
+                out[row["anchor"]].append(Evidence.from_row(row))
+        return out
 
 
 @tool

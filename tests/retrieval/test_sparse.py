@@ -67,8 +67,8 @@ def test_passage_and_query_text():
     assert passage("Hi", "Ana", ["Tom", "Lena"]) == "Ana to Tom, Lena: Hi"
     assert passage("Hi", "Ana") == "Ana: Hi"
     assert passage("Hi", None, ["Tom"]) == "Hi"
-    lucene, terms = sparse_query("a-b:c", {7: 1.5, 9: 0.25, 11: 0.1}, max_terms=2)
-    assert lucene == r"+space:a\-b\:c +sparse_terms:(t7^1.500 t9^0.250)"
+    lucene, terms = sparse_query({7: 1.5, 9: 0.25, 11: 0.1}, max_terms=2)
+    assert lucene == "t7^1.500 t9^0.250"
     assert terms == {"t7": 1.5, "t9": 0.25}
 
 
@@ -141,3 +141,47 @@ def test_renaming_reindexes_the_passages_that_name_the_participant(services, spa
     assert stored[turn_message_id(space, "s2")]["passage"].startswith("Thomas to Maya: ")
     assert stored[turn_message_id(space, "s1")]["passage"].startswith("Maya to Thomas: ")
     assert indexer.reindex_participant(space, tom) == 0  # unchanged passages are not re-embedded
+
+
+@pytest.mark.integration
+def test_sparse_candidates_are_filtered_by_the_askers_sessions_inside_the_index(services):
+    """Under a participant scope the Lucene candidates come only from the asker's sessions
+    (migration 0008, @access.message_lucene_filter): with room for ONE candidate, the asker's
+    weakly matching turn is still it, though 30 better matches sit in a session they never
+    joined. Before, the space-only index gave one of those, the scope removed it, and the tool
+    had to widen its candidate list 20-fold."""
+    name = f"test-sparse-scope-{uuid.uuid4().hex[:8]}"
+    services.spaces.create(name, "participant")
+    try:
+        for i in range(30):  # short passages that are all about pizza: Lucene ranks these first
+            turn = Turn(session="garage", speaker="Tom", text=f"Pizza {i}!", turn_id=f"g{i}")
+            services.messages.append(name, turn)
+        long_turn = (
+            "After the long drive home tonight, once the kids are asleep and the dishes are done, we"
+            " could maybe order a pizza or something else entirely, whatever everyone prefers."
+        )
+        services.messages.append(name, Turn(session="car", speaker="Lena", text=long_turn, turn_id="c0"))
+        lena = services.db.query(
+            "MATCH (p:Participant {space: $space, key: 'lena'}) RETURN p.id AS id", space=name
+        )[0]["id"]
+        scope = resolve_scope(services.db, name, lena)
+        assert scope.access_policy == "participant"
+        tool = build_tools(services.db, services.embedder)["message_sparse"]
+        lucene, terms = sparse_query(tool.sparse("pizza"))  # type: ignore[misc]
+        params = {"speaker": None, "addressee": None, "session": None, "ts_from": None, "ts_to": None}
+        rows = tool.run(
+            "retrieve_messages_sparse", lucene=lucene, weights=terms, fetch=1, k=1, **params, **scope.params()
+        )
+        assert [r["id"] for r in rows] == [turn_message_id(name, "c0")]
+        open_rows = tool.run(
+            "retrieve_messages_sparse",
+            lucene=lucene,
+            weights=terms,
+            fetch=1,
+            k=1,
+            **params,
+            **{**scope.params(), "access_policy": "open", "asker": None},
+        )
+        assert open_rows and open_rows[0]["session"] == "garage"  # the open scope's best is elsewhere
+    finally:
+        services.spaces.delete(name)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from voxmem.retrieval.scope import resolve_scope
+from voxmem.retrieval.scope import AccessScope, resolve_scope
 from voxmem.retrieval.tools import Filters
 
 pytestmark = pytest.mark.integration
@@ -92,3 +92,24 @@ def test_private_scope_narrows_each_tool(households, retrieval, services):
     assert retrieval.tools["addressees"].search(maya, house.mid("kitchen-1")) == []
     context = retrieval.tools["context"].search(maya, house.mid("car-2"), k=10)
     assert {h.id for h in context} == {house.mid("car-1"), house.mid("car-2")}
+
+
+def test_neighbours_of_several_turns_in_one_query_stay_in_scope(households, retrieval, services):
+    """The fused round's neighbour step (ContextRetriever.around): one query for all anchors,
+    one position each side, same session only, every neighbour checked against the scope."""
+    house = households["private"]
+    anchors = [house.mid("car-2"), house.mid("car-3"), house.mid("kitchen-1"), house.mid("hall-1")]
+    opened = AccessScope(house.space, "open")
+    around = retrieval.tools["context"].around(opened, anchors, window=1)
+    assert {k: sorted(e.id for e in v) for k, v in around.items()} == {
+        house.mid("car-2"): sorted([house.mid("car-1"), house.mid("car-3")]),
+        house.mid("car-3"): sorted([house.mid("car-2"), house.mid("car-4")]),
+        house.mid("kitchen-1"): [house.mid("kitchen-2")],  # first of its session
+        house.mid("hall-1"): [house.mid("hall-2")],  # never the kitchen's last turn
+    }
+    maya = resolve_scope(services.db, house.space, house.people["Maya"])
+    seen = house.visible_messages("Maya")
+    around = retrieval.tools["context"].around(maya, anchors, window=1)
+    assert {e.id for v in around.values() for e in v} <= seen
+    assert [e.id for e in around[house.mid("car-2")]] == [house.mid("car-1")]
+    assert around[house.mid("kitchen-1")] == []
