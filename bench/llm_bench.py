@@ -1,100 +1,53 @@
-"""Which local LLM answers best, and how fast, on 2 cores: the LLM reader on LoCoMo dev questions.
+"""Is the local LLM reader worth its cost? It and the offline reader on the same retrieved evidence.
 
-Why gold-evidence contexts: this isolates the *reader* (the part the model is for) from
-retrieval, so models and thread counts are compared on identical inputs. Each question gets
-its gold evidence turns plus the turn before and after each (distractors in the same
-conversation), at most ``--turns`` turns in time order, laid out exactly as the product
-lays them out (``voxmem.retrieval.llm_reader.layout``). The offline extractive answerer reads
-the same contexts as a baseline. A fixed, stratified sample (seeded) keeps runs comparable.
+Why on the answers benchmark's cached evidence: ``bench.answers_bench`` runs the retrieval agent
+once per question and caches the result; here each question is read twice from that cache, by the
+offline reader (``compose`` without an LLM) and by the product's LLM path (``compose`` with the
+``LLMReader``: the offline answer is its draft, the model keeps, corrects or abstains, the offline
+answer stands when the model fails or times out). So the two are compared side by side on the
+same questions and the same evidence, scored by the same rules (``bench.scoring``), per type.
 
-For each configuration (model x threads) the local server is restarted through
-``voxmem.llm.server.up`` and every question is timed end to end (HTTP call, parsing, repair).
-Scores: containment of the gold answer (``bench.scoring.contains``), token F1, abstentions.
+Sets (``--set dataset:split[:sample]``, as ``answers_bench`` names them): LoCoMo dev (the reader
+is tuned there), LoCoMo held-out conversations, the household paraphrase sets (``heldout`` is
+never tuned on). ``--limit`` keeps N questions per set, evenly spaced, so a run fits in minutes.
 
-    nice -n 10 python -m bench.llm_bench --questions 40 \
-        --config qwen2.5-coder-1.5b-instruct-q4_k_m:1 --config qwen2.5-coder-1.5b-instruct-q4_k_m:2 \
-        --config qwen2.5-coder-0.5b-instruct-q4:1
+Per configuration (model × threads) the local server is (re)started by ``voxmem.llm.server.up``;
+every question is timed end to end (wall seconds, the server's CPU-seconds, prompt and generated
+tokens, the 1-minute load average). ``--judge`` also grades both readers' answers with the local
+model against the gold (0 / 0.25 / 0.5 / 0.75 / 1, ``bench.judge``), reported beside containment.
+
+    nice -n 10 python -m bench.llm_bench --limit 30 --set locomo:dev:80 \
+        --config qwen2.5-coder-1.5b-instruct-q4_k_m:1 --config qwen2.5-coder-0.5b-instruct-q4:1
+
+Results are merged into ``results/llm/llm_bench.json`` (one entry per model × threads × set,
+rerunning one replaces it) and plotted in ``results/llm/llm_bench.png``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
-import random
+import pickle
+import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from bench.retrieval_data import QA, Corpus, Row, locomo
-from bench.scoring import contains, percentile, token_f1
+from bench import answers_bench, scoring
+from bench.answers_bench import CACHE, _every, _load_cache, datasets, retrieve
+from bench.judge import LLMJudge
+from bench.retrieval_data import DATA
 from voxmem.config import Settings, get_settings
 from voxmem.llm import client, server
-from voxmem.retrieval.agent import AgentResult
-from voxmem.retrieval.answer import ExtractiveAnswerer
-from voxmem.retrieval.fusion import FusedEvidence
-from voxmem.retrieval.llm_reader import LLMReader, ReaderError
+from voxmem.retrieval.answer import compose
+from voxmem.retrieval.llm_reader import LLMReader
 from voxmem.retrieval.question import read_question
-from voxmem.retrieval.scope import AccessScope
-from voxmem.retrieval.tools import Evidence
 
 OUT = Path("results/llm")
-CATEGORIES = ("1 multi-hop", "2 temporal", "3 open-domain", "4 single-hop")
-
-
-def sample(corpora: list[Corpus], n: int, seed: int = 7) -> list[tuple[Corpus, QA]]:
-    """``n`` questions, as evenly as possible over the four answerable LoCoMo categories."""
-    by_cat: dict[str, list[tuple[Corpus, QA]]] = defaultdict(list)
-    for corpus in corpora:
-        for qa in corpus.qas:
-            if any(qa.category.startswith(c.split()[0] + " ") for c in CATEGORIES) and qa.answer.strip():
-                by_cat[qa.category].append((corpus, qa))
-    rng = random.Random(seed)
-    picked: list[tuple[Corpus, QA]] = []
-    cats = sorted(by_cat)
-    for cat in cats:
-        rng.shuffle(by_cat[cat])
-    i = 0
-    while len(picked) < n and any(by_cat[c] for c in cats):
-        cat = cats[i % len(cats)]
-        if by_cat[cat]:
-            picked.append(by_cat[cat].pop())
-        i += 1
-    return picked
-
-
-def context(corpus: Corpus, qa: QA, max_turns: int) -> list[Row]:
-    """Gold turns first, then their neighbours, capped, returned in conversation order."""
-    order = {r.turn_id: i for i, r in enumerate(corpus.rows)}
-    chosen: list[int] = [order[e] for e in qa.evidence if e in order]
-    for e in list(chosen):
-        for j in (e - 1, e + 1):
-            if 0 <= j < len(corpus.rows) and j not in chosen and len(chosen) < max_turns:
-                chosen.append(j)
-    return [corpus.rows[j] for j in sorted(chosen[:max_turns])]
-
-
-def agent_result(corpus: Corpus, qa: QA, rows: list[Row]) -> AgentResult:
-    people = {name: {"id": name.lower(), "name": name} for r in corpus.rows[:50] for name in [r.speaker]}
-    evidence = [
-        FusedEvidence(
-            evidence=Evidence(
-                id=r.turn_id,
-                session=r.session,
-                idx=r.idx,
-                text=r.text,
-                ts=r.ts.isoformat(),
-                speaker=people.get(r.speaker, {"id": r.speaker, "name": r.speaker}),
-                addressees=[people.get(a, {"id": a, "name": a}) for a in r.addressees],
-            ),
-            score=1.0 / (k + 1),
-        )
-        for k, r in enumerate(rows)
-    ]
-    reading = read_question(qa.question, list(people.values()))
-    scope = AccessScope(space=corpus.name, access_policy="open")
-    return AgentResult(qa.question, scope, reading, "gold", evidence, [], {})
+VERSION = 2
 
 
 def cpu_seconds(pid: int | None) -> float:
@@ -108,188 +61,282 @@ def cpu_seconds(pid: int | None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run_config(
-    settings: Settings, model: str, threads: int, items: list[tuple[Corpus, QA]], max_turns: int
-) -> dict[str, Any]:
-    t0 = time.perf_counter()
-    status = server.up(settings, model=model, threads=threads)
-    startup = time.perf_counter() - t0
-    endpoint = client.Endpoint("local", status.base_url, model, "configured")
-    reader = LLMReader(client.chat_model(settings, endpoint=endpoint, max_tokens=96), endpoint)
+def questions(spec: str, limit: int | None, services: Any) -> tuple[str, list[dict[str, Any]]]:
+    """The questions of one set with their cached retrieval results (retrieved once if missing)."""
+    dataset, split, *rest = spec.split(":")
+    args = argparse.Namespace(
+        dataset=dataset,
+        split=split,
+        sample=int(rest[0]) if rest else None,
+        scenes=None,
+        locomo=str(DATA / "locomo" / "locomo_dev.json"),
+    )
+    in_split = getattr(answers_bench, "in_split", None)
+    items: list[dict[str, Any]] = []
+    for key, rows, qas, roster, conversation, *_ in datasets(args):
+        # as answers_bench does: askers under participant, typed questions under open
+        groups = {"participant": [q for q in qas if q.asker], "open": [q for q in qas if not q.asker]}
+        for policy, group in groups.items():
+            if not group:
+                continue
+            suffix = "" if policy == "open" else "-participant"
+            cache = CACHE / f"{key}-{args.scenes}-{len(rows)}{suffix}.pkl"
+            cached = _load_cache(cache) if cache.exists() else None
+            if cached is None or any(q.qa_id not in cached["results"] for q in group):
+                cached = retrieve(services, services.retrieval, key, rows, group, policy)
+                CACHE.mkdir(parents=True, exist_ok=True)
+                cache.write_bytes(pickle.dumps(cached))
+            kept = [q for q in group if in_split is None or in_split(dataset, split, q)]
+            for qa in kept:
+                items.append({"qa": qa, "cached": cached, "roster": roster, "conversation": conversation})
+    return spec, _every(items, limit)
+
+
+def result_for(item: dict[str, Any]) -> Any:
+    """The cached agent result with the question re-read (the reading rules may have changed)."""
+    cached, qa = item["cached"], item["qa"]
+    result = cached["results"][qa.qa_id]
+    asker = {"id": result.scope.asker, "name": result.scope.asker_name} if result.scope.asker else None
+    result.reading = read_question(qa.question, cached["people"], asker)
+    return result
+
+
+def score(item: dict[str, Any], answer: str) -> scoring.AnswerScore:
+    return scoring.score_answer(item["qa"], answer, item["roster"], item["conversation"])
+
+
+def read_set(
+    items: list[dict[str, Any]],
+    embed: Any,
+    reader: LLMReader | None,
+    pid: int | None,
+    judge: LLMJudge | None,
+) -> list[dict[str, Any]]:
     rows = []
-    for corpus, qa in items:
-        result = agent_result(corpus, qa, context(corpus, qa, max_turns))
-        calls_before = reader.calls
-        cpu_before = cpu_seconds(status.pid)
-        start = time.perf_counter()
-        error = None
-        try:
-            got = reader.answer(result)
-        except (ReaderError, client.LLMUnavailable) as exc:  # counted as a wrong answer, run goes on
-            got, error = None, str(exc)
-        seconds = time.perf_counter() - start
-        cpu = cpu_seconds(status.pid) - cpu_before
-        prediction = got[0] if got else "not in memory"
-        rows.append(
-            {
-                "qid": qa.qid,
-                "category": qa.category,
-                "question": qa.question,
-                "gold": qa.answer,
-                "prediction": prediction,
-                "used": got[1] if got else [],
-                "gold_evidence": qa.evidence,
-                "contains": contains(prediction, qa.answer),
-                "f1": token_f1(prediction, qa.answer),
-                "abstained": got is None,
-                "rejected": error,
-                "calls": reader.calls - calls_before,
-                "seconds": round(seconds, 2),
-                "cpu_s": round(cpu, 2),
+    for item in items:
+        qa = item["qa"]
+        offline = compose(result_for(item), embed=embed)
+        row: dict[str, Any] = {
+            "qa_id": qa.qa_id,
+            "type": qa.type,
+            "question": qa.question,
+            "gold": qa.answer,
+            "offline": offline.answer,
+            "offline_answerer": offline.answerer,
+            "offline_correct": score(item, offline.answer).correct,
+        }
+        if reader is not None:
+            calls, tokens = reader.calls, len(reader.tokens)
+            cpu0, t0 = cpu_seconds(pid), time.perf_counter()
+            answer = compose(result_for(item), llm=reader, embed=embed)
+            row |= {
+                "answer": answer.answer,
+                "answerer": answer.answerer,
+                "llm_called": reader.calls > calls,
+                "correct": score(item, answer.answer).correct,
+                "f1": score(item, answer.answer).f1,
+                "seconds": round(time.perf_counter() - t0, 2),
+                "cpu_s": round(cpu_seconds(pid) - cpu0, 2),
+                "prompt_tokens": sum(p for p, _ in reader.tokens[tokens:]),
+                "generated_tokens": sum(g for _, g in reader.tokens[tokens:]),
+                "calls": reader.calls - calls,
                 "load1": round(os.getloadavg()[0], 2),
+                "notes": [n for n in answer.notes if "LLM" in n or "extractive" in n],
             }
-        )
-        shown = f"{prediction[:50]!r} | {qa.answer[:30]!r}"
-        print(
-            f"  {qa.qid:<14} {seconds:5.1f}s cpu {cpu:5.1f}s c={rows[-1]['contains']:.0f} {shown}", flush=True
-        )
-    return {
-        "model": model,
-        "threads": threads,
-        "startup_s": round(startup, 1),
-        **summarise(rows),
-        "rows": rows,
-    }
+        rows.append(row)
+        if reader is not None:
+            print(
+                f"  {qa.type[:12]:<12} {row['seconds']:5.1f}s cpu {row['cpu_s']:5.1f} "
+                f"tok {row['prompt_tokens']:4d}+{row['generated_tokens']:<3d} "
+                f"off={row['offline_correct']:.0f} llm={row['correct']:.0f} {row['answerer'][:5]:<5} "
+                f"{row['answer'][:40]!r} | {qa.answer[:30]!r}",
+                flush=True,
+            )
+    if judge is not None:  # after reading: the judge's prompt would evict the reader's cached prefix
+        for row in rows:
+            row["offline_judge"] = judge.grade(row["question"], row["gold"], row["offline"])
+            if "answer" in row:
+                same = row["answer"] == row["offline"]
+                row["judge"] = (
+                    row["offline_judge"] if same else judge.grade(row["question"], row["gold"], row["answer"])
+                )
+    return rows
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    secs = [r["seconds"] for r in rows if "seconds" in r]
-    cpus = [r["cpu_s"] for r in rows if "cpu_s" in r]
-    per_cat: dict[str, list[float]] = defaultdict(list)
+    def mean(values: list[Any]) -> float | None:
+        values = [v for v in values if v is not None]
+        return round(sum(values) / len(values), 3) if values else None
+
+    def agg(part: list[dict[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "n": len(part),
+            "offline": mean([r["offline_correct"] for r in part]),
+            "llm": mean([r.get("correct") for r in part]),
+            "offline_judge": mean([r.get("offline_judge") for r in part]),
+            "llm_judge": mean([r.get("judge") for r in part]),
+        }
+        return out
+
+    by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
-        per_cat[r["category"]].append(r["contains"])
+        by_type[r["type"]].append(r)
+    timed = [r for r in rows if r.get("llm_called")]
+    secs = [r["seconds"] for r in timed]
+    cpus = [r["cpu_s"] for r in timed]
+
+    def pct(values: list[float], p: int) -> float | None:
+        return round(scoring.percentile(values, p) or 0, 2) if values else None
+
+    answerers: dict[str, int] = defaultdict(int)
+    for r in rows:
+        answerers[r.get("answerer", "-")] += 1
     return {
-        "n": len(rows),
-        "contains": round(sum(r["contains"] for r in rows) / len(rows), 3),
-        "f1": round(sum(r["f1"] for r in rows) / len(rows), 3),
-        "abstained": sum(r["abstained"] for r in rows),
-        "rejected": sum(1 for r in rows if r.get("rejected")),
-        "repairs": sum(max(0, r.get("calls", 1) - 1) for r in rows),
-        "p50_s": round(percentile(secs, 50) or 0, 2) if secs else None,
-        "p95_s": round(percentile(secs, 95) or 0, 2) if secs else None,
-        "cpu_p50_s": round(percentile(cpus, 50) or 0, 2) if cpus else None,
-        "cpu_p95_s": round(percentile(cpus, 95) or 0, 2) if cpus else None,
-        "per_category": {c: round(sum(v) / len(v), 3) for c, v in sorted(per_cat.items())},
+        "overall": agg(rows),
+        "by_type": {t: agg(p) for t, p in sorted(by_type.items())},
+        "llm_calls": len(timed),
+        "answerers": dict(answerers),
+        "p50_s": pct(secs, 50),
+        "p95_s": pct(secs, 95),
+        "cpu_p50_s": pct(cpus, 50),
+        "cpu_p95_s": pct(cpus, 95),
+        "prompt_tokens_p50": pct([r["prompt_tokens"] for r in timed], 50),
+        "generated_tokens_p50": pct([r["generated_tokens"] for r in timed], 50),
+        "load1_median": pct([r["load1"] for r in timed], 50),
     }
 
 
-def offline(items: list[tuple[Corpus, QA]], max_turns: int) -> dict[str, Any]:
-    rows = []
-    for corpus, qa in items:
-        result = agent_result(corpus, qa, context(corpus, qa, max_turns))
-        got = ExtractiveAnswerer().answer(result)
-        prediction = got[0] if got else "not in memory"
-        rows.append(
-            {
-                "qid": qa.qid,
-                "category": qa.category,
-                "prediction": prediction,
-                "gold": qa.answer,
-                "contains": contains(prediction, qa.answer),
-                "f1": token_f1(prediction, qa.answer),
-                "abstained": got is None,
-            }
-        )
-    return {"model": "offline extractive", "threads": 0, **summarise(rows), "rows": rows}
-
-
-def plot(runs: list[dict[str, Any]], path: Path) -> None:
+def plot(entries: dict[str, Any], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for run in runs:
-        if run["p50_s"] is None:
-            ax.axhline(
-                run["contains"], ls="--", color="grey", label=f"{run['model']} ({run['contains']:.2f})"
-            )
-            continue
-        label = f"{run['model']} x{run['threads']}"
-        ax.errorbar(
-            run["p50_s"],
-            run["contains"],
-            xerr=[[0], [run["p95_s"] - run["p50_s"]]],
-            fmt="o",
-            capsize=3,
-            label=label,
-        )
-    ax.axhline(0.55, color="red", lw=0.8, label="target 0.55")
-    ax.axvline(10, color="red", lw=0.8, ls=":", label="p50 target 10 s")
-    ax.set_xlabel("seconds per question (dot p50, bar to p95)")
-    ax.set_ylabel("containment accuracy")
-    ax.set_title("LLM reader on LoCoMo dev (gold evidence + neighbours), 2 cores")
-    ax.legend(fontsize=7, loc="lower right")
+    sets = sorted({e["set"] for e in entries.values()})
+    models = sorted({f"{e['model']} x{e['threads']}" for e in entries.values()})
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8))
+    width = 0.8 / (len(models) + 1)
+    for i, s in enumerate(sets):
+        runs = [e for e in entries.values() if e["set"] == s]
+        offline = runs[0]["summary"]["overall"]["offline"] if runs else 0
+        left.bar(i, offline or 0, width, color="grey", label="offline reader" if i == 0 else None)
+        for j, m in enumerate(models):
+            run = next((e for e in runs if f"{e['model']} x{e['threads']}" == m), None)
+            if run:
+                left.bar(i + (j + 1) * width, run["summary"]["overall"]["llm"] or 0, width, color=f"C{j}",
+                         label=m if i == 0 else None)  # fmt: skip
+                right.errorbar(
+                    run["summary"]["p50_s"] or 0,
+                    run["summary"]["overall"]["llm"] or 0,
+                    xerr=[[0], [(run["summary"]["p95_s"] or 0) - (run["summary"]["p50_s"] or 0)]],
+                    fmt="os^v"[i % 4],
+                    color=f"C{j}",
+                    capsize=3,
+                    label=f"{m}, {s}",
+                )
+    left.set_xticks([i + 0.4 for i in range(len(sets))])
+    left.set_xticklabels(sets, rotation=15, fontsize=8)
+    left.axhline(0.55, color="red", lw=0.8, ls="--", label="LoCoMo target 0.55")
+    left.axhline(0.75, color="red", lw=0.8, ls=":", label="generated target 0.75")
+    left.set_ylabel("containment (attribution: exact)")
+    left.set_ylim(0, 1)
+    left.legend(fontsize=7)
+    left.set_title("offline vs LLM reader, same questions and evidence", fontsize=9)
+    right.axvline(10, color="red", lw=0.8, ls=":", label="p50 target 10 s")
+    right.set_xlabel("seconds per LLM-read question (dot p50, bar to p95)")
+    right.set_ylabel("containment")
+    right.legend(fontsize=6)
+    right.set_title("quality vs latency (2 cores, load in the JSON)", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
-def save(
-    args: argparse.Namespace, items: list[Any], load: tuple[float, ...], runs: list[dict[str, Any]]
-) -> tuple[float, ...]:
-    """Write the JSON report and the plot; returns the load average now."""
-    load_after = os.getloadavg()
-    args.out.mkdir(parents=True, exist_ok=True)
-    report = {
-        "sample": {
-            "questions": len(items),
-            "turns": args.turns,
-            "seed": 7,
-            "source": "LoCoMo dev, categories 1-4",
-        },
-        "cores": os.cpu_count(),
-        "load_before": [round(x, 2) for x in load],
-        "load_after": [round(x, 2) for x in load_after],
-        "runs": runs,
-    }
-    (args.out / "llm_bench.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
-    plot(runs, args.out / "llm_bench.png")
-    return load_after
+def merge(path: Path, new: dict[str, Any]) -> dict[str, Any]:
+    """The canonical file with ``new`` entries replacing those of the same model/threads/set."""
+    try:
+        old = json.loads(path.read_text())
+    except (OSError, ValueError):
+        old = {}
+    entries = old.get("entries", {}) if old.get("version") == VERSION else {}
+    return {"version": VERSION, "entries": {**entries, **new}}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--questions", type=int, default=40)
-    parser.add_argument("--turns", type=int, default=8, help="turns of context per question at most")
+    parser.add_argument("--set", action="append", help="dataset:split[:sample] (repeatable)")
+    parser.add_argument("--limit", type=int, default=30, help="questions per set at most (evenly spaced)")
     parser.add_argument("--config", action="append", help="model:threads (repeatable)")
+    parser.add_argument("--judge", action="store_true", help="grade answers with the local model too")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
-    # a busy shared machine makes a 1.5B model take minutes per question: measure, do not time out
-    settings = get_settings().model_copy(update={"llm_timeout_s": 900.0})
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
+    from voxmem.core import Voxmem
+
+    # a busy shared machine can take minutes per question: measure, do not time out
+    settings: Settings = get_settings().model_copy(update={"llm_timeout_s": 900.0})
     configs = args.config or [f"{settings.llm_local_model}:{settings.llm_local_threads}"]
-    items = sample(locomo(), args.questions)
+    specs = args.set or ["locomo:dev:80"]
+    services = Voxmem.build(settings)
+    services.start(warm_models=False)
+    command = "python -m bench.llm_bench " + " ".join(argv if argv is not None else sys.argv[1:])
+    new: dict[str, Any] = {}
+    try:
+        sets = [questions(spec, args.limit, services) for spec in specs]
+        embed = services.retrieval.embed
+        for config in configs:
+            model, _, threads = config.partition(":")
+            t0 = time.perf_counter()
+            status = server.up(settings, model=model, threads=int(threads or 1))
+            startup = time.perf_counter() - t0
+            endpoint = client.Endpoint("local", status.base_url, model, "configured")
+            chat = client.chat_model(settings, endpoint=endpoint)
+            reader = LLMReader(chat, endpoint)
+            judge = (
+                LLMJudge(settings, chat, f"local {model} (the reader's model)", endpoint)
+                if args.judge
+                else None
+            )
+            for spec, items in sets:
+                load = os.getloadavg()
+                loads = " ".join(f"{x:.2f}" for x in load)
+                print(
+                    f"== {model} x{threads or 1} {spec}: {len(items)} q, {os.cpu_count()} cores, load {loads}"
+                )
+                rows = read_set(items, embed, reader, status.pid, judge)
+                summary = summarise(rows)
+                new[f"{model} x{threads or 1} | {spec}"] = {
+                    "model": model,
+                    "threads": int(threads or 1),
+                    "set": spec,
+                    "limit": args.limit,
+                    "command": command,
+                    "judge": judge.name if judge else None,
+                    "cores": os.cpu_count(),
+                    "load_before": [round(x, 2) for x in load],
+                    "load_after": [round(x, 2) for x in os.getloadavg()],
+                    "startup_s": round(startup, 1),
+                    "summary": summary,
+                    "rows": rows,
+                }
+                report = merge(args.out / "llm_bench.json", new)
+                args.out.mkdir(parents=True, exist_ok=True)
+                (args.out / "llm_bench.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
+                plot(report["entries"], args.out / "llm_bench.png")
+                o = summary["overall"]
+                print(
+                    f"   offline {o['offline']} llm {o['llm']} "
+                    f"(judge {o['offline_judge']} / {o['llm_judge']}); "
+                    f"p50 {summary['p50_s']} s p95 {summary['p95_s']} s cpu p50 {summary['cpu_p50_s']} s; "
+                    f"tokens p50 {summary['prompt_tokens_p50']}+{summary['generated_tokens_p50']}; "
+                    f"by type {json.dumps(summary['by_type'])}",
+                    flush=True,
+                )
+    finally:
+        services.close()
     load = os.getloadavg()
-    loads = " ".join(f"{x:.2f}" for x in load)
-    print(f"{len(items)} LoCoMo dev questions, {os.cpu_count()} cores, load {loads}", flush=True)
-    runs = [offline(items, args.turns)]
-    for config in configs:
-        model, _, threads = config.partition(":")
-        print(f"== {model} x{threads or 1}")
-        runs.append(run_config(settings, model, int(threads or 1), items, args.turns))
-        r = runs[-1]
-        save(args, items, load, runs)  # after every configuration: a cut-short run keeps its numbers
-        print(
-            f"   contains {r['contains']:.3f} f1 {r['f1']:.3f} p50 {r['p50_s']} s p95 {r['p95_s']} s",
-            flush=True,
-        )
-    load_after = save(args, items, load, runs)
-    print(f"{'config':<40} {'contains':>8} {'f1':>6} {'abst':>4} {'p50 s':>6} {'p95 s':>6} {'cpu p50':>7}")
-    for r in runs:
-        name = f"{r['model']} x{r['threads']}" if r["threads"] else r["model"]
-        times = f"{r['p50_s'] or '-':>6} {r['p95_s'] or '-':>6} {r['cpu_p50_s'] or '-':>7}"
-        print(f"{name:<40} {r['contains']:8.3f} {r['f1']:6.3f} {r['abstained']:4d} {times}")
-    print(f"load after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}; results in {args.out}")
+    print(f"load after {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; results in {args.out}")
     return 0
 
 

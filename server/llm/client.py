@@ -81,11 +81,7 @@ def chat_model(
 ) -> BaseChatModel:
     """A langchain chat model for ``endpoint`` (default: :func:`resolve`), temperature 0.
 
-    ``json_schema`` constrains the reply where the server does it cheaply: OpenAI
-    ``response_format`` json_schema, Ollama ``format``. Not for the local llama.cpp server:
-    it answers 500 to json_schema, and its grammar-constrained ``json_object`` mode cost ~19 s
-    per call here (grammar sampling over the whole vocabulary), so local replies are parsed
-    strictly by the caller and repaired once instead.
+    ``json_schema`` constrains the reply (:func:`constrain`).
     """
     endpoint = endpoint or resolve(settings)
     if endpoint is None:
@@ -105,14 +101,7 @@ def chat_model(
             timeout=settings.llm_timeout_s,
             max_tokens=max_tokens,
         )
-        if json_schema is not None and endpoint.provider == "openai":
-            return model.bind(  # type: ignore[return-value]
-                response_format={
-                    "type": "json_schema",
-                    "json_schema": {"name": "Reply", "schema": json_schema, "strict": False},
-                }
-            )
-        return model
+        return constrain(model, endpoint, json_schema) if json_schema is not None else model
     from langchain_ollama import ChatOllama
 
     kwargs: dict[str, Any] = {"model": endpoint.model, "temperature": 0}
@@ -123,6 +112,29 @@ def chat_model(
     if max_tokens:
         kwargs["num_predict"] = max_tokens
     return ChatOllama(**kwargs)
+
+
+def constrain(model: Any, endpoint: Endpoint | None, json_schema: dict[str, Any], **kwargs: Any) -> Any:
+    """``model`` bound so that its replies follow ``json_schema`` (plus request ``kwargs`` such as
+    ``max_tokens``), in the form each server accepts.
+
+    OpenAI: ``response_format`` json_schema. The local llama.cpp server answers HTTP 500 to that
+    form but compiles ``{"type": "json_object", "schema": …}`` into a grammar: measured on the
+    1.5B model, the same ~20 tokens per reply as unconstrained sampling cost per token, and fewer
+    tokens in all (no code fence, no chatter), so a reply always parses. A model without
+    ``bind`` (a scripted test model) or another provider is returned with only ``kwargs`` bound.
+    """
+    if not hasattr(model, "bind"):
+        return model
+    provider = endpoint.provider if endpoint is not None else None
+    if provider == "openai":
+        kwargs["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": "Reply", "schema": json_schema, "strict": False},
+        }
+    elif provider == "local":
+        kwargs["response_format"] = {"type": "json_object", "schema": json_schema}
+    return model.bind(**kwargs) if kwargs else model
 
 
 def describe(settings: Settings) -> dict[str, Any]:

@@ -597,18 +597,21 @@ def compose(
         else:
             notes.append("attribution question without SPEAKS/ADDRESSES support in the evidence: not guessed")
     elif llm is not None:
-        outcome = llm.read(result)  # raises LLMUnavailable (503) only for a configured LLM
-        notes += outcome.notes
-        chosen, answerer = outcome.chosen, "llm"  # chosen None: the LLM abstained
-        if outcome.failed:
-            notes.append("extractive answer used")
-            chosen = ExtractiveAnswerer(embed).answer(result)
-            answerer = "extractive" if chosen else "none"
-        elif chosen is None:
+        fallback = ExtractiveAnswerer(embed).answer(result)  # the LLM's draft, and the fallback
+        # raises LLMUnavailable (503) only for a configured LLM
+        outcome = llm.read(result, hint=fallback) if llm.worth_asking(result, fallback) else None
+        if outcome is None:  # the offline reader found the short span asked for
+            chosen, answerer = fallback, "extractive"
+            notes.append("the offline reader's short answer stands; the LLM was not asked")
+        elif outcome.failed:
+            notes += [*outcome.notes, "extractive answer used"]
+            chosen, answerer = fallback, "extractive" if fallback else "none"
+        else:
+            notes += outcome.notes
+            chosen, answerer = outcome.chosen, "llm"  # chosen None: the LLM abstained
             # The small local models abstain on answers their evidence holds (the demo's plumber
             # and boots questions, run to run), so an abstention is checked by the offline reader.
-            fallback = ExtractiveAnswerer(embed).answer(result)
-            if fallback:
+            if chosen is None and fallback:
                 chosen, answerer = fallback, "extractive"
                 notes.append("the LLM abstained; the offline extractive reader found an answer")
     else:

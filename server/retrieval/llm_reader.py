@@ -1,13 +1,27 @@
 """The LLM reader: a short answer from numbered evidence, with the turns it rests on, or abstention.
 
-Why this shape (2 CPU cores, 0.1–1.5 B models): the prompt holds at most ``max_evidence`` turns,
-each one line ``[n] time, session, speaker -> addressees: text`` with the facts and profile
-attributes fused onto that turn indented beneath it; turns are numbered 1..n in the prompt (small
-models copy "3" reliably, a 30-character message id less so) and the numbers are mapped back to
-message ids here. The reply must be one JSON object, ``{"answer": str|null, "ids": [int]}``,
-checked strictly (no chatter, every id shown, at least one id for an answer, every person the
-answer names present in the cited turns); a rejected reply gets one repair turn quoting the
-reason, then the reader gives up and the caller falls back to the offline answerer.
+Why this shape (2 CPU cores, 0.5–1.5 B models): on this machine llama.cpp reads a prompt at
+~20 (1.5B) to ~45 (0.5B) tokens per CPU-second and writes ~9 / ~16, so the *prompt* is the
+cost (the first version's 12 whole turns were ~900 tokens, ~45 s per question). So:
+
+- the prompt shows at most ``max_evidence`` (5) turns, each one line
+  ``[n] date, session, speaker -> addressees: text`` clipped to the sentences that share the
+  most words with the question (≤ ``max_chars``), chosen by retrieval rank and that overlap,
+  the offline reader's cited turn always among them, in the order they were said; at most one
+  fact or profile attribute fused onto a turn is indented beneath it;
+- the system prompt is fixed and comes first, so the llama.cpp server reuses its evaluated
+  prefix (its KV cache) from one question to the next;
+- the offline reader's answer is shown as a *draft*: the model keeps it, corrects it or
+  abstains — the model reads ~150 tokens instead of searching ~900;
+- the reply is constrained to a JSON schema (``voxmem.llm.client.constrain``: a grammar on the
+  local server), ``{"answer": str|null, "ids": [n]}`` with the evidence numbers as an enum, so
+  generation is the answer's few tokens plus ~10 of JSON.
+
+Turns are numbered 1..n in the prompt (small models copy "3" reliably, a 30-character message
+id less so) and mapped back to message ids here. The reply is then checked strictly (every id
+shown, at least one id for an answer, every person and number the answer names present in the
+cited turns); a rejected reply gets one repair turn quoting the reason, then the reader gives up
+and the caller falls back to the offline answer, saying so. A timeout also falls back.
 
 Attribution is never the model's to invent: for "who said …" / "to whom …" questions the model
 only picks the turn (``{"turn": n}``) and the person comes from that turn's ``SPEAKS`` /
@@ -26,26 +40,51 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
-from voxmem.llm.client import Endpoint, LLMUnavailable
+from voxmem.llm.client import Endpoint, LLMUnavailable, constrain
 from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
+from voxmem.retrieval.spans import wanted_shape
 
 ATTRIBUTION_KINDS = ("who_said", "addressee")
 
-ANSWER_SYSTEM = """You answer a question about past conversations using ONLY the numbered evidence.
-Reply with one JSON object and nothing else: {"answer": "<short answer>", "ids": [<evidence numbers>]}
-- answer: as short as possible: a name, date, place, number or short phrase, not a whole sentence.
-- ids: the numbers of the evidence lines the answer rests on (at least one).
-- Turn times are when a turn was said: resolve "yesterday", "last week" against that time.
-- If the evidence does not answer the question, reply {"answer": null, "ids": []}."""
+ANSWER_SYSTEM = """Answer the question from the numbered conversation lines only.
+A draft answer may follow: keep it if the lines support it, else correct it.
+Reply with JSON {"answer": "<a few words>", "ids": [<line numbers>]},
+or {"answer": null, "ids": []} if the lines do not say."""
 
-TURN_SYSTEM = """You find the conversation turn a question refers to, using ONLY the numbered evidence.
-Reply with one JSON object and nothing else: {"turn": <evidence number>}
-If no evidence line is the turn the question describes, reply {"turn": null}."""
+TURN_SYSTEM = """You find the conversation turn a question refers to, using ONLY the numbered evidence lines.
+Reply with JSON: {"turn": <line number>}, or {"turn": null} if no line is the turn the question describes."""
+
+MAX_ANSWER_CHARS = 80
+MAX_TOKENS = 48  # an answer of ≤ 80 characters plus the JSON around it
+
+
+def answer_schema(numbers: list[int]) -> dict[str, Any]:
+    """The reply's JSON schema: the answer (or null) and the evidence numbers shown, at most 3."""
+    return {
+        "type": "object",
+        "properties": {
+            "answer": {"anyOf": [{"type": "string", "maxLength": MAX_ANSWER_CHARS}, {"type": "null"}]},
+            "ids": {"type": "array", "items": {"enum": numbers}, "maxItems": 3},
+        },
+        "required": ["answer", "ids"],
+    }
+
+
+def turn_schema(numbers: list[int]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"turn": {"anyOf": [{"enum": numbers}, {"type": "null"}]}},
+        "required": ["turn"],
+    }
 
 
 class ReaderError(Exception):
     """The model's reply was rejected (after the repair turn)."""
+
+
+class ReaderTimeout(Exception):
+    """The model did not reply within ``VOXMEM_LLM_TIMEOUT_S``: the offline answer stands."""
 
 
 @dataclass
@@ -72,14 +111,15 @@ def _person(p: dict[str, Any] | None) -> str:
 
 
 def _when(ts: str | None) -> str:
-    """'2023-05-08T13:56:00+00:00' → '8 May 2023 13:56': the form people (and gold answers) use."""
+    """'2023-05-08T13:56:00+00:00' → '8 May 2023': the form people (and gold answers) use; the
+    clock is left out (it answers no question here and costs tokens), the line order keeps it."""
     if not ts:
-        return "time unknown"
+        return "date unknown"
     try:
         moment = datetime.fromisoformat(ts)
     except ValueError:
-        return ts[:16]
-    return f"{moment.day} {moment:%B %Y %H:%M}"
+        return ts[:10]
+    return f"{moment.day} {moment:%B %Y}"
 
 
 def _clip(text: str, limit: int) -> str:
@@ -87,20 +127,67 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def layout(result: AgentResult, max_evidence: int = 12, max_chars: int = 300, max_support: int = 2) -> Layout:
-    """``[n] time, session, speaker -> addressees: text`` per turn, facts/attributes beneath."""
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _keys(text: str) -> set[str]:
+    """Crude word keys (lower case, first five letters) for overlap between question and turn."""
+    return {w[:5] for w in _WORD.findall(text.lower()) if len(w) > 2 or w.isdigit()}
+
+
+def _focus(text: str, focus: set[str], limit: int) -> tuple[str, float]:
+    """The turn clipped to ``limit`` characters around its sentence sharing most words with the
+    question (then the sentences after and before it), and that sentence's overlap share."""
+    text = " ".join(text.split())
+    sentences = [x for x in _SENTENCE.split(text) if x] or [text]
+    hits = [len(_keys(x) & focus) for x in sentences]
+    best = max(range(len(sentences)), key=lambda i: (hits[i], -i))
+    share = hits[best] / len(focus) if focus else 0.0
+    if len(text) <= limit:
+        return text, share
+    lo = hi = best
+    while True:
+        grown = False
+        for j in (hi + 1, lo - 1):
+            if 0 <= j < len(sentences) and len(" ".join(sentences[min(lo, j) : max(hi, j) + 1])) <= limit:
+                lo, hi, grown = min(lo, j), max(hi, j), True
+                break
+        if not grown:
+            break
+    window = " ".join(sentences[lo : hi + 1])
+    return _clip(window, limit), share
+
+
+def layout(
+    result: AgentResult,
+    max_evidence: int = 5,
+    max_chars: int = 160,
+    max_support: int = 1,
+    keep: tuple[str, ...] = (),
+    pool: int = 12,
+) -> Layout:
+    """``[n] date, session, speaker -> addressees: text`` per turn, facts/attributes beneath.
+
+    Of the first ``pool`` turns retrieved, the ``max_evidence`` best by retrieval rank and word
+    overlap with the question (``keep``: ids shown whatever their score, e.g. the draft's),
+    each clipped around its best sentence, numbered in the order they were said."""
+    focus = _keys(" ".join(result.reading.keywords) or result.query)
+    scored = []
+    for rank, entry in enumerate(result.evidence[:pool]):
+        text, share = _focus(entry.evidence.text, focus, max_chars)
+        scored.append((entry.id in keep, share + 0.5 / (1 + rank), rank, entry, text))
+    chosen = sorted(scored, key=lambda s: (s[0], s[1], -s[2]), reverse=True)[:max_evidence]
+    chosen.sort(key=lambda s: (s[3].evidence.ts or "", s[3].evidence.session or "", s[3].evidence.idx))
     lines: list[str] = []
     entries: dict[int, FusedEvidence] = {}
-    for n, entry in enumerate(result.evidence[:max_evidence], start=1):
+    for n, (_, _, _, entry, text) in enumerate(chosen, start=1):
         ev = entry.evidence
-        when = _when(ev.ts)
         to = ", ".join(_person(a) for a in ev.addressees) or "everyone"
-        lines.append(
-            f"[{n}] {when}, {ev.session}, {_person(ev.speaker)} -> {to}: {_clip(ev.text, max_chars)}"
-        )
+        lines.append(f"[{n}] {_when(ev.ts)}, {ev.session}, {_person(ev.speaker)} -> {to}: {text}")
         for support in entry.support[:max_support]:
             kind = "fact" if support.get("layer") == "fact" else "profile"
-            lines.append(f"    {kind}: {_clip(str(support.get('text', '')), 160)}")
+            lines.append(f"    {kind}: {_clip(str(support.get('text', '')), 100)}")
         entries[n] = entry
     return Layout("\n".join(lines), entries)
 
@@ -253,15 +340,18 @@ class LLMReader:
         self,
         chat_model: Any,
         endpoint: Endpoint | None = None,
-        max_evidence: int = 12,
+        max_evidence: int = 4,
         connect_attempts: int = 3,
+        max_chars: int = 140,
     ) -> None:
         self.chat_model = chat_model
         self.endpoint = endpoint
         self.max_evidence = max_evidence
+        self.max_chars = max_chars
         self.connect_attempts = connect_attempts
         self.calls = 0
         self.seconds = 0.0
+        self.tokens: list[tuple[int, int]] = []  # (prompt, generated) per call, where reported
 
     @property
     def required(self) -> bool:
@@ -271,14 +361,45 @@ class LLMReader:
     def describe(self) -> str:
         return self.endpoint.describe() if self.endpoint else type(self.chat_model).__name__
 
-    def prompt(self, result: AgentResult, attribution: bool = False) -> tuple[list[BaseMessage], Layout]:
-        shown = layout(result, self.max_evidence)
-        asker = result.scope.asker_name or "unknown"
-        user = f"Question: {result.query}\nAsker: {asker}\nEvidence:\n{shown.text}"
+    def prompt(
+        self,
+        result: AgentResult,
+        attribution: bool = False,
+        hint: tuple[str, list[str]] | None = None,
+    ) -> tuple[list[BaseMessage], Layout]:
+        """The fixed system prompt (a reusable prefix), then question, evidence and the draft."""
+        keep = tuple(hint[1]) if hint and not attribution else ()
+        shown = layout(result, self.max_evidence, self.max_chars, keep=keep)
+        asker = f"\nAsker: {result.scope.asker_name}" if result.scope.asker_name else ""
+        user = f"Question: {result.query}{asker}\nLines:\n{shown.text}"
+        if hint and not attribution:
+            lines = [n for n, e in shown.entries.items() if e.id in hint[1]]
+            where = f" (line {', '.join(map(str, lines))})" if lines else ""
+            user += f"\nDraft answer: {_clip(hint[0], 140)}{where}"
         system = TURN_SYSTEM if attribution else ANSWER_SYSTEM
         return [SystemMessage(system), HumanMessage(user)], shown
 
-    def _invoke(self, messages: list[BaseMessage]) -> str:
+    def worth_asking(self, result: AgentResult, draft: tuple[str, list[str]] | None) -> bool:
+        """Whether the LLM should read this question, given the offline reader's draft.
+
+        Not when the draft is already the short span the question wants (a date, time, number,
+        place or yes/no read by ``spans``): measured on LoCoMo dev, the small models turned
+        "yesterday (7 May 2023)" back into "yesterday" and cost 40–50 s doing it, so the span
+        stands and the LLM reads the questions whose draft is a whole sentence, or none."""
+        if draft is None or wanted_shape(result.query) is None:
+            return True
+        cited = [e.evidence for e in result.evidence if e.id in draft[1]]
+        quoted = any(draft[0].startswith(f"{_person(ev.speaker)}: ") for ev in cited if ev.speaker)
+        return quoted or len(draft[0]) > MAX_ANSWER_CHARS
+
+    def _model(self, schema: dict[str, Any]) -> Any:
+        """The chat model constrained to ``schema`` and a short reply, where the server allows."""
+        provider = self.endpoint.provider if self.endpoint else None
+        extra = {"max_tokens": MAX_TOKENS} if provider in ("local", "openai") else {}
+        return constrain(self.chat_model, self.endpoint, schema, **extra)
+
+    def _invoke(self, messages: list[BaseMessage], schema: dict[str, Any]) -> str:
+        model = self._model(schema)
         try:
             for attempt in Retrying(
                 retry=retry_if_exception(_is_connection_error),
@@ -288,12 +409,12 @@ class LLMReader:
             ):
                 with attempt:
                     start = time.perf_counter()
-                    reply = self.chat_model.invoke(messages)
+                    reply = model.invoke(messages)
                     self.seconds += time.perf_counter() - start
                     self.calls += 1
         except Exception as exc:
             if _names(exc) & _TIMEOUTS:
-                raise LLMUnavailable(
+                raise ReaderTimeout(
                     f"the LLM ({self.describe()}) did not reply within the timeout (VOXMEM_LLM_TIMEOUT_S)"
                 ) from exc
             if _is_connection_error(exc):
@@ -302,12 +423,14 @@ class LLMReader:
                     f"{type(exc).__name__}. Start it with `voxmem llm up` or set VOXMEM_LLM_PROVIDER=none."
                 ) from exc
             raise
+        usage = getattr(reply, "usage_metadata", None) or {}
+        self.tokens.append((int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))))
         content = getattr(reply, "content", reply)
         return content if isinstance(content, str) else json.dumps(content)
 
-    def _ask(self, messages: list[BaseMessage], parse: Any) -> Any:
+    def _ask(self, messages: list[BaseMessage], schema: dict[str, Any], parse: Any) -> Any:
         """One call, and one repair turn quoting why the first reply was rejected."""
-        text = self._invoke(messages)
+        text = self._invoke(messages, schema)
         try:
             return parse(text)
         except ReaderError as first:
@@ -316,19 +439,26 @@ class LLMReader:
                 AIMessage(text),
                 HumanMessage(f"Rejected: {first}. Reply with the JSON object only."),
             ]
-            text = self._invoke(repair)
+            text = self._invoke(repair, schema)
             try:
                 return parse(text)
             except ReaderError as second:
                 raise ReaderError(f"{second} (after one repair)") from second
 
-    def read(self, result: AgentResult, attribution: bool = False) -> Outcome:
-        """Answer (or, for attribution, pick the turn); failures become notes, except that an
-        unreachable *configured* LLM raises :class:`LLMUnavailable` (503)."""
-        step = self.attribute if attribution else self.answer
+    def read(
+        self,
+        result: AgentResult,
+        attribution: bool = False,
+        hint: tuple[str, list[str]] | None = None,
+    ) -> Outcome:
+        """Answer (``hint``: the offline reader's answer, shown as a draft) or, for attribution,
+        pick the turn. Failures and timeouts become notes (the caller falls back to the offline
+        answer); only an unreachable *configured* LLM raises :class:`LLMUnavailable` (503)."""
         start = time.perf_counter()
         try:
-            chosen = step(result)
+            chosen = self.attribute(result) if attribution else self.answer(result, hint)
+        except ReaderTimeout as exc:
+            return Outcome(None, True, [f"LLM timed out: {exc}"])
         except LLMUnavailable as exc:
             if self.required:
                 raise
@@ -341,14 +471,19 @@ class LLMReader:
         note = f"LLM reader: {self.describe()}, {spent:.1f} s"
         if attribution and chosen:
             note += "; the LLM picked the turn, the person is read from SPEAKS/ADDRESSES"
+        elif hint and chosen:
+            note += "; kept the offline draft" if chosen[0] == hint[0] else "; the offline draft was shown"
         return Outcome(chosen, False, [note])
 
-    def answer(self, result: AgentResult) -> tuple[str, list[str]] | None:
+    def answer(
+        self, result: AgentResult, hint: tuple[str, list[str]] | None = None
+    ) -> tuple[str, list[str]] | None:
         """``(answer, evidence ids)``, or None when the evidence does not support an answer."""
         if not result.evidence:
             return None
-        messages, shown = self.prompt(result)
-        parsed = self._ask(messages, lambda text: parse_answer(text, shown.entries))
+        messages, shown = self.prompt(result, hint=hint)
+        schema = answer_schema(list(shown.entries))
+        parsed = self._ask(messages, schema, lambda text: parse_answer(text, shown.entries))
         if parsed is None:
             return None
         answer, numbers = parsed
@@ -362,7 +497,8 @@ class LLMReader:
         if kind not in ATTRIBUTION_KINDS or not result.evidence:
             return None
         messages, shown = self.prompt(result, attribution=True)
-        n = self._ask(messages, lambda text: parse_turn(text, shown.entries))
+        schema = turn_schema(list(shown.entries))
+        n = self._ask(messages, schema, lambda text: parse_turn(text, shown.entries))
         if n is None:
             return None
         ev = shown.entries[n].evidence

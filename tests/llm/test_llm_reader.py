@@ -83,13 +83,13 @@ def test_prompt_lays_out_numbered_turns_with_time_session_people_and_support():
     shown = layout(result("What is the garage door code?"))
     lines = shown.text.splitlines()
     assert lines[0] == (
-        "[1] 2 November 2026 09:30, kitchen, Tom -> Ana: The garage door code is 4417, don't tell the kids."
+        "[1] 2 November 2026, kitchen, Tom -> Ana: The garage door code is 4417, don't tell the kids."
     )
     assert lines[1] == "    fact: The garage door code is 4417."
-    assert lines[2].startswith("[2] 2 November 2026 09:30, kitchen, Ana -> Tom: Can we have pizza")
+    assert lines[2].startswith("[2] 2 November 2026, kitchen, Ana -> Tom: Can we have pizza")
     assert {n: e.id for n, e in shown.entries.items()} == {1: "msg-1", 2: "msg-2"}
     messages, _ = LLMReader(Replies(replies=["{}"])).prompt(result("What is the garage door code?"))
-    assert "Question: What is the garage door code?\nAsker: Ana\nEvidence:\n[1]" in messages[1].content
+    assert "Question: What is the garage door code?\nAsker: Ana\nLines:\n[1]" in messages[1].content
 
 
 def test_answer_maps_numbers_back_to_message_ids():
@@ -223,3 +223,62 @@ def test_numbers_said_as_words_or_on_a_12_hour_clock_are_grounded():
     assert parse_answer('{"answer": "21:30", "ids": [1]}', entries) == ("21:30", [1])
     with pytest.raises(ReaderError, match="says 10"):
         parse_answer('{"answer": "10:30", "ids": [1]}', entries)
+
+
+def test_layout_keeps_few_turns_clipped_around_the_sentence_the_question_is_about():
+    long = (
+        "We spent the whole morning cleaning out the shed and sorting old paint tins. "
+        "The garage door code is now 5120 because the old one leaked. "
+        "After that we had lunch at the bakery and talked about the holidays for ages."
+    )
+    filler = [
+        turn(f"msg-{i}", f"Unrelated chatter number {i} about the weather.", ANA, [TOM]) for i in range(2, 9)
+    ]
+    evidence = [*filler, turn("msg-1", long, TOM, [ANA])]
+    shown = layout(result("What is the garage door code now?", evidence=evidence), max_chars=120)
+    assert len(shown.entries) == 5  # at most five turns, however many were retrieved
+    line = next(x for x in shown.text.splitlines() if "Tom ->" in x)
+    assert (
+        "garage door code is now 5120" in line and "bakery" not in line and len(line.split(": ", 1)[1]) <= 120
+    )
+    # the draft's turn is always shown, even when it ranks last
+    kept = layout(result("weather?", evidence=evidence), max_evidence=2, keep=("msg-1",))
+    assert "msg-1" in {e.id for e in kept.entries.values()}
+
+
+def test_the_offline_draft_is_shown_with_its_line_and_the_note_says_so():
+    chat = Replies(replies=['{"answer": "4417", "ids": [1]}'])
+    reader = LLMReader(chat)
+    out = reader.read(
+        result("What is the garage door code?"), hint=("Tom: The garage door code is 4417", ["msg-1"])
+    )
+    assert "Draft answer: Tom: The garage door code is 4417 (line 1)" in chat.prompts[0][1].content
+    assert out.chosen == ("4417", ["msg-1"]) and "the offline draft was shown" in out.notes[0]
+
+
+def test_local_replies_are_constrained_to_the_schema_and_short():
+    from langchain_openai import ChatOpenAI
+
+    endpoint = Endpoint("local", "http://127.0.0.1:9/v1", "m", "configured")
+    model = ChatOpenAI(model="m", base_url=endpoint.base_url, api_key="x")
+    bound = LLMReader(model, endpoint)._model({"type": "object"})
+    assert bound.kwargs["response_format"] == {"type": "json_object", "schema": {"type": "object"}}
+    assert bound.kwargs["max_tokens"] == 48
+
+
+class Slow(BaseChatModel):
+    """A chat model whose endpoint does not reply in time."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "slow"
+
+    def _generate(self, *args: Any, **kw: Any):
+        raise TimeoutError("timed out")
+
+
+def test_a_timeout_falls_back_to_the_offline_answer_even_for_a_configured_llm():
+    configured = Endpoint("local", "http://127.0.0.1:9/v1", "m", "configured")
+    out = compose(result("What is the garage door code?"), llm=LLMReader(Slow(), configured))
+    assert out.answerer == "extractive" and "4417" in out.answer
+    assert any(n.startswith("LLM timed out") for n in out.notes)
