@@ -113,13 +113,29 @@ class Corpus:
 
     def __init__(self, turns: list[list[Any]]) -> None:
         self.speaker = {t[0]: t[3] for t in turns}
+        self.position = {t[0]: (t[1], t[2]) for t in turns}  # the product's tie-break: session, idx
         order = sorted(turns, key=lambda t: (t[1], t[2]))
         self.neighbours: dict[str, list[str]] = defaultdict(list)
+        self.before: dict[str, str] = {}
+        self.after: dict[str, str] = {}
         for a, b in itertools.pairwise(order):
             if a[1] == b[1]:
                 self.neighbours[a[0]].append(b[0])
                 self.neighbours[b[0]].append(a[0])
+                self.after[a[0]], self.before[b[0]] = b[0], a[0]
         self.people = sorted({t[3] for t in turns if t[3]})
+        self.asks = {t[0] for t in turns if len(t) > 4 and str(t[4]).rstrip().endswith("?")}
+
+    def around(self, tid: str, side: str) -> list[str]:
+        if side == "qa":  # a question's reply, or the question a turn answers
+            if tid in self.asks:
+                return [self.after[tid]] if tid in self.after else []
+            return [self.before[tid]] if self.before.get(tid) in self.asks else []
+        if side == "after":
+            return [self.after[tid]] if tid in self.after else []
+        if side == "before":
+            return [self.before[tid]] if tid in self.before else []
+        return self.neighbours.get(tid, [])
 
 
 def fuse(q: dict[str, Any], corpus: Corpus, cfg: dict[str, Any]) -> list[str]:
@@ -145,13 +161,23 @@ def fuse(q: dict[str, Any], corpus: Corpus, cfg: dict[str, Any]) -> list[str]:
             for tid in scores:
                 if corpus.speaker.get(tid) == named[0]:
                     scores[tid] *= 1 + boost
+
+    def order(items: dict[str, float]) -> list[str]:
+        if cfg.get("product_order"):  # RetrievalService.search's order: score, then session, idx
+            return sorted(items, key=lambda t: (-items[t], *corpus.position.get(t, ("", 0))))
+        return [tid for tid, _ in sorted(items.items(), key=lambda kv: (-kv[1], kv[0]))]
+
     expand = cfg.get("next", 0.0)
     if expand:
-        top = sorted(scores.items(), key=lambda kv: -kv[1])[: cfg.get("next_top", 5)]
+        top = [(tid, scores[tid]) for tid in order(scores)[: cfg.get("next_top", 5)]]
+        side, how = cfg.get("next_side", "both"), cfg.get("next_mode", "max")
         for tid, s in top:
-            for nb in corpus.neighbours.get(tid, []):
-                scores[nb] = max(scores.get(nb, 0.0), s * expand)
-    return [tid for tid, _ in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))]
+            for nb in corpus.around(tid, side):
+                if how == "add":  # a neighbour the channels also found gains; a bare one gets s * expand
+                    scores[nb] = scores.get(nb, 0.0) + s * expand
+                else:
+                    scores[nb] = max(scores.get(nb, 0.0), s * expand)
+    return order(scores)
 
 
 def recall(ranked: list[str], gold: list[str], k: int = 10) -> float:
@@ -206,7 +232,8 @@ def grid() -> list[dict[str, Any]]:
 
 def describe(cfg: dict[str, Any]) -> str:
     w = cfg["w"]
-    extra = "".join(f" {key}={cfg[key]}" for key in ("speaker", "next", "next_top") if cfg.get(key))
+    keys = ("speaker", "next", "next_top", "next_side", "next_mode")
+    extra = "".join(f" {key}={cfg[key]}" for key in keys if cfg.get(key))
     return (
         f"{cfg['mode']} k={cfg['k']} depth={cfg['depth']} "
         f"w=v{w['vector']}/b{w['keyword']}/s{w['splade']}{extra}"
@@ -253,6 +280,50 @@ def study(data: dict[str, Any]) -> dict[str, Any]:
     return report
 
 
+PRODUCT = {
+    "mode": "rrf",
+    "k": 10,
+    "depth": 50,
+    "w": {"vector": 1.0, "keyword": 1.0, "splade": 1.0},
+    "product_order": True,
+}
+
+
+def neighbour_study(data: dict[str, Any]) -> dict[str, Any]:
+    """The neighbour step of the shipped round (RRF k = 10 over each channel's top 50, ordered as
+    RetrievalService.search orders), varied: how many top turns, which side, the factor, and max
+    vs additive scoring. Chosen on tune only; held-out and FriendsQA reported, never used to choose."""
+    fqa = tuple(n for n in data["corpora"] if n not in TUNE + HELD_OUT)
+    variants = [dict(PRODUCT)]
+    for top, side, factor, how in itertools.product(
+        (1, 2, 3, 5), ("both", "after", "before", "qa"), (0.2, 0.3, 0.5, 0.7, 1.0), ("max", "add")
+    ):
+        variants.append(dict(PRODUCT, next=factor, next_top=top, next_side=side, next_mode=how))
+    scored = sorted(
+        ((evaluate(data, TUNE, cfg)["ALL"]["r@10"], i, cfg) for i, cfg in enumerate(variants)),
+        key=lambda x: (-x[0], x[1]),
+    )
+    shipped = dict(PRODUCT, next=0.5, next_top=3, next_side="both", next_mode="max")
+    named = {"no_neighbours": variants[0], "shipped": shipped, "best_on_tune": scored[0][2]}
+    out: dict[str, Any] = {
+        "tune": TUNE,
+        "held_out": HELD_OUT,
+        "friendsqa": fqa,
+        "variants_tried": len(variants),
+        "top_on_tune": [{"tune_r@10": r, "cfg": describe(c)} for r, _, c in scored[:15]],
+        "methods": {},
+    }
+    for name, cfg in named.items():
+        out["methods"][name] = {
+            "cfg": describe(cfg),
+            **{
+                split: evaluate(data, names, cfg)
+                for split, names in (("tune", TUNE), ("held_out", HELD_OUT), ("friendsqa", fqa))
+            },
+        }
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -264,7 +335,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--depth", type=int, default=100)
     parser.add_argument("--cache", type=Path, default=CACHE)
     parser.add_argument("--out", type=Path, default=Path("results/retrieval/fusion_study.json"))
+    parser.add_argument(
+        "--neighbours",
+        action="store_true",
+        help="Study the shipped round's neighbour step on --cache (e.g. retrieval_bench --rankings).",
+    )
     args = parser.parse_args(argv)
+    if args.neighbours:
+        data = json.loads(args.cache.read_text())
+        report = {"cores": data["cores"], "collect_loadavg": [data["loadavg_start"], data["loadavg_end"]]}
+        report |= neighbour_study(data)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(report, indent=1))
+        for entry in report["top_on_tune"][:10]:
+            print(f"  tune {entry['tune_r@10']:.4f}  {entry['cfg']}")
+        print(f"\n{'method':<16}{'tune':>8}{'held-out':>10}{'FriendsQA':>11}   cfg")
+        for name, m in report["methods"].items():
+            cells = [m[s].get("ALL", {}).get("r@10", float("nan")) for s in ("tune", "held_out", "friendsqa")]
+            print(f"{name:<16}" + "".join(f"{c:>10.4f}" for c in cells) + f"   {m['cfg']}")
+        print(f"wrote {args.out}")
+        return 0
     print(f"cores {os.cpu_count()}, load average {os.getloadavg()}")
     if args.collect:
         started = time.perf_counter()

@@ -153,6 +153,8 @@ class Evaluator:
         self.sparse = sparse_encoder()
         self.indexer = MessageIndexer(services.db, services.embedder, self.sparse)
         self.offline: dict[str, Offline] = {}
+        # each corpus's channel rankings at the fused round's depth (bench.fusion_study replays them)
+        self.rankings: dict[str, Any] = {}
         self.ingest: dict[str, list[float]] = defaultdict(list)
 
     def load(self, corpus: Corpus, addressed_by: str) -> str:
@@ -197,6 +199,12 @@ class Evaluator:
         offline = self.offline.get(space)
         rows = []
         k = max(KS)
+        depth = max(k, FUSION_DEPTH)  # the fused round's depth, so its rankings can be replayed
+        block: dict[str, Any] = {
+            "turns": [[r.turn_id, r.session, r.idx, r.speaker, r.text] for r in corpus.rows],
+            "questions": [],
+        }
+        self.rankings[corpus.name] = block
         for qa in subsample(corpus.qas, limit):
             gold = {f"{space}:{e}" for e in qa.evidence}
             row: dict[str, Any] = {
@@ -205,11 +213,24 @@ class Evaluator:
                 "category": qa.category,
                 "n_gold": len(gold),
             }
-            hits = {
-                "vector": tools["message_vector"].search(scope, qa.question, Filters(), k=k),
-                "keyword": tools["message_fulltext"].search(scope, qa.question, Filters(), k=k),
-                "splade": tools["message_sparse"].search(scope, qa.question, Filters(), k=k),
+            deep = {
+                "vector": tools["message_vector"].search(scope, qa.question, Filters(), k=depth),
+                "keyword": tools["message_fulltext"].search(scope, qa.question, Filters(), k=depth),
+                "splade": tools["message_sparse"].search(scope, qa.question, Filters(), k=depth),
             }
+            block["questions"].append(
+                {
+                    "qid": qa.qid,
+                    "category": qa.category,
+                    "question": qa.question,
+                    "gold": sorted(qa.evidence),
+                    "ranks": {
+                        ch: [[h.id.split(":", 1)[1], round(h.score, 6)] for h in found]
+                        for ch, found in deep.items()
+                    },
+                }
+            )
+            hits = {ch: found[:k] for ch, found in deep.items()}
             ranked: dict[str, list[dict[str, Any]]] = {
                 "vector": _hit_dicts(hits["vector"]),
                 "bm25": _hit_dicts(self.bm25.search(scope, qa.question, Filters(), k=k)),
@@ -218,8 +239,10 @@ class Evaluator:
                 "fused_no_splade": [e.as_dict() for e in fuse([hits["vector"], hits["keyword"]])],
                 # the round before the fusion study: RRF k = 60 over each channel's top 30
                 "fused_before": [e.as_dict() for e in fuse(list(hits.values()))],
-                # the product's one fused round (/retrieve), through RetrievalService.search
-                "fused": self.retrieval.search(scope, qa.question, ["interaction"], None, k=k),
+                # the product's one fused round (/retrieve): RetrievalService.search's own fusion and
+                # neighbour step over the same three rankings it would fetch (vector, BM25, SPLADE at
+                # depth 50, in its order), without querying them twice
+                "fused": self.retrieval.fuse_round(scope, list(deep.values()), None, k=k),
             }
             if offline is not None:
                 qv = self.services.embedder.embed_queries([qa.question])[0]
@@ -693,6 +716,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("results/retrieval"))
     parser.add_argument("--keep", action="store_true", help="Keep the benchmark spaces.")
     parser.add_argument(
+        "--rankings",
+        type=Path,
+        default=None,
+        help="Also write each question's channel rankings (depth 50) here, for bench.fusion_study.",
+    )
+    parser.add_argument(
         "--merge",
         type=Path,
         nargs="+",
@@ -784,6 +813,12 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "retrieval_bench.json").write_text(json.dumps(report, indent=1))
     plot(report, args.out / "retrieval_bench.png")
+    if args.rankings and evaluator.rankings:
+        args.rankings.parent.mkdir(parents=True, exist_ok=True)
+        meta = {"cores": os.cpu_count(), "loadavg_start": report["loadavg_start"], "depth": FUSION_DEPTH}
+        done = {**meta, "loadavg_end": [round(x, 2) for x in os.getloadavg()], "corpora": evaluator.rankings}
+        args.rankings.write_text(json.dumps(done))
+        print(f"wrote the channel rankings to {args.rankings} (python -m bench.fusion_study --cache …)")
     print(f"\nwrote {args.out / 'retrieval_bench.json'} and {args.out / 'retrieval_bench.png'}")
     return 0
 

@@ -25,6 +25,7 @@ from voxmem.retrieval.tools import (
     ContextRetriever,
     Evidence,
     Filters,
+    Hit,
     ParticipantDirectory,
     build_tools,
     layers_present,
@@ -178,6 +179,14 @@ class RetrievalService:
                 lambda name: self.tools[name].search(scope, text, filters or Filters(), k=depth), calls
             )
         )
+        return self.fuse_round(scope, rankings, filters, k)
+
+    def fuse_round(
+        self, scope: AccessScope, rankings: list[list[Hit]], filters: Filters | None = None, k: int = 10
+    ) -> list[dict[str, Any]]:
+        """The fused round's second half, given the tools' rankings (each at depth FUSION_DEPTH):
+        RRF, then the neighbours of the top turns (unless the search was filtered). Public so a
+        benchmark that already holds the rankings measures exactly this code without re-querying."""
         fused = fuse(rankings, k=self.settings.fusion_rrf_k)
         if filters is None or not filters.as_dict():  # a filtered search keeps to what it asked for
             fused = expand_neighbours(fused, self.neighbours(scope, fused[:NEXT_TOP]), NEXT_FACTOR)
