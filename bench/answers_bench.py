@@ -17,6 +17,22 @@ names (no name learning from speech; the naming engineer's benchmark covers that
     python -m bench.answers_bench --dataset friendsqa --sample 300
     python -m bench.answers_bench --dataset molweni
     python -m bench.answers_bench --dataset paraphrases --split tune   # household, hand-written
+    python -m bench.answers_bench --dataset friendsqa --scenes 40 --sample 200 --split heldout
+    python -m bench.answers_bench --dataset locomo-id --split heldout --sample 40  # askers, first person
+
+FriendsQA and Molweni split by scene / dialogue (a stable hash of its name: ``tune`` or
+``heldout``), so a reader rule can be judged on scenes nobody looked at per question.
+
+Scope per question, honestly: a question with an asker is asked under the ``participant``
+policy (in a space of that policy) and its evidence is checked against the turns the asker may
+read (wrong authorizations are counted); a question without an asker is asked in an ``open``
+copy of the same turns (an unknown asker reads nothing under ``participant``, so one space for
+both would either hide everything from the typed questions or make the policy ``open`` and
+leave no wrong authorization countable). Each row says which scope answered it.
+
+Evidence is cached per (case, policy) with the git commit it was retrieved at (and whether the
+retrieval code differed from it); reports name the commit(s), so readers are only compared
+side by side on the same evidence.
 
 Results: ``results/answers/<dataset>-<split>/results.json``, ``report.md`` and a per-type plot.
 """
@@ -29,8 +45,10 @@ import json
 import logging
 import os
 import pickle
+import subprocess
 import time
 import uuid
+import zlib
 from collections import defaultdict
 from datetime import timedelta
 from pathlib import Path
@@ -47,16 +65,33 @@ from bench.cases import (
     load_case,
     load_locomo,
     load_paraphrases,
+    locomo_id_case,
     sample_questions,
     with_paraphrases,
 )
 from bench.retrieval_data import DATA, BatchLoader, Row, friendsqa
-from bench.runner import session_start
+from bench.runner import session_start, visible_turns
 from voxmem.config import get_settings
 
 LOCOMO_DEV = ("conv-26", "conv-30")  # tuning happens on these two only
 PARAPHRASES = {"household": ("bench/cases/household.json", "bench/paraphrases/household.json")}
 CACHE = Path(os.environ.get("VOXMEM_CACHE_DIR", "/tmp")) / "answers_bench"
+RETRIEVAL_CODE = ("server/retrieval", "server/stores", "cypher", "server/passages.py", "server/embeddings.py")
+
+
+def evidence_commit() -> str:
+    """The commit the retrieval ran at, with "+dirty" when its code differed from it."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], capture_output=True, text=True, check=False).stdout.strip()
+
+    head = git("rev-parse", "--short", "HEAD") or "unknown"
+    return head + ("+dirty" if git("status", "--porcelain", "--", *RETRIEVAL_CODE) else "")
+
+
+def split_of(name: str) -> str:
+    """'tune' or 'heldout' for a FriendsQA scene / Molweni dialogue, by a stable hash of its name."""
+    return "tune" if zlib.crc32(name.encode()) % 2 == 0 else "heldout"
 
 
 # --- datasets as (case id, rows, questions) ------------------------------------------------------
@@ -140,14 +175,19 @@ def molweni_case(limit: int | None) -> tuple[list[Row], list[QA], list[str]]:
     return rows, qas, sorted({r.speaker for r in rows})
 
 
-def datasets(args: argparse.Namespace) -> list[tuple[str, list[Row], list[QA], list[str], str]]:
-    """(case id, rows, questions, roster, conversation text) per space to load."""
+Entry = tuple[str, list[Row], list[QA], list[str], str, Case | None]
+
+
+def datasets(args: argparse.Namespace) -> list[Entry]:
+    """(case id, rows, questions, roster, conversation text, case) per conversation to load."""
     out = []
-    if args.dataset == "locomo":
+    if args.dataset in ("locomo", "locomo-id"):
         for case in load_locomo(args.locomo):
             dev = any(case.case_id.endswith(c) for c in LOCOMO_DEV)
             if (args.split == "dev") != dev and args.split != "all":
                 continue
+            if args.dataset == "locomo-id":
+                case = locomo_id_case(case)
             if args.sample:
                 case = sample_questions(case, args.sample)
             out.append(_case_entry(case))
@@ -157,13 +197,26 @@ def datasets(args: argparse.Namespace) -> list[tuple[str, list[Row], list[QA], l
             out.append(_case_entry(case, name=f"{name}-{args.split}"))
     elif args.dataset == "friendsqa":
         rows, qas, roster = friendsqa_case(args.scenes)
-        qas = _every(qas, args.sample)
-        out.append(("friendsqa", rows, qas, roster, " ".join(r.text for r in rows)))
+        text = " ".join(r.text for r in rows)
+        out.append(("friendsqa", rows, _every(qas, args.sample), roster, text, None))
     elif args.dataset == "molweni":
         rows, qas, roster = molweni_case(args.scenes)
-        qas = _every(qas, args.sample)
-        out.append(("molweni", rows, qas, roster, " ".join(r.text for r in rows)))
+        text = " ".join(r.text for r in rows)
+        out.append(("molweni", rows, _every(qas, args.sample), roster, text, None))
     return out
+
+
+def _scene(qa: QA) -> str:
+    """The FriendsQA scene (evidence ids are "scene:uid") or Molweni dialogue a question is about."""
+    return qa.meta.get("session") or (qa.evidence_ids[0].rsplit(":", 1)[0] if qa.evidence_ids else qa.qa_id)
+
+
+def in_split(dataset: str, split: str, qa: QA) -> bool:
+    """Whether a sampled FriendsQA/Molweni question belongs to ``split`` (other datasets: always;
+    their split chose the conversations or paraphrases already)."""
+    if dataset not in ("friendsqa", "molweni") or split == "all":
+        return True
+    return split_of(_scene(qa)) == split
 
 
 def _every(items: list[Any], n: int | None) -> list[Any]:
@@ -173,10 +226,10 @@ def _every(items: list[Any], n: int | None) -> list[Any]:
     return [items[int(i * step)] for i in range(n)]
 
 
-def _case_entry(case: Case, name: str | None = None) -> tuple[str, list[Row], list[QA], list[str], str]:
+def _case_entry(case: Case, name: str | None = None) -> Entry:
     roster = [p.name for p in case.participants] or case.speakers()
     text = " ".join(t.text for _, t in case.turns())
-    return name or case.case_id, case_rows(case), list(case.qa), roster, text
+    return name or case.case_id, case_rows(case), list(case.qa), roster, text, case
 
 
 # --- the run -----------------------------------------------------------------------------------
@@ -232,11 +285,25 @@ def retrieve(services: Any, retrieval: Any, key: str, rows: list[Row], qas: list
         people = retrieval.directory.list(space)
     finally:
         services.spaces.delete(space, batch=5000)
-    return {"space": space, "results": results, "people": people, "latency": latencies, "ids": ids}
+    return {
+        "space": space,
+        "results": results,
+        "people": people,
+        "latency": latencies,
+        "ids": ids,
+        "policy": policy,
+        "commit": evidence_commit(),
+    }
 
 
-def read_all(cached: dict, qas: list[QA], roster: list[str], conversation: str, embed: Any) -> list[dict]:
-    """Re-read every question (the reader may have changed) and compose an answer offline."""
+def read_all(
+    cached: dict, qas: list[QA], roster: list[str], conversation: str, embed: Any, case: Case | None = None
+) -> list[dict]:
+    """Re-read every question (the reader may have changed) and compose an answer offline.
+
+    A question with an asker also gets its evidence checked against what the asker may read
+    under the space's policy (from the case's gold speakers): ``unauthorized`` lists the turns
+    it should never have seen."""
     from voxmem.retrieval.answer import compose
     from voxmem.retrieval.question import read_question
 
@@ -267,7 +334,13 @@ def read_all(cached: dict, qas: list[QA], roster: list[str], conversation: str, 
             "f1": score.f1,
             "abstained": not answer.supported,
             "gold_in_top10": any(scoring.contains(e.evidence.text, qa.answer) for e in result.evidence[:10]),
+            "asker": qa.asker,
+            "scope": result.scope.access_policy + (" (asker)" if result.scope.asker else ""),
+            "evidence_commit": cached.get("commit", "before-commit-recording"),
         }
+        if qa.asker and case is not None:
+            allowed = visible_turns(case, qa.asker, result.scope.access_policy)
+            row["unauthorized"] = [e for e in evidence if allowed is not None and e not in allowed]
         for k in (10, 30):
             row[f"recall@{k}"] = scoring.recall_at_k(qa.evidence_ids, evidence, k)
         rows.append(row)
@@ -291,6 +364,17 @@ def summarise(rows: list[dict]) -> dict[str, Any]:
         by_type[r["type"]].append(r)
     attribution = [r for r in rows if r["type"] in scoring.ATTRIBUTION_TYPES]
     out = {"overall": agg(rows), "by_type": {t: agg(p) for t, p in sorted(by_type.items())}}
+    by_scope: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        by_scope[r.get("scope", "?")].append(r)
+    out["by_scope"] = {s: agg(p) for s, p in sorted(by_scope.items())}
+    checked = [r for r in rows if "unauthorized" in r]
+    out["askers"] = {
+        "questions_with_asker": sum(1 for r in rows if r.get("asker")),
+        "checked": len(checked),
+        "wrong_authorizations": sum(len(r["unauthorized"]) for r in checked),
+        "questions_with_wrong_authorization": sum(1 for r in checked if r["unauthorized"]),
+    }
     if attribution:
         out["attribution"] = agg(attribution)
     return out
@@ -328,6 +412,11 @@ def report_md(name: str, meta: dict[str, Any], summary: dict[str, Any]) -> str:
         f"- cores {meta['cores']}, 1-min load average {meta['load_start']:.1f} at start, "
         f"{meta['load_end']:.1f} at end; retrieval p50 {meta['retrieval_p50_ms']:.0f} ms, "
         f"reader p50 {meta['reader_p50_ms']:.1f} ms",
+        f"- evidence retrieved at commit(s) {', '.join(meta.get('evidence_commits') or ['?'])}",
+        "- scope per question: "
+        + "; ".join(f"{s} n={r['n']} correct {_f(r['correct'])}" for s, r in summary["by_scope"].items())
+        + f"; askers {summary['askers']['questions_with_asker']}, evidence checked for "
+        f"{summary['askers']['checked']}, wrong authorizations {summary['askers']['wrong_authorizations']}",
         "",
         "| type | n | correct (strict) | first names accepted | token F1 | abstained "
         "| of which gold in top 10 | recall@30 |",
@@ -355,9 +444,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--dataset", choices=("locomo", "friendsqa", "molweni", "paraphrases"), required=True)
     parser.add_argument(
-        "--split", default="all", help="locomo: dev | heldout | all; paraphrases: tune | heldout | all"
+        "--dataset", choices=("locomo", "locomo-id", "friendsqa", "molweni", "paraphrases"), required=True
+    )
+    parser.add_argument(
+        "--split",
+        default="all",
+        help="locomo(-id): dev | heldout | all; paraphrases, friendsqa, molweni: tune | heldout | all",
     )
     parser.add_argument("--sample", type=int, help="at most N questions per conversation (evenly spaced)")
     parser.add_argument(
@@ -380,20 +473,28 @@ def main(argv: list[str] | None = None) -> int:
     name = f"{args.dataset}-{args.split}" + (f"-s{args.sample}" if args.sample else "")
     all_rows: list[dict] = []
     latencies: list[float] = []
+    commits: set[str] = set()
     CACHE.mkdir(parents=True, exist_ok=True)
     try:
-        for key, rows, qas, roster, conversation in datasets(args):
-            policy = "participant" if any(q.asker for q in qas) else "open"
-            cache = CACHE / f"{key}-{args.scenes}-{len(rows)}.pkl"
-            cached = _load_cache(cache) if cache.exists() and not args.fresh else None
-            missing = [q for q in qas if cached is None or q.qa_id not in cached["results"]]
-            if missing:
-                cached = retrieve(services, retrieval, key, rows, qas, policy)
-                cache.write_bytes(pickle.dumps(cached))
-            latencies += cached["latency"]
-            for row in read_all(cached, qas, roster, conversation, retrieval.embed):
-                row["conversation"] = key
-                all_rows.append(row)
+        for key, rows, qas, roster, conversation, case in datasets(args):
+            # askers under participant, typed questions under open: each in a space of its policy
+            groups = {"participant": [q for q in qas if q.asker], "open": [q for q in qas if not q.asker]}
+            for policy, group in groups.items():
+                if not group:
+                    continue
+                suffix = "" if policy == "open" else "-participant"
+                cache = CACHE / f"{key}-{args.scenes}-{len(rows)}{suffix}.pkl"
+                cached = _load_cache(cache) if cache.exists() and not args.fresh else None
+                missing = [q for q in group if cached is None or q.qa_id not in cached["results"]]
+                if missing:
+                    cached = retrieve(services, retrieval, key, rows, group, policy)
+                    cache.write_bytes(pickle.dumps(cached))
+                commits.add(cached.get("commit", "before-commit-recording"))
+                latencies += cached["latency"]
+                kept = [q for q in group if in_split(args.dataset, args.split, q)]
+                for row in read_all(cached, kept, roster, conversation, retrieval.embed, case):
+                    row["conversation"] = key
+                    all_rows.append(row)
     finally:
         services.close()
     summary = summarise(all_rows)
@@ -412,6 +513,7 @@ def main(argv: list[str] | None = None) -> int:
         "load_end": os.getloadavg()[0],
         "retrieval_p50_ms": (scoring.percentile(latencies, 50) or 0) * 1000,
         "reader_p50_ms": scoring.percentile([r["reader_ms"] for r in all_rows], 50) or 0,
+        "evidence_commits": sorted(commits),
     }
     (folder / "results.json").write_text(
         json.dumps(

@@ -77,6 +77,8 @@ _DASHES = re.compile(r"[\u2010-\u2015\u2212-]")
 _CLOCK = re.compile(r"\b(\d{1,2})[:.](\d{2})\b")  # "7:20" / "7.20" → "720", as the ASR writes it
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")  # "1,000" → "1000"
 _ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b")  # "7th May" → "7 May"
+# "Ed Sheeran's" → "Ed Sheeran" (also FriendsQA's tokenised "Monica 's"): a possessive names the same
+_POSSESSIVE = re.compile(r"\s?'s\b")
 
 
 def _join_spoken_numbers(tokens: list[str]) -> list[str]:
@@ -102,11 +104,13 @@ def _join_spoken_numbers(tokens: list[str]) -> list[str]:
 def normalize(text: str) -> str:
     """Lower case, no punctuation or articles, number words as digits, single spaces.
 
-    ASR forms fold to one spelling on both sides: dashes (em/en dashes glued to words
-    included) become spaces, clock times lose their colon ("7:20" = "720"), thousands lose
-    their comma, ordinals their suffix, and split spoken numbers are joined ("400 12" = "412").
+    ASR forms fold to one spelling on both sides: possessives lose their "'s", dashes (em/en
+    dashes glued to words included) become spaces, clock times lose their colon ("7:20" =
+    "720"), thousands lose their comma, ordinals their suffix, and split spoken numbers are
+    joined ("400 12" = "412").
     """
     text = str(text).lower().replace("’", "'")
+    text = _POSSESSIVE.sub("", text)
     text = _DASHES.sub(" ", text)
     text = _CLOCK.sub(r"\1\2", text)
     text = _THOUSANDS.sub("", text)

@@ -347,6 +347,107 @@ def _asks(sentence: str) -> bool:
 
 _POSSESSIVE_ME = re.compile(r"\b(?:my|mine|me|i)\b", re.I)
 
+# Verbs of saying, advising and wanting. "What does nbx909 suggest?", "What did Tom say?", "What
+# does Ana want?": when nothing but such a verb is left of a question about a person, the verb is
+# the act of speaking itself, so any of that person's turns may answer (none need repeat it).
+_ADVISING = (
+    "suggest", "suggests", "suggested", "suggestion", "recommend", "recommended", "advise",
+    "advised", "advice", "propose", "proposed", "tell", "tells", "told", "offer", "offered",
+)  # fmt: skip
+_WANTING = ("want", "wants", "wanted", "need", "needs", "needed")
+_SAYING = (
+    "say", "says", "said", "mention", "mentioned", "think", "thinks", "thought", "ask", "asks", "asked",
+    "know", "wonder", "wondered", "reply", "replied", "answer", "answered", "respond", "responded",
+)  # fmt: skip
+_SPEECH_STEMS = {_stem(w) for w in (*_ADVISING, *_WANTING, *_SAYING)}
+# a turn that tells the listener what to do: "try spore", "you should reinstall", "maybe use sudo"
+_DIRECTIVE = re.compile(
+    r"^\W*(?:(?:just|then|so|ok|okay|well)\W+)?(?:try|use|run|install|check|type|open|read|see|do|make|go|add|put"
+    r"|set|edit|remove|please|maybe|perhaps)\b|\b(?:you\s+(?:should|could|can|need\s+to|must|might\s+want"
+    r"|have\s+to|may\s+want)|i\s+(?:suggest|recommend|would)|why\s+not|how\s+about|try)\b",
+    re.I,
+)
+
+
+# "What drink …", "Which cuisine …", "What kind of dance piece …": the kind of thing asked for.
+_ASKED_KIND = re.compile(
+    r"^\W*(?:(?:on|in|at|for|to|from|with|by|about)\s+)?(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?"
+    r"(?P<kind>[a-z][a-z'-]*(?:\s+[a-z][a-z'-]*)?)",
+    re.I,
+)
+_NOT_A_KIND = {
+    "is", "are", "was", "were", "did", "does", "do", "has", "have", "had", "can", "could", "would", "will",
+    "should", "might", "may", "must", "of", "else", "one", "ones", "time", "day", "date", "year", "month",
+    "week", "kind", "kinds", "type", "types", "sort", "thing", "things", "way", "ways", "reason", "the", "a",
+    "an", "his", "her", "their", "my", "your", "our", "its", "he", "she", "they", "i", "you", "we", "it",
+    "number", "amount", "age", "happened", "made", "makes", "make", "caused",
+}  # fmt: skip
+
+
+def asked_kind(question: str, names: set[str]) -> list[str]:
+    """The word naming the kind of thing a what/which-question asks for ("What drink does Peter
+    like?" → ["drink"]; "What kind of dance piece did …" → ["piece"]), else []."""
+    match = _ASKED_KIND.match(question)
+    if not match:
+        return []
+    kind: list[str] = []
+    for word in match.group("kind").lower().split():
+        if word in _NOT_A_KIND or word in names:
+            break
+        kind.append(_folded(word))
+    return kind[-1:]  # the head of the noun phrase: a dance *piece*, a temporary *job*
+
+
+def _folded(word: str) -> str:
+    folded = content_words(word)
+    return folded[0] if folded else word
+
+
+class KindFit:
+    """How well a sentence holds a thing of the asked kind: the kind's word itself (by stem), or a
+    word whose embedding is close to it ("coffee" for a drink, "Mexican food" for a cuisine).
+    Why: "What drink does Peter like best?" must not be answered by "the music I like best"."""
+
+    # MiniLM single-word cosines: a kind and its members sit near 0.5-0.8, unrelated words near 0.2-0.4
+    floor, span = 0.4, 0.25
+
+    def __init__(self, kind: list[str], embed: Any = None) -> None:
+        self.kind = kind
+        self.stems = {_stem(w) for w in kind}
+        self.embed = embed
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def _vector(self, word: str) -> np.ndarray:
+        if word not in self._vectors:
+            v = np.asarray(self.embed(word), dtype=float)
+            self._vectors[word] = v / (float(np.linalg.norm(v)) or 1.0)
+        return self._vectors[word]
+
+    def prime(self, sentences: list[str]) -> None:
+        if self.embed is not None and hasattr(self.embed, "prime") and self.kind:
+            self.embed.prime(sorted({*self.kind, *(w for s in sentences for w in content_words(s))}))
+
+    def __call__(self, sentence: str) -> float:
+        here = content_words(sentence)
+        if self.stems & {_stem(w) for w in here}:
+            return 1.0
+        if self.embed is None or not here:
+            return 0.0
+        best = max(float(self._vector(k) @ self._vector(w)) for k in self.kind for w in here)
+        return min(1.0, max(0.0, (best - self.floor) / self.span))
+
+
+def _speech_fit(topic: set[str], sentence: str) -> float:
+    """Bonus for a turn of the kind a speech-verb question asks about: a directive for "what did X
+    suggest / tell …", a request for "what does X want / need", a question for "what did X ask"."""
+    if topic & {_stem(w) for w in _ADVISING}:
+        return 0.1 if _DIRECTIVE.search(sentence) else 0.0
+    if topic & {_stem(w) for w in _WANTING}:
+        return 0.1 if is_request(sentence) else 0.0
+    if topic & {_stem(w) for w in ("ask", "asks", "asked", "wonder", "wondered")}:
+        return 0.1 if sentence.rstrip().endswith("?") else 0.0
+    return 0.0
+
 
 class ExtractiveAnswerer:
     """Offline: the evidence sentence sharing the most (rarity-weighted, stemmed) question words,
@@ -366,6 +467,7 @@ class ExtractiveAnswerer:
     semantic_weight = 0.35
     shape_margin = 0.1  # how much less support a sentence holding the wanted span may have
     reply_margin = 0.0  # how much better a question must match than any statement to answer by its reply
+    kind_weight = 0.15  # support moved by holding (or not) a thing of the asked kind ("What drink …")
 
     def __init__(self, embed: Any = None) -> None:
         self.meaning = Meaning(embed)
@@ -399,6 +501,10 @@ class ExtractiveAnswerer:
         semantic = self.meaning.scores(reading.text, [c[0] for c in candidates])
         name_stems = {_stem(w) for p in people for w in content_words(" ".join(_mentions(p)))}
         topic = {stems[w] for w in wanted} - name_stems
+        speech_only = bool(named_ids) and topic <= _SPEECH_STEMS
+        kind = asked_kind(reading.text, {w for p in people for w in content_words(" ".join(_mentions(p)))})
+        kind_fit = KindFit(kind, self.meaning.embed)
+        kind_fit.prime([c[0] for c in candidates])
 
         def own_words(sentence: str) -> set[str]:
             return {_stem(w) for w in content_words(sentence)}
@@ -409,6 +515,7 @@ class ExtractiveAnswerer:
         best: tuple[float, int, str, FusedEvidence] | None = None
         replied: tuple[float, int, str, FusedEvidence] | None = None  # best question's reply
         scored: list[tuple[float, int, str, FusedEvidence]] = []
+        raw: dict[int, float] = {}  # support before the asked kind's preference, by candidate
         for rank, ((sentence, entry), sem) in enumerate(zip(candidates, semantic, strict=True)):
             words_here = {_stem(w) for w in content_words(sentence)}
             # A question states nothing ("What got you into running?"); its answer is the reply,
@@ -420,6 +527,10 @@ class ExtractiveAnswerer:
             voice = (reply or entry).evidence.speaker
             if voice:
                 words_here |= {_stem(w) for w in content_words(voice.get("name") or "")}
+            # "What did X suggest?": X's own statement is the act the verb names
+            spoken = speech_only and not asks and (entry.evidence.speaker or {}).get("id") in named_ids
+            if spoken:
+                words_here |= topic
             if asks:
                 if people and (reply is None or not _about(reply, reply.evidence.text, named_ids, mentions)):
                     continue
@@ -429,12 +540,17 @@ class ExtractiveAnswerer:
             listeners = speaker_asked and topic & _listeners_things(sentence)
             if listeners and reply is None and not _names_any(sentence, mentions):
                 continue  # "Your store looks great" by Jon is about Gina's store, not his
-            if not (own_words(sentence) & topic) and sem < 0.5:
+            if not (own_words(sentence) & topic) and sem < 0.5 and not spoken:
                 continue  # only a name in common ("Thanks, Gina!") is no evidence about Gina
             support = sum(weight[w] for w in wanted if stems[w] in words_here) / total
             support = (1 - self.semantic_weight) * support + self.semantic_weight * sem
+            if spoken:
+                support += _speech_fit(topic, sentence)
             if reading.temporal and _DATE.search(sentence):
                 support += 0.1
+            raw[rank] = support
+            if kind:  # the kind picks among supported sentences; it never makes one supported
+                support += self.kind_weight * (kind_fit(sentence) - 0.5)
             key = (support, -rank)
             scored.append((support, rank, sentence, entry))
             if asks:
@@ -445,7 +561,7 @@ class ExtractiveAnswerer:
                 best = (support, rank, sentence, entry)
         if replied is not None and (best is None or replied[0] > best[0] + self.reply_margin):
             best = replied
-        if best is None or best[0] < self.min_support:
+        if best is None or raw[best[1]] < self.min_support:
             return None
         shaped = self._shaped(reading.text, scored, result.evidence)
         if shaped is not None:
@@ -455,13 +571,16 @@ class ExtractiveAnswerer:
             stated = [x for x in _SENTENCE.split(sentence) if x.strip() and not _asks(x)]
             sentence = " ".join(stated) or sentence
         said = _day_of(entry.evidence.ts)
-        span = short_span(wanted_shape(reading.text), sentence, said)
-        if span is None and wanted_shape(reading.text) == "date":
+        shape = wanted_shape(reading.text)
+        span = short_span(shape, sentence, said)
+        if span is None and shape == "date":
             span = _dated_nearby(sentence, entry.evidence.text, said)
-        if span is None and wanted_shape(reading.text) == "date" and said is not None:
-            span = spoken_date(said)  # nothing dated in the sentence: the day it was said
         if span is not None:
             return span, [entry.id]
+        # Nothing dated in or next to the sentence: the day it was said is all memory knows, and
+        # it is not the day of the event ("I wait an hour and a half when I call support"), so
+        # the sentence is quoted with that day rather than the day alone.
+        when = f" (said on {spoken_date(said)})" if shape == "date" and said is not None else ""
         if sentence in entry.evidence.text and len(entry.evidence.text) <= self.max_turn_chars:
             # A short spoken turn is quoted whole: its answer often sits in the sentence next to
             # the one that matches the question ("For me it's always green tea. That's my
@@ -473,7 +592,7 @@ class ExtractiveAnswerer:
             sentence = _with_next(sentence, entry.evidence.text)
         speaker = _label(entry.evidence.speaker) if entry.evidence.speaker else None
         text = f"{speaker}: {sentence}" if speaker else sentence
-        return text, [entry.id]
+        return text + when, [entry.id]
 
     def _shaped(
         self,
@@ -600,9 +719,10 @@ def compose(
         fallback = ExtractiveAnswerer(embed).answer(result)  # the LLM's draft, and the fallback
         # raises LLMUnavailable (503) only for a configured LLM
         outcome = llm.read(result, hint=fallback) if llm.worth_asking(result, fallback) else None
-        if outcome is None:  # the offline reader found the short span asked for
-            chosen, answerer = fallback, "extractive"
-            notes.append("the offline reader's short answer stands; the LLM was not asked")
+        if outcome is None:  # a short span found offline, or nothing (see LLMReader.worth_asking)
+            chosen, answerer = fallback, "extractive" if fallback else "none"
+            why = "the offline short answer stands" if fallback else "the offline reader found nothing"
+            notes.append(f"the LLM was not asked: {why}")
         elif outcome.failed:
             notes += [*outcome.notes, "extractive answer used"]
             chosen, answerer = fallback, "extractive" if fallback else "none"

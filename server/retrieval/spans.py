@@ -17,14 +17,18 @@ _WANTS = (
     (
         "date",
         re.compile(
-            r"^\W*(?:when|on\s+what\s+(?:date|day)|what\s+(?:date|day|year|month)|which\s+(?:date|day|year|month)"
-            r"|in\s+what\s+year|in\s+which\s+(?:year|month)|how\s+long\s+ago)\b",
+            r"^\W*(?:when|(?:(?:on|in|during)\s+)?(?:what|which)\s+(?:date|day|year|month|week)"
+            r"|how\s+long\s+ago)\b",
             re.I,
         ),
     ),
     (
         "number",
-        re.compile(r"^\W*how\s+(?:many|much|old|often|long)\b|^\W*what\s+(?:number|amount|age)\b", re.I),
+        re.compile(
+            r"^\W*how\s+(?:many|much|old|often|long|warm|cold|hot|far|tall|big|heavy|high|fast)\b"
+            r"|^\W*(?:what|which)\s+(?:number|amount|age|temperature)\b",
+            re.I,
+        ),
     ),
     (
         "place",
@@ -76,13 +80,9 @@ _AT_HOUR = re.compile(
     r"(?:\s+(?:o'clock|thirty|fifteen|forty-five))?)\b",
     re.I,
 )
+_NUMBER_WORD = "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True))  # "eighteen" before "eight"
 _NUMBER = re.compile(
-    r"\b(?P<num>\d+(?:[.,]\d+)?|(?:"
-    + "|".join(_NUMBER_WORDS)
-    + r")(?:[\s-](?:"
-    + "|".join(_NUMBER_WORDS)
-    + r"))*)"
-    r"(?P<unit>\s+[a-z]+)?",
+    rf"\b(?P<num>\d+(?:[.,]\d+)?|(?:{_NUMBER_WORD})(?:[\s-](?:{_NUMBER_WORD}))*)\b(?P<unit>\s+[a-z]+)?",
     re.I,
 )
 _PLACE = re.compile(
@@ -113,16 +113,29 @@ def spoken_date(day: date) -> str:
 
 
 def relative_date(sentence: str, said: date | None) -> str | None:
-    """A relative time in ``sentence`` as a calendar statement, given the day it was said:
-    "yesterday" → "6 April 2026", "last week" → "the week before 7 April 2026", "two years ago"
-    → "2024", "last Friday" → "the Friday before 7 April 2026"; None without one or without a day."""
+    """A relative time in ``sentence`` as said, with its calendar reading given the day it was
+    said: "yesterday" → "yesterday (6 April 2026)", "last week" → "last week (the week before
+    7 April 2026)", "two years ago" → "two years ago (2024)", "last Fri" → "last Fri (the Friday
+    before 7 April 2026)"; None without one or without a day.
+
+    Why both: the words are what the person said (and what a reader of the transcript would
+    answer), the calendar reading is what they mean once the day has passed."""
+    found = _relative(sentence, said)
+    if found is None:
+        return None
+    match, when = found
+    return f"{' '.join(match.group(0).split())} ({when})"
+
+
+def _relative(sentence: str, said: date | None) -> tuple[re.Match[str], str] | None:
+    """The first relative time phrase in ``sentence`` and its calendar reading."""
     match = _RELATIVE.search(sentence)
     if not match or said is None:
         return None
     if match.group("day"):
         word = " ".join(match.group("day").lower().split())
         offset = {"yesterday": -1, "last night": -1, "tomorrow": 1}.get(word, 0)
-        return spoken_date(said + timedelta(days=offset))
+        return match, spoken_date(said + timedelta(days=offset))
     if match.group("unit2"):
         raw = " ".join(match.group("n").lower().split())
         vague = raw in ("a few", "a couple of", "few", "several")
@@ -132,34 +145,40 @@ def relative_date(sentence: str, said: date | None) -> str | None:
             else _SMALL.get(raw, 1 if raw in ("a", "an") else 2 if "couple" in raw else 3)
         )
         unit = match.group("unit2").lower()
-        said_as = " ".join(match.group(0).split())
+        if vague:
+            return match, (f"before {said.year}" if unit == "year" else f"before {spoken_date(said)}")
         if unit == "day":
-            return said_as if vague else spoken_date(said - timedelta(days=n))
+            return match, spoken_date(said - timedelta(days=n))
         if unit == "year":
-            # "ten years ago (2013)": the year is approximate, so what was said comes first
-            return f"{said_as} (before {said.year})" if vague else f"{said_as} ({said.year - n})"
+            return match, str(said.year - n)
         if unit == "month":
             month = (said.month - 1 - n) % 12
             year = said.year + (said.month - 1 - n) // 12
-            when = f"{_MONTHS[month].capitalize()} {year}"
-            return f"{said_as} (before {spoken_date(said)})" if vague else f"{said_as} ({when})"
-        if vague:
-            return f"{said_as} (before {spoken_date(said)})"
-        return f"{n} week{'s' if n > 1 else ''} before {spoken_date(said)}"
+            return match, f"{_MONTHS[month].capitalize()} {year}"
+        return match, f"{n} week{'s' if n > 1 else ''} before {spoken_date(said)}"
     which, unit = match.group("last").lower(), match.group("unit").lower()
     unit = _WEEKDAY_SHORT.get(unit, unit)
     if unit == "year":
-        return str(said.year + {"last": -1, "past": -1, "next": 1}.get(which, 0))
+        return match, str(said.year + {"last": -1, "past": -1, "next": 1}.get(which, 0))
     if unit == "night" and which == "last":
-        return spoken_date(said - timedelta(days=1))
+        return match, spoken_date(said - timedelta(days=1))
     if unit == "month":
         # "last month" / "this month" / "next month" name the month
         step = {"last": -1, "past": -1, "next": 1}.get(which, 0)
         index = said.month - 1 + step
-        return f"{_MONTHS[index % 12].capitalize()} {said.year + index // 12}"
+        return match, f"{_MONTHS[index % 12].capitalize()} {said.year + index // 12}"
     where = {"last": "before", "past": "before", "next": "after", "this": "of"}[which]
     noun = unit.capitalize() if unit in _WEEKDAYS else unit
-    return f"the {noun} {where} {spoken_date(said)}"
+    return match, f"the {noun} {where} {spoken_date(said)}"
+
+
+# a clock time right after a day ("tomorrow at 8:30", "tonight at nine"): part of the answer
+_THEN_AT = re.compile(
+    r"^\s*(?:at\s+)?(?:\d{1,2}(?::\d{2})?\s*(?:a\.?m\b\.?|p\.?m\b\.?)|\d{1,2}:\d{2}|noon|midnight"
+    r"|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})\s+o'clock)"
+    r"|^\s*at\s+(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})\b",
+    re.I,
+)
 
 
 def place_phrase(sentence: str) -> str | None:
@@ -177,9 +196,12 @@ def short_span(shape: str | None, sentence: str, said: date | None) -> str | Non
         explicit = _EXPLICIT_DATE.search(sentence)
         if explicit:
             return explicit.group(0)
-        relative = relative_date(sentence, said)
+        relative = _relative(sentence, said)
         if relative:
-            return relative
+            match, when = relative
+            clock = _THEN_AT.match(sentence[match.end() :])
+            said_as = sentence[match.start() : match.end() + (clock.end() if clock else 0)]
+            return f"{' '.join(said_as.split())} ({when})"
         day = _WEEKDAY.search(sentence)  # "on Thursday at ten": a plan, said by its weekday
         return " ".join(day.group(0).split()) if day else None
     if shape == "time":
@@ -189,8 +211,8 @@ def short_span(shape: str | None, sentence: str, said: date | None) -> str | Non
         hour = _AT_HOUR.search(sentence)
         return hour.group(1) if hour else None
     if shape == "number":
-        match = _NUMBER.search(sentence)
-        return (match.group("num") + (match.group("unit") or "")).strip() if match else None
+        number = _NUMBER.search(sentence)
+        return (number.group("num") + (number.group("unit") or "")).strip() if number else None
     if shape == "place":
         return next((m.group("place") for m in _PLACE.finditer(sentence) if m.group("place")), None)
     if shape == "yesno":

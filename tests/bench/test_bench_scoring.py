@@ -110,6 +110,9 @@ def test_normalize_folds_asr_number_and_punctuation_forms_on_both_sides() -> Non
     assert contains("Room 400 12, second floor", "room 412") == 1.0
     assert contains("We meet at 720 tomorrow", "7:20") == 1.0
     assert contains("room 4012", "room 412") == 0.0
+    # a possessive names the same thing: "Ed Sheeran's 'Perfect'" answers "Ed Sheeran"
+    assert contains("I'm a fan of Ed Sheeran's \"Perfect\".", "Ed Sheeran") == 1.0
+    assert normalize("Monica 's seat") == normalize("Monica's seat") == "monica seat"
 
 
 def test_first_name_is_accepted_only_when_the_conversation_never_said_the_full_name() -> None:

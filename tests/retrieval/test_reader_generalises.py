@@ -159,25 +159,38 @@ def test_wanted_shape_of_questions():
     assert wanted_shape("How many kids does Melanie have?") == "number"
     assert wanted_shape("Where are the old football boots?") == "place"
     assert wanted_shape("Did Peter fix the light?") == "yesno"
+    assert wanted_shape("On which day did Peter paint the fence?") == "date"
+    assert wanted_shape("In what month did they move?") == "date"
+    assert wanted_shape("How warm does Leo want the room?") == "number"
+    assert wanted_shape("Which temperature does Sophie like?") == "number"
     assert wanted_shape("What is Leo's favourite drink?") is None
 
 
 def test_short_spans_of_the_wanted_shape():
     said = date(2023, 5, 8)
-    assert short_span("date", "I went to a support group yesterday.", said) == "7 May 2023"
+    assert short_span("date", "I went to a support group yesterday.", said) == "yesterday (7 May 2023)"
     assert short_span("date", "We moved there in 2019.", said) == "2019"
-    assert short_span("date", "The game was last Saturday!", said) == "the Saturday before 8 May 2023"
+    assert short_span("date", "The game was last Saturday!", said) == (
+        "last Saturday (the Saturday before 8 May 2023)"
+    )
     assert relative_date("I started two years ago.", said) == "two years ago (2021)"
     assert relative_date("Got the tattoo a few years ago.", said) == "a few years ago (before 2023)"
     assert short_span("date", "Last Fri I took my kids to a pottery workshop.", said) == (
-        "the Friday before 8 May 2023"
+        "Last Fri (the Friday before 8 May 2023)"
     )
-    assert relative_date("We perform next month!", said) == "June 2023"
-    assert relative_date("I lost my job this month.", date(2023, 1, 20)) == "January 2023"
-    assert relative_date("It was hard last month.", date(2023, 1, 20)) == "December 2022"
+    # a clock time right after the day is part of the answer, the words said come first
+    assert (
+        short_span("date", "The team meets tomorrow at 8:30 sharp.", said) == "tomorrow at 8:30 (9 May 2023)"
+    )
+    assert short_span("date", "He got drunk last night.", said) == "last night (7 May 2023)"
+    assert relative_date("We perform next month!", said) == "next month (June 2023)"
+    assert relative_date("I lost my job this month.", date(2023, 1, 20)) == "this month (January 2023)"
+    assert relative_date("It was hard last month.", date(2023, 1, 20)) == "last month (December 2022)"
     assert short_span("time", "The match moved to Sunday morning at nine.", said) == "nine"
     assert short_span("time", "Dinner is at 7:30 pm sharp.", said) == "7:30 pm"
     assert short_span("number", "I have three kids and a dog.", said) == "three kids"
+    assert short_span("number", "I like it at eighteen degrees.", said) == "eighteen degrees"  # not "eight"
+    assert short_span("number", "Set it to twenty one degrees.", said) == "twenty one degrees"
     assert short_span("place", "Sure, they are in the garage next to the bikes.", said) is None
     assert (
         place_phrase("Sure, they are in the garage next to the bikes.") == "in the garage next to the bikes"
@@ -194,7 +207,7 @@ def test_short_spans_of_the_wanted_shape():
 def test_when_question_is_answered_with_a_date_not_the_turn():
     hits = [_hit("m1", "I went to the LGBTQ support group yesterday and it was powerful.", "Caroline")]
     out = _ask("When did Caroline go to the LGBTQ support group?", hits)
-    assert out.answer == "7 May 2026" and out.used == ["m1"]
+    assert out.answer == "yesterday (7 May 2026)" and out.used == ["m1"]
 
 
 # --- personal questions by a recognised asker ---------------------------------------------------
@@ -274,7 +287,7 @@ def test_a_date_said_next_to_the_matching_sentence_answers_a_when_question():
         )
     ]
     out = _ask("When did Caroline meet up with her friends and mentors?", hits)
-    assert out.answer == "the week before 9 June 2023"
+    assert out.answer == "last week (the week before 9 June 2023)"
 
 
 def test_what_counts_as_asking():
@@ -285,3 +298,61 @@ def test_what_counts_as_asking():
     assert not _asks("`` button 3 '' refers to the mouse scroll wheel , right ?")
     assert not _asks("i just need the original contents of FILEPATH , can you provide me ?")
     assert not _asks("I went to Rome.")
+
+
+# --- questions that name a person and only a verb of saying ---------------------------------------
+def test_what_a_person_suggested_is_read_from_their_own_turns():
+    hits = [
+        _hit("m1", "My laptop keeps overheating when I play games.", "Leo", ["Peter"]),
+        _hit("m2", "I had the same trouble with mine last year.", "Peter", ["Leo"]),
+        _hit("m3", "You should clean the fan and try a cooling pad.", "Peter", ["Leo"]),
+        _hit("m4", "I bought a new game yesterday.", "Sophie"),
+    ]
+    out = _ask("What did Peter suggest?", hits)
+    assert "cooling pad" in out.answer and out.used == ["m3"]  # the directive, not his other turn
+    assert "overheating" in _ask("What does Leo say?", hits).answer
+    # the verb alone makes no one else's turn an answer
+    assert _ask("What did Caroline suggest?", hits).answer == "not in memory"
+
+
+def test_a_when_question_without_a_date_quotes_the_sentence_with_the_day_it_was_said():
+    hits = [_hit("m1", "I wait an hour and a half when I call your support line.", "Leo")]
+    out = _ask("When does Leo wait an hour and a half?", hits)
+    assert out.answer == "Leo: I wait an hour and a half when I call your support line. (said on 8 May 2026)"
+
+
+# --- the kind of thing a what/which-question asks for --------------------------------------------
+def test_the_asked_kind_is_read_from_the_question():
+    from voxmem.retrieval.answer import asked_kind
+
+    assert asked_kind("What drink does Peter like best?", {"peter"}) == ["drink"]
+    assert asked_kind("Which cuisine is my favorite?", set()) == ["cuisine"]
+    assert asked_kind("What kind of dance piece did Gina's team perform?", {"gina"}) == ["piece"]
+    assert asked_kind("What did Peter say?", {"peter"}) == []
+    assert asked_kind("Where is the key?", set()) == []
+
+
+class _Kinds:
+    """A stand-in word embedder: a kind and its members share a dimension."""
+
+    groups = ({"drink", "coffee", "tea"}, {"music", "classical", "jazz"})
+
+    def __call__(self, text: str) -> list[float]:
+        words = {w.strip(".,?!'").lower() for w in text.split()}
+        return [float(bool(words & g)) for g in self.groups] + [0.1]
+
+
+def test_a_sentence_holding_the_asked_kind_fits_it():
+    from voxmem.retrieval.answer import KindFit
+
+    fit = KindFit(["drink"], _Kinds())
+    assert fit("Black coffee every morning, always.") == 1.0  # a member of the kind, by meaning
+    assert fit("That's my favourite drink.") == 1.0  # the kind's own word
+    assert fit("Honestly, the music I like best is classical music.") == 0.0
+    assert KindFit(["drink"])("Black coffee every morning.") == 0.0  # without an embedder: words only
+    hits = [
+        _hit("m1", "Honestly, the music I like best is classical.", "Peter"),
+        _hit("m2", "What I like best is black coffee, every morning.", "Peter"),
+    ]
+    out = _ask("What drink does Peter like best?", hits, embed=_Kinds())
+    assert "coffee" in out.answer and out.used == ["m2"]
