@@ -300,6 +300,13 @@ def _holds(answer: str, entry: FusedEvidence) -> bool:
     return bool(words & set(re.findall(r"[a-z0-9]+", text)))
 
 
+def _kept(answer: str, draft: str) -> bool:
+    """Whether the model copied the draft (the schema caps an answer at ``MAX_ANSWER_CHARS``, the
+    draft may be longer): the answer is the draft's beginning, at least 30 characters of it."""
+    a, d = " ".join(answer.split()).rstrip("….").lower(), " ".join(draft.split()).lower()
+    return a == d or (len(a) >= 30 and d.startswith(a))
+
+
 def parse_turn(text: str, shown: dict[int, FusedEvidence]) -> int | None:
     data = _strict_object(text)
     if set(data) != {"turn"}:
@@ -384,9 +391,13 @@ class LLMReader:
 
         Not when the draft is already the short span the question wants (a date, time, number,
         place or yes/no read by ``spans``): measured on LoCoMo dev, the small models turned
-        "yesterday (7 May 2023)" back into "yesterday" and cost 40–50 s doing it, so the span
-        stands and the LLM reads the questions whose draft is a whole sentence, or none."""
-        if draft is None or wanted_shape(result.query) is None:
+        "yesterday (7 May 2023)" back into "yesterday" and cost 40–50 s doing it. Not when the
+        offline reader found nothing: on the same 24 dev questions the 0.5B model then answered
+        every adversarial question ("a local church" where the gold is "not mentioned") and
+        recovered no answerable one. So the LLM reads the questions whose draft is a sentence."""
+        if draft is None:
+            return False
+        if wanted_shape(result.query) is None:
             return True
         cited = [e.evidence for e in result.evidence if e.id in draft[1]]
         quoted = any(draft[0].startswith(f"{_person(ev.speaker)}: ") for ev in cited if ev.speaker)
@@ -487,6 +498,8 @@ class LLMReader:
         if parsed is None:
             return None
         answer, numbers = parsed
+        if hint and _kept(answer, hint[0]):  # the draft kept, cut at the answer's length limit
+            return hint
         # small models cite every line they were shown; keep the cited turns that hold the answer
         grounded = [n for n in numbers if _holds(answer, shown.entries[n])]
         return answer, [shown.entries[n].id for n in grounded or numbers]

@@ -145,10 +145,17 @@ def test_two_bad_replies_fall_back_to_the_offline_answer_and_say_so():
     assert any("extractive answer used" in n for n in out.notes)
 
 
-def test_abstention_is_not_in_memory_from_the_llm():
-    chat = Replies(replies=['{"answer": null, "ids": []}'])
+def test_without_an_offline_draft_the_llm_is_not_asked_and_nothing_is_answered():
+    chat = Replies(replies=['{"answer": "blue", "ids": [1]}'])
     out = compose(result("What colour is the boat?"), llm=LLMReader(chat))
-    assert (out.answer, out.answerer, out.supported, out.used) == (NOT_IN_MEMORY, "llm", False, [])
+    assert (out.answer, out.answerer, out.supported, out.used) == (NOT_IN_MEMORY, "none", False, [])
+    assert not chat.prompts and any("LLM was not asked" in n for n in out.notes)
+
+
+def test_an_llm_abstention_on_a_draft_is_not_in_memory_only_if_offline_has_nothing():
+    chat = Replies(replies=['{"answer": null, "ids": []}'])
+    draft = ("Tom: The garage door code is 4417", ["msg-1"])
+    assert LLMReader(chat).read(result("What is the garage door code?"), hint=draft).chosen is None
 
 
 def test_an_llm_abstention_is_checked_by_the_offline_reader():
@@ -282,3 +289,12 @@ def test_a_timeout_falls_back_to_the_offline_answer_even_for_a_configured_llm():
     out = compose(result("What is the garage door code?"), llm=LLMReader(Slow(), configured))
     assert out.answerer == "extractive" and "4417" in out.answer
     assert any(n.startswith("LLM timed out") for n in out.notes)
+
+
+def test_a_draft_the_model_copies_up_to_its_length_cap_is_kept_whole():
+    draft = "Tom: The garage door code is 4417, don't tell the kids, and the shed key is under the mat."
+    chat = Replies(
+        replies=['{"answer": "Tom: The garage door code is 4417, don\'t tell the kids", "ids": [1]}']
+    )
+    out = LLMReader(chat).read(result("What is the garage door code?"), hint=(draft, ["msg-1"]))
+    assert out.chosen == (draft, ["msg-1"]) and "kept the offline draft" in out.notes[0]
