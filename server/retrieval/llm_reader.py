@@ -221,8 +221,13 @@ _COMMON = {
 }  # fmt: skip
 
 
-def parse_answer(text: str, shown: dict[int, FusedEvidence]) -> tuple[str, list[int]] | None:
-    """A validated ``(answer, ids)``, None for a justified abstention; ReaderError otherwise."""
+def parse_answer(
+    text: str, shown: dict[int, FusedEvidence], draft: str | None = None
+) -> tuple[str, list[int]] | None:
+    """A validated ``(answer, ids)``, None for a justified abstention; ReaderError otherwise.
+
+    A copy of the ``draft`` (the offline reader's answer, grounded by construction) is returned
+    with no ids and is not checked further: the caller keeps the draft with its own ids."""
     data = _strict_object(text)
     if set(data) - {"answer", "ids"} or "answer" not in data:
         raise ReaderError('the object must have exactly the keys "answer" and "ids"')
@@ -231,6 +236,8 @@ def parse_answer(text: str, shown: dict[int, FusedEvidence]) -> tuple[str, list[
         return None
     if not isinstance(answer, str | int | float) or isinstance(answer, bool):
         raise ReaderError('"answer" must be a string or null')
+    if draft is not None and _kept(str(answer), draft):
+        return str(answer).strip(), []
     ids = data.get("ids")
     if not isinstance(ids, list) or not ids:
         raise ReaderError('an answer needs "ids": the numbers of the evidence lines it rests on')
@@ -494,11 +501,12 @@ class LLMReader:
             return None
         messages, shown = self.prompt(result, hint=hint)
         schema = answer_schema(list(shown.entries))
-        parsed = self._ask(messages, schema, lambda text: parse_answer(text, shown.entries))
+        draft = hint[0] if hint else None
+        parsed = self._ask(messages, schema, lambda text: parse_answer(text, shown.entries, draft))
         if parsed is None:
             return None
         answer, numbers = parsed
-        if hint and _kept(answer, hint[0]):  # the draft kept, cut at the answer's length limit
+        if hint and _kept(answer, hint[0]):  # the draft kept (maybe cut at the answer's length cap)
             return hint
         # small models cite every line they were shown; keep the cited turns that hold the answer
         grounded = [n for n in numbers if _holds(answer, shown.entries[n])]

@@ -298,3 +298,22 @@ def test_a_draft_the_model_copies_up_to_its_length_cap_is_kept_whole():
     )
     out = LLMReader(chat).read(result("What is the garage door code?"), hint=(draft, ["msg-1"]))
     assert out.chosen == (draft, ["msg-1"]) and "kept the offline draft" in out.notes[0]
+
+
+def test_a_copied_draft_is_not_rejected_for_its_capitalised_words_or_missing_ids():
+    draft = "Tom: Hey Ana! Still busy. The garage door code is 4417"
+    entries = layout(result("What is the garage door code?")).entries
+    assert parse_answer(
+        '{"answer": "Tom: Hey Ana! Still busy. The garage door", "ids": []}', entries, draft
+    ) == (
+        "Tom: Hey Ana! Still busy. The garage door",
+        [],
+    )
+    with pytest.raises(ReaderError, match="names Hey"):
+        parse_answer('{"answer": "Hey Ana! Still busy", "ids": [1]}', entries)
+    chat = Replies(replies=[f'{{"answer": "{draft}", "ids": []}}'])
+    assert LLMReader(chat).read(result("What is the garage door code?"), hint=(draft, ["msg-1"])).chosen == (
+        draft,
+        ["msg-1"],
+    )
+    assert len(chat.prompts) == 1  # accepted without a repair turn
