@@ -96,6 +96,7 @@ class MemoryWriter:
         vectors = self.vectors(result)
 
         def work(tx: ManagedTransaction) -> WriteSummary:
+            ParticipantStore.lock(tx, space, messages=[result.message_id])  # before any other lock
             self.clear_in(tx, space, [result.message_id])
             return self.write_in(tx, space, window, result, vectors)
 
@@ -144,22 +145,38 @@ class MemoryWriter:
 
     def after_write(self, space: str, summaries: list[WriteSummary]) -> None:
         """After the commit: texts written before a naming read with the name, passages that
-        name a renamed person are re-indexed, and the Browser captions refreshed (once)."""
+        name a renamed person are re-indexed, and the Browser captions of what these turns
+        touched refreshed (once)."""
+        named: list[str] = []
         for summary in summaries:
             for pid, name in summary.named.items():
+                named.append(pid)
                 self.backfill(space, pid, name)
                 if pid in summary.renamed:
                     self.rename_texts(space, pid, summary.renamed[pid], name, summary.message_id)
                 self.passages.reindex_participant(space, pid)  # "Name: text" passages carry the new name
-        self.refresh_display(space)
+        self.refresh_display(space, [s.message_id for s in summaries], named)
 
-    def refresh_display(self, space: str) -> None:
-        """Keep the ``display`` captions people read in Browser (names, never '{p_…}') current.
+    def refresh_display(
+        self, space: str, message_ids: list[str] | None = None, people: list[str] | None = None
+    ) -> int:
+        """Keep the ``display`` captions people read in Browser (names, never '{p_…}') current;
+        returns how many nodes' captions changed.
 
+        With ``message_ids``: only the memory derived from those messages, the memory of
+        ``people`` (participants just named or renamed) and the people of both
+        (``memory_display_refresh_turns``; a turn's cost, not the space's). Without: the whole
+        space (``memory_display_refresh``, a catch-up after edits made outside the writer).
         Run after the back-fill, so a fact about a person named in this turn reads with the
         name; a person never named reads as 'unnamed voice …', like their Participant node.
         """
-        self.db.execute(query("memory_display_refresh"), space=space)
+        if message_ids is None:
+            rows = self.db.execute(query("memory_display_refresh"), space=space)
+        else:
+            rows = self.db.execute(
+                query("memory_display_refresh_turns"), space=space, ids=message_ids, people=people or []
+            )
+        return sum(int(v) for row in rows for v in row.values())
 
     def backfill(self, space: str, pid: str, name: str) -> int:
         """Re-render facts/attributes written while ``pid`` had no name ('{p_…}' → name)."""

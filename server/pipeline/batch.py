@@ -44,6 +44,7 @@ from voxmem.errors import DatabaseUnavailable, InvalidInput
 from voxmem.extractors.window import window_from_rows
 from voxmem.memory.writer import WriteSummary
 from voxmem.stores.messages import StoredTurn, Turn
+from voxmem.stores.participants import ParticipantStore
 
 if TYPE_CHECKING:
     from voxmem.pipeline.turns import TurnPipeline
@@ -176,6 +177,7 @@ class BatchImporter:
         memory = pipe.memory
 
         def work(tx: ManagedTransaction) -> list[WriteSummary]:
+            ParticipantStore.lock(tx, space, messages=ids)  # sessions, then people, in id order
             memory.writer.clear_in(tx, space, ids)
             summaries = []
             for message_id in ids:

@@ -190,6 +190,7 @@ class MessageStore:
             idx = self.lock_session(tx, space, turn.session, params["ts"])
             # identity step of a text turn: its people by name (voxmem.stores.participants)
             ids = ParticipantStore.named(tx, space, [speaker, *addressees.values()])
+            ParticipantStore.lock(tx, space, sorted(ids.values()))  # id order: no deadlock cycle
             tx.run(
                 query("message_append"),
                 idx=idx,
@@ -244,6 +245,7 @@ class MessageStore:
             writing = [p for p in todo if p.message_id not in again]
             people = {p.key: p for item in writing for p in (item.speaker, *item.addressees.values())}
             ids = ParticipantStore.named(tx, space, list(people.values())) if people else {}
+            ParticipantStore.lock(tx, space, sorted(ids.values()))
             rows, links, sessions = [], [], {}
             for item in writing:
                 turn, idx = item.turn, next_idx[item.turn.session]

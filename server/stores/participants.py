@@ -17,6 +17,7 @@ split), so those methods take the transaction; the rest run their own.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,10 +81,22 @@ class ParticipantStore:
         rows = tx.run(
             query("participant_named"),
             space=space,
-            people=[{"key": p.key, "name": p.name, "id": new_id("p")} for p in people],
+            people=[  # a stable order (key), so concurrent creations queue alike
+                {"key": p.key, "name": p.name, "id": new_id("p")} for p in sorted(people, key=lambda p: p.key)
+            ],
             source=source,
         )
         return {row["key"]: row["id"] for row in rows}
+
+    @staticmethod
+    def lock(
+        tx: ManagedTransaction, space: str, ids: Sequence[str] = (), messages: Sequence[str] = ()
+    ) -> None:
+        """Lock, first thing in a write transaction, the sessions of ``messages`` and the
+        participants ``ids`` plus those sessions' participants, each in id order
+        (``participant_lock``): concurrent turns naming the same people then queue instead of
+        deadlocking."""
+        tx.run(query("participant_lock"), space=space, ids=list(ids), messages=list(messages)).consume()
 
     @staticmethod
     def for_new_speaker(tx: ManagedTransaction, space: str, speaker_id: str, label: str, source: str) -> str:
