@@ -400,7 +400,8 @@ def friendsqa_names(extractor: OfflineExtractor, context: int) -> dict[str, Any]
     across that episode's scenes (as a voiceprint would be), the rules name voices from what is
     said, and each single-speaker turn is scored by the name its voice carries at the end.
     Right when the name is the gold speaker's full name or a word of it ("Ross Geller": "Ross",
-    "Geller"). Stage directions (``#NOTE#``) are not speech and are left out."""
+    "Geller"). Stage directions (``#NOTE#``) are not speech and are left out. Every third episode
+    (sorted by title, index 2, 5, 8) is held out of rule tuning; ``split`` counts both parts."""
     data = json.loads((DATA / "friendsqa" / "friendsqa_dev.json").read_text())["data"]
     safe = _CountingExtractor(extractor)
     episodes: dict[str, list[Any]] = defaultdict(list)
@@ -409,7 +410,9 @@ def friendsqa_names(extractor: OfflineExtractor, context: int) -> dict[str, Any]
     turns = right = wrong = 0
     voices = voices_right = voices_wrong = 0
     examples: list[str] = []
-    for _, scenes in sorted(episodes.items()):
+    split: dict[str, dict[str, int]] = {s: {"turns": 0, "right": 0, "wrong": 0} for s in ("tune", "heldout")}
+    for ep_index, (_, scenes) in enumerate(sorted(episodes.items())):
+        part = split["heldout" if ep_index % 3 == 2 else "tune"]
         sessions = []
         gold_turns: list[str] = []
         for k, scene in enumerate(sorted(scenes, key=lambda s: s["title"])):
@@ -438,6 +441,9 @@ def friendsqa_names(extractor: OfflineExtractor, context: int) -> dict[str, Any]
             ok = got is not None and _right_name(got, sid)
             right += ok
             wrong += got is not None and not ok
+            part["turns"] += 1
+            part["right"] += ok
+            part["wrong"] += got is not None and not ok
     return {
         "episodes": len(episodes),
         "turns": turns,
@@ -450,6 +456,8 @@ def friendsqa_names(extractor: OfflineExtractor, context: int) -> dict[str, Any]
         "voices_wrong": voices_wrong,
         "wrong_examples": examples,
         "extraction_errors": safe.errors,
+        # naming rules are tuned on the "tune" episodes only; every third episode is held out
+        "split": split,
     }
 
 
@@ -775,6 +783,9 @@ def _print(r: dict[str, Any]) -> None:
         rows.append(
             ("", f"voices ({fq['voices']}) right / wrong", f"{fq['voices_right']} / {fq['voices_wrong']}")
         )
+        for part, c in fq.get("split", {}).items():
+            counts = f"{c['right']} / {c['wrong']} of {c['turns']}"
+            rows.append(("", f"  {part}: turns right / wrong of n", counts))
     if "locomo" in r:
         c = r["locomo"]
         for th in c["coverage"]:

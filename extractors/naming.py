@@ -339,3 +339,76 @@ def plausible_new_name(term: str) -> bool:
     a person's name."""
     words = term.split()
     return bool(words) and all(_name_like(w) and w.lower().strip("'") not in NOT_NAMES for w in words)
+
+
+# --- names heard through ASR: sound-alike spellings ---------------------------------------------
+# Soundex digit classes: letters that sound alike share a digit; vowels, h, w and y carry none.
+_SOUND_CLASS = {
+    **dict.fromkeys("bfpv", "1"),
+    **dict.fromkeys("cgjkqsxz", "2"),
+    **dict.fromkeys("dt", "3"),
+    "l": "4",
+    **dict.fromkeys("mn", "5"),
+    "r": "6",
+}
+# Spellings of the same first sound ("Katherine"/"Catherine", "Philip"/"Filip").
+_FIRST_SOUND = (("ph", "f"), ("kh", "k"), ("c", "k"), ("q", "k"), ("wh", "w"))
+
+
+def sound_key(name: str) -> str:
+    """A Soundex-like key of a one-word name: its first sound plus the digit classes of the
+    consonants that follow (repeats folded). "Priya", "Pria", "Preeya" → "p6"."""
+    word = "".join(c for c in name.lower() if c.isalpha())
+    if not word:
+        return ""
+    for spelled, sound in _FIRST_SOUND:
+        if word.startswith(spelled):
+            word = sound + word[len(spelled) :]
+            break
+    digits = []
+    last = _SOUND_CLASS.get(word[0], "")
+    for c in word[1:]:
+        d = _SOUND_CLASS.get(c, "")
+        if d and d != last:
+            digits.append(d)
+        if c not in "hw":  # Soundex: h and w do not separate two equal codes
+            last = d
+    return word[0] + "".join(digits)
+
+
+def _substitution(a: str, b: str) -> float:
+    """Cost of hearing ``b`` for ``a``: nothing for the same letter, little for letters of one
+    sound ("c"/"k", "i"/"y"), more for another vowel, most for anything else (as an insertion
+    plus a deletion)."""
+    if a == b:
+        return 0.0
+    if {a, b} == {"i", "y"} or (_SOUND_CLASS.get(a) and _SOUND_CLASS.get(a) == _SOUND_CLASS.get(b)):
+        return 0.5
+    if a in "aeiou" and b in "aeiou":
+        return 1.5
+    return 2.0
+
+
+def _edits(a: str, b: str) -> float:
+    """Weighted Levenshtein distance (insertions and deletions cost 1; see ``_substitution``)."""
+    prev = [float(j) for j in range(len(b) + 1)]
+    for i, ca in enumerate(a, 1):
+        cur = [float(i)]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + _substitution(ca, cb)))
+        prev = cur
+    return prev[-1]
+
+
+def sounds_like(heard: str, name: str) -> bool:
+    """``heard`` is plausibly ``name`` misheard or misspelt by ASR ("Pria" for "Priya", "Maia"
+    for "Maya", "Catherine" for "Katherine", "Rachael" for "Rachel"): one-word names of at least
+    four letters with the same sound key, at most one weighted edit per four letters apart, and
+    not the same word. Strict on purpose, since a wrong match gives one person's words to
+    another: "Tom" is not "Tim", "Ross" not "Rose", "Dana" not "Dina", "Mia" not "Maya"."""
+    a, b = heard.lower(), name.lower()
+    if a == b or " " in a or " " in b or min(len(a), len(b)) < 4:
+        return False
+    if sound_key(a) != sound_key(b):
+        return False
+    return _edits(a, b) <= max(1, max(len(a), len(b)) // 4)

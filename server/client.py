@@ -440,9 +440,13 @@ class _Routes:
         turn_id: str | None = None,
         ts: datetime | str | None = None,
         policy: str | None = None,
+        vocabulary: list[str] | None = None,
     ) -> AudioTurnOut:
+        """``vocabulary``: names the ASR should expect (spelling hints, never speaker labels)."""
         name, data = _audio(audio)
-        fields = {k: v for k, v in {"turn_id": turn_id, "ts": _ts(ts), "policy": policy}.items() if v}
+        hint = ",".join(vocabulary or [])
+        given = {"turn_id": turn_id, "ts": _ts(ts), "policy": policy, "vocabulary": hint}
+        fields = {k: v for k, v in given.items() if v}
         return self._send(
             _Call(
                 "POST",

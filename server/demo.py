@@ -3,8 +3,9 @@
 Run by ``bash scripts/voxmem.sh demo`` after Neo4j is up. It starts the FastAPI server as
 a child process (a real HTTP server, as agents use it), creates a fresh demo space with its
 own key, and plays the shipped household conversation as audio: each turn is spoken by a
-synthetic voice (espeak-ng + sox) and sent WITHOUT the speaker's name. voxmem recognises
-the voices, transcribes them, learns the names from how people address each other,
+synthetic voice (espeak-ng + sox) and sent WITHOUT the speaker's name (only the household's
+four names go along as an ASR spelling hint, ``vocabulary``, not saying whose voice is whose).
+voxmem recognises the voices, transcribes them, learns the names from how people address each other,
 extracts facts, and answers questions, some asked aloud ("what did I ask for?"), for the
 asker only. ``--text`` skips audio and sends names with the text (seconds instead of a
 minute). Everything stays in Neo4j for exploring in Browser afterwards.
@@ -76,7 +77,12 @@ def _ingest(client: VoxmemClient, conversation: dict[str, Any], spoken: bool) ->
             if spoken:
                 wav = speak(turn["text"], conversation["voices"][turn["speaker"]])
                 m: MessageOut = client.append_audio_turn(
-                    DEMO_SPACE, session["id"], wav, turn_id=turn_id, ts=ts.isoformat()
+                    DEMO_SPACE,
+                    session["id"],
+                    wav,
+                    turn_id=turn_id,
+                    ts=ts.isoformat(),
+                    vocabulary=conversation.get("vocabulary"),
                 )
                 routing = m.get("routing") or {}
                 print(

