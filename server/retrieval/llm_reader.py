@@ -309,9 +309,11 @@ def _holds(answer: str, entry: FusedEvidence) -> bool:
 
 def _kept(answer: str, draft: str) -> bool:
     """Whether the model copied the draft (the schema caps an answer at ``MAX_ANSWER_CHARS``, the
-    draft may be longer): the answer is the draft's beginning, at least 30 characters of it."""
+    draft may be longer): the answer is the draft's beginning, at least 30 characters of it, with
+    or without the draft's leading "Speaker: "."""
     a, d = " ".join(answer.split()).rstrip("….").lower(), " ".join(draft.split()).lower()
-    return a == d or (len(a) >= 30 and d.startswith(a))
+    bare = d.split(": ", 1)[1] if ": " in d[:40] else d
+    return a in (d, bare) or (len(a) >= 30 and (d.startswith(a) or bare.startswith(a)))
 
 
 def parse_turn(text: str, shown: dict[int, FusedEvidence]) -> int | None:

@@ -317,3 +317,8 @@ def test_a_copied_draft_is_not_rejected_for_its_capitalised_words_or_missing_ids
         ["msg-1"],
     )
     assert len(chat.prompts) == 1  # accepted without a repair turn
+    bare = Replies(replies=['{"answer": "Hey Ana! Still busy. The garage door code is", "ids": [1]}'])
+    assert LLMReader(bare).read(result("What is the garage door code?"), hint=(draft, ["msg-1"])).chosen == (
+        draft,
+        ["msg-1"],
+    )
