@@ -219,7 +219,9 @@ def cmd_index(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from voxmem.demo import run_demo
 
-    return run_demo(get_settings(), keep_running=args.keep_running, spoken=not args.text)
+    settings = get_settings()
+    hints = not args.no_vocabulary
+    return run_demo(settings, keep_running=args.keep_running, spoken=not args.text, vocabulary=hints)
 
 
 def cmd_cypher(args: argparse.Namespace) -> int:
@@ -306,6 +308,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="start everything, ingest a conversation, answer questions")
     demo.add_argument("--keep-running", action="store_true", help="leave the API server up afterwards")
     demo.add_argument("--text", action="store_true", help="send text turns with names instead of audio")
+    demo.add_argument(
+        "--no-vocabulary", action="store_true", help="do not send the household's names as ASR hints"
+    )
     demo.set_defaults(func=cmd_demo)
     return parser
 

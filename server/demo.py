@@ -65,7 +65,9 @@ def _section(title: str) -> None:
     print(f"\n=== {title} ===", flush=True)
 
 
-def _ingest(client: VoxmemClient, conversation: dict[str, Any], spoken: bool) -> dict[str, str]:
+def _ingest(
+    client: VoxmemClient, conversation: dict[str, Any], spoken: bool, vocabulary: bool = True
+) -> dict[str, str]:
     """Send every turn; returns message id -> true speaker (the demo knows the script)."""
     truth: dict[str, str] = {}
     for session in conversation["sessions"]:
@@ -82,7 +84,7 @@ def _ingest(client: VoxmemClient, conversation: dict[str, Any], spoken: bool) ->
                     wav,
                     turn_id=turn_id,
                     ts=ts.isoformat(),
-                    vocabulary=conversation.get("vocabulary"),
+                    vocabulary=conversation.get("vocabulary") if vocabulary else None,
                 )
                 routing = m.get("routing") or {}
                 print(
@@ -142,7 +144,9 @@ def _ask(client: VoxmemClient, conversation: dict[str, Any], spoken: bool, ids: 
             print(f"       evidence {ev['session']} #{ev['idx']} {speaker}: {ev['text']}")
 
 
-def run_demo(settings: Settings, keep_running: bool = False, spoken: bool = True) -> int:
+def run_demo(
+    settings: Settings, keep_running: bool = False, spoken: bool = True, vocabulary: bool = True
+) -> int:
     base = f"http://{settings.host}:{settings.port}"
     conversation = _load_conversation()
     t0 = time.monotonic()
@@ -163,7 +167,7 @@ def run_demo(settings: Settings, keep_running: bool = False, spoken: bool = True
 
         _section(f"ingesting {'spoken' if spoken else 'text'}: {conversation['title']}")
         t1 = time.monotonic()
-        truth = _ingest(client, conversation, spoken)
+        truth = _ingest(client, conversation, spoken, vocabulary)
         print(f"  {len(truth)} turns in {time.monotonic() - t1:.1f} s")
 
         _section("who said what to whom (read back from Neo4j)")

@@ -24,13 +24,20 @@ _SELF_STRONG = re.compile(
     r"(?:\b(?i:my name is|my name's|the name's)|(?:^|[.!?,]\s*)(?i:name is))\s+" + _NAME + r"(?!['’]s)\b"
 )
 _SELF_IM = re.compile(
-    r"(?:^|[.!?,]\s*|\b(?:hi|hello|hey),?\s+)(?:I'm|I am|I’m)(?:,?\s+(?:uh|um|er|erm|ah)\b,?)?\s+"
-    + _NAME
-    + r"(?!['’]s)\b"
+    r"(?:^|[.!?,]\s*|\b(?:hi|hello|hey),?\s+)(?:(?i:and),?\s+)?"  # "And I'm Sheila in Texas"
+    r"(?:I'm|I am|I’m)(?:,?\s+(?:uh|um|er|erm|ah)\b,?)?\s+" + _NAME + r"(?!['’]s)\b"
 )
+# "It's London, baby!" is a place: "it's X" followed by a comma and more talk is not taken
+# (FriendsQA tune episodes); "it's X here/speaking", "it's X." and "this is X, …" still are, and
+# so is "this is X in/from <Place>" (the real pyannote call: "This is Diane in New Jersey.").
 _SELF_THIS = re.compile(
     r"(?i:^(?:(?:hi|hello|hey|yes|yeah)[,!]?\s+)?(?:this is|it's|it is|it’s)\s+)" + _NAME + r"(?!['’]s)"
-    r"(?i:\s*(?:here|speaking)?\s*(?:[.!,]|$)(?!\s*my\b))"
+    r"(?i:\s*(?:(?:here|speaking)\s*(?:[.!,]|$)|[.!]|$))(?!\s*my\b)"
+)
+_SELF_THIS_IS = re.compile(
+    r"(?i:^(?:(?:hi|hello|hey|yes|yeah)[,!]?\s+)?this is\s+)"
+    + _NAME
+    + r"(?!['’]s)(?:\s*,|\s+(?i:in|from)\s+[A-Z])(?!\s*my\b)"
 )
 _CALL_ME = re.compile(r"\b(?:call me|calls me|called me)\s+" + _NAME)
 _CORRECTION = [
@@ -134,7 +141,7 @@ def self_names(text: str) -> list[SelfName]:
                 found.append(SelfName(_clean(m.group(1)), "correction", False, 0.95))
     if found:
         return found[:1]
-    for pattern, conf in ((_SELF_STRONG, 0.95), (_SELF_THIS, 0.85), (_SELF_IM, 0.85)):
+    for pattern, conf in ((_SELF_STRONG, 0.95), (_SELF_THIS, 0.85), (_SELF_THIS_IS, 0.85), (_SELF_IM, 0.85)):
         intro = pattern.search(text)
         if intro and plausible_new_name(intro.group(1)):
             found.append(SelfName(_clean(intro.group(1)), "self_intro", False, conf))

@@ -205,6 +205,21 @@ def clean_vocabulary(words: Sequence[str]) -> list[str]:
     return out
 
 
+def with_known_names(given: list[str], known: Sequence[str]) -> list[str]:
+    """The caller's (already clean) hints, then names the space knows, up to the limit; a known
+    name that could not be a hint (too long) is skipped, never an error."""
+    seen = {w.lower() for w in given}
+    out = list(given)
+    for name in known:
+        name = " ".join(str(name).split())
+        if len(out) >= MAX_VOCABULARY:
+            break
+        if name and len(name) <= MAX_VOCABULARY_WORD and name.lower() not in seen:
+            seen.add(name.lower())
+            out.append(name)
+    return out
+
+
 def hotwords(vocabulary: Sequence[str]) -> str | None:
     """faster-whisper's hotwords string ("Priya, Tom, Maya"), or None for no hint."""
     return ", ".join(vocabulary) if vocabulary else None

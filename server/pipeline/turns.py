@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from neo4j import ManagedTransaction
 from neo4j.exceptions import ConstraintError
 
-from voxmem.asr.transcriber import clean_vocabulary, is_speech_text
+from voxmem.asr.transcriber import clean_vocabulary, is_speech_text, with_known_names
 from voxmem.audio import AudioError, AudioLimits, decode_audio, validate_audio
 from voxmem.audio.decode import Audio
 from voxmem.db import Database
@@ -45,6 +45,7 @@ from voxmem.pipeline.jobs import JobRegistry, Progress
 from voxmem.pipeline.sessions import reconcile_before_new_session
 from voxmem.stores.jobs import Job
 from voxmem.stores.messages import AudioMessage, MessageStore, Turn
+from voxmem.stores.participants import ParticipantStore
 from voxmem.voice.routing import ROUTING_POLICIES
 
 if TYPE_CHECKING:
@@ -103,6 +104,7 @@ class TurnPipeline:
         self.memory = memory
         self.jobs = jobs
         self.indexer = MessageIndexer(db, embedder, sparse)
+        self.participants = ParticipantStore(db)
         self._voice = voice  # speech models load on the first audio turn (voxmem.core.Voxmem.voice)
         self._identity = identity
         self.max_text_chars = max_text_chars
@@ -225,7 +227,9 @@ class TurnPipeline:
         if not voice.vad.regions(audio):
             raise AudioError("no_speech", "no speech detected in the audio (voice activity detection)")
         embedding = voice.embed(audio)
-        text = voice.asr.transcribe(audio.samples, vocabulary=vocabulary).text
+        # the caller's hints, then the names the space already gives people (heard again)
+        hints = with_known_names(vocabulary, self.participants.known_names(space))
+        text = voice.asr.transcribe(audio.samples, vocabulary=hints).text
         if not is_speech_text(text):
             raise AudioError("no_speech", f"no words recognised in the audio (ASR gave {text[:20]!r})")
         text_vec = self.embedder.embed_one(text or " ")

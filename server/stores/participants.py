@@ -184,6 +184,11 @@ class ParticipantStore:
         params = {"space": space, "keep_name": keep_name, "from": placeholder, "into": into}
         tx.run(query("participant_merge_placeholder"), params).consume()
 
+    def known_names(self, space: str, limit: int = 30) -> list[str]:
+        """Names the space gives to people (not names only heard), newest first: ASR hints."""
+        rows = self.db.execute(query("participant_known_names"), space=space, limit=limit)
+        return [row["name"] for row in rows]
+
     def ensure_for_speaker(self, space: str, speaker_id: str) -> str | None:
         """An anonymous voice's person: the one its Speaker is identified as, created unnamed when
         missing, with SPEAKS edges to every message of that voice that has no speaker yet."""

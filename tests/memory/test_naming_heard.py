@@ -11,6 +11,7 @@ import pytest
 
 from voxmem.extractors.naming import sound_key, sounds_like
 from voxmem.extractors.offline import OfflineExtractor
+from voxmem.extractors.offline.names import self_names
 
 from .helpers import window
 
@@ -67,6 +68,28 @@ def test_two_known_names_that_sound_alike_resolve_to_neither():
     assert "Marta" in {a.target for a in record.addressees}  # ambiguous: left as heard
 
 
+@pytest.mark.parametrize(
+    "text,name",
+    [
+        ("This is Diane in New Jersey.", "Diane"),  # the real pyannote call
+        ("And I'm Sheila in Texas, originally from Chicago.", "Sheila"),
+        ("This is Anneke, calling about the flat.", "Anneke"),
+        ("Hi, it's Bruno.", "Bruno"),
+        ("It's Bruno here, can you hear me?", "Bruno"),
+    ],
+)
+def test_self_introductions_heard_in_real_calls(text, name):
+    assert [f.name for f in self_names(text)] == [name]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["It's London, baby!", "This is Ross in the kitchen, look.", "It's Paris, the whole trip was great."],
+)
+def test_it_is_a_place_or_a_photo_is_no_introduction(text):
+    assert self_names(text) == []
+
+
 def _called(names: dict[str, str]):
     turns = [
         ("a", "The boiler is making that noise again."),
@@ -85,3 +108,14 @@ def test_call_answered_while_another_voice_is_unnamed_stays_a_weak_vote():
     names = _called({"b": "Oskar"})  # the first voice has no name either: the call may be its
     assert [(n.speaker, n.name) for n in names] == [("S3", "Ingrid")]
     assert names[0].confidence < 0.7
+
+
+def test_space_names_given_to_the_asr_leave_out_names_only_heard(services, space):
+    """Integration (real Neo4j): a voice named by self-introduction is an ASR hint for later
+    turns; a name only heard in a call (a placeholder, maybe a misheard word) is not."""
+    from .test_memory_integration import voice
+
+    voice(services, space, "v1", "spk_a", "Mad, could you carry the bags upstairs?", 0, f"{space}:a0")
+    assert services.pipeline.participants.known_names(space) == []  # "Mad" is only a placeholder
+    voice(services, space, "v1", "spk_b", "Hi, my name is Oskar.", 1, f"{space}:b0")
+    assert services.pipeline.participants.known_names(space) == ["Oskar"]

@@ -12,6 +12,7 @@ from voxmem.asr.transcriber import (
     clean_vocabulary,
     hotwords,
     resolve_model,
+    with_known_names,
 )
 from voxmem.errors import InvalidInput
 from voxmem.llm.models import ModelProvisionError, sha256_of
@@ -57,3 +58,10 @@ def test_vocabulary_is_trimmed_deduplicated_and_bounded() -> None:
         clean_vocabulary(["x" * 41])
     with pytest.raises(InvalidInput):
         clean_vocabulary([f"name{i}" for i in range(MAX_VOCABULARY + 1)])
+
+
+def test_known_names_follow_the_callers_hints_without_error() -> None:
+    given = clean_vocabulary(["Priya", "Tom"])
+    assert with_known_names(given, ["tom", "Oskar", "x" * 60, "  "]) == ["Priya", "Tom", "Oskar"]
+    many = [f"name{i}" for i in range(MAX_VOCABULARY)]
+    assert with_known_names(many, ["Oskar"]) == many  # the caller's hints come first
