@@ -563,7 +563,7 @@ class ExtractiveAnswerer:
             best = replied
         if best is None or raw[best[1]] < self.min_support:
             return None
-        shaped = self._shaped(reading.text, scored, result.evidence)
+        shaped = self._shaped(reading.text, scored, result.evidence, _people_words(result))
         if shaped is not None:
             return shaped
         _, _, sentence, entry = best
@@ -572,7 +572,7 @@ class ExtractiveAnswerer:
             sentence = " ".join(stated) or sentence
         said = _day_of(entry.evidence.ts)
         shape = wanted_shape(reading.text)
-        span = short_span(shape, sentence, said)
+        span = short_span(shape, sentence, said, _people_words(result))
         if span is None and shape == "date":
             span = _dated_nearby(sentence, entry.evidence.text, said)
         if span is not None:
@@ -599,6 +599,7 @@ class ExtractiveAnswerer:
         question: str,
         scored: list[tuple[float, int, str, FusedEvidence]],
         evidence: list[FusedEvidence],
+        people: set[str],
     ) -> tuple[str, list[str]] | None:
         """For a place, number or time question: the best supported sentence that holds such a
         span, or whose reply does (a question's answer sits in the next turn: "Can I borrow your
@@ -612,16 +613,25 @@ class ExtractiveAnswerer:
         for support, _, sentence, entry in ranked_scores:
             if support < floor:
                 break
-            span = short_span(shape, sentence, None)
+            span = short_span(shape, sentence, None, people)
             if span is not None:
                 return span, [entry.id]
             reply = by_turn.get((entry.evidence.session, entry.evidence.idx + 1))
             if sentence.rstrip().endswith("?") and reply is not None:
                 text = reply.evidence.text
-                span = place_phrase(text) if shape == "place" else short_span(shape, text, None)
+                span = place_phrase(text, people) if shape == "place" else short_span(shape, text, None)
                 if span is not None:
                     return span, [entry.id, reply.id]
         return None
+
+
+def _people_words(result: AgentResult) -> set[str]:
+    """Lower-case words of the names of everyone in the evidence (speakers, addressees) and the
+    question: a span that is only such words names a person, not a place."""
+    people = [*result.reading.people]
+    for entry in result.evidence:
+        people += [entry.evidence.speaker or {}, *entry.evidence.addressees]
+    return {w for p in people for m in _mentions(p) for w in m.split()}
 
 
 def _reply(entry: FusedEvidence, turns: dict[tuple[str, int], FusedEvidence]) -> FusedEvidence | None:

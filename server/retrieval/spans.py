@@ -10,6 +10,7 @@ the sentence: a short answer is never invented.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from datetime import date, timedelta
 
 _WANTS = (
@@ -181,17 +182,35 @@ _THEN_AT = re.compile(
 )
 
 
-def place_phrase(sentence: str) -> str | None:
+def _named_places(sentence: str, people: Collection[str]) -> list[str]:
+    """Capitalised names after "in / at / to / from …" that are not people ("to Rachel" is not a
+    place: a where-question is never answered with a person's name)."""
+    out = []
+    for m in _PLACE.finditer(sentence):
+        place = m.group("place")
+        if place and not {w.lower() for w in place.split() if w.lower() != "the"} <= set(people):
+            out.append(place)
+    return out
+
+
+def place_phrase(sentence: str, people: Collection[str] = ()) -> str | None:
     """A named place, else a spot ("in the garage next to the bikes"). Why only for replies: a
     sentence that matched the question is quoted whole when it names no place (a spot phrase in
-    it is as likely to be a different place), but a reply to a where-question is its answer."""
-    found = list(_PLACE.finditer(sentence))
-    named = next((m.group("place") for m in found if m.group("place")), None)
-    return named or next((m.group("spot") for m in found if m.group("spot")), None)
+    it is as likely to be a different place), but a reply to a where-question is its answer.
+    ``people``: lower-case words of people's names, never a place."""
+    named = _named_places(sentence, people)
+    return (
+        named[0]
+        if named
+        else next((m.group("spot") for m in _PLACE.finditer(sentence) if m.group("spot")), None)
+    )
 
 
-def short_span(shape: str | None, sentence: str, said: date | None) -> str | None:
-    """The part of ``sentence`` a question of ``shape`` asks for, or None when there is none."""
+def short_span(
+    shape: str | None, sentence: str, said: date | None, people: Collection[str] = ()
+) -> str | None:
+    """The part of ``sentence`` a question of ``shape`` asks for, or None when there is none
+    (``people``: lower-case words of people's names, which are never a place)."""
     if shape == "date":
         explicit = _EXPLICIT_DATE.search(sentence)
         if explicit:
@@ -214,7 +233,7 @@ def short_span(shape: str | None, sentence: str, said: date | None) -> str | Non
         number = _NUMBER.search(sentence)
         return (number.group("num") + (number.group("unit") or "")).strip() if number else None
     if shape == "place":
-        return next((m.group("place") for m in _PLACE.finditer(sentence) if m.group("place")), None)
+        return next(iter(_named_places(sentence, people)), None)
     if shape == "yesno":
         return "No" if _NEGATION.search(sentence) else "Yes"
     return None

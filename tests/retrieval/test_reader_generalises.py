@@ -356,3 +356,15 @@ def test_a_sentence_holding_the_asked_kind_fits_it():
     ]
     out = _ask("What drink does Peter like best?", hits, embed=_Kinds())
     assert "coffee" in out.answer and out.used == ["m2"]
+
+
+def test_a_person_is_never_the_answer_to_a_where_question():
+    assert short_span("place", "I gave the keys to Rachel.", None, {"rachel"}) is None
+    assert short_span("place", "I gave the keys to Rachel in Paris.", None, {"rachel"}) == "Paris"
+    assert short_span("place", "I gave the keys to Rachel.", None) == "Rachel"  # no people known
+    # Peter is a speaker in the evidence, so "to Peter" is no place; the spot is the answer
+    hits = [
+        _hit("m1", "Where is Leo hiding?", "Sophie", ["Peter"]),
+        _hit("m2", "He ran to Peter, under the stairs.", "Peter", ["Sophie"]),
+    ]
+    assert _ask("Where is Leo hiding?", hits).answer != "Peter"
