@@ -108,7 +108,13 @@ class FasterWhisperTranscriber:
                 hotwords=hotwords(vocabulary),
             )
             segments = list(segments)
-        return _transcript(segments, language=info.language)
+        out = _transcript(segments, language=info.language)
+        if vocabulary and not is_speech_text(out.text):
+            # A hint can make Whisper stop at once: tiny.en gave "" for a clear sentence hinted
+            # with the single name "Tom" (the demo, without its vocabulary). Speech that decodes
+            # to nothing when hinted is decoded again without the hint.
+            return self.transcribe(samples, word_timestamps)
+        return out
 
     def transcribe_regions(
         self,
@@ -144,7 +150,10 @@ class FasterWhisperTranscriber:
                 hotwords=hotwords(vocabulary),
             )
             segments = list(segments)
-        return _transcript(segments)
+        out = _transcript(segments)
+        if vocabulary and not out.words:  # as in transcribe: a hint that silences is dropped
+            return self.transcribe_regions(samples, regions, batch_size)
+        return out
 
 
 class WhisperXTranscriber:

