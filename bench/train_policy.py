@@ -15,12 +15,16 @@ of the top-30), and training does not hammer
 the shared server. A round is always stepped through :meth:`voxmem.retrieval.agent.Agent.step`,
 so RRF, de-duplication, context selection and the stop rule are the running agent's own.
 
-The method (see ``docs/retrieval.md``): at each state a group of G round plans is sampled from
-the current policy; each plan's reward is its Evidence Gain (coverage of newly retained gold
-turns plus a rank-discounted term, each id once per branch; or, for the ablation, the branch's
-terminal answer-in-evidence@10); advantages are normalised in the group; every non-final
-successor samples its own group up to the round limit; the update is the clipped policy-ratio
-objective with a KL penalty (k3 estimator) to the frozen initial policy.
+The method (see ``docs/retrieval.md``): the policy network is first fitted to the heuristic
+planner's own decisions (a behaviour clone: its plans as this action space's combos and its stop
+decisions, on the states it visits over the training questions); that clone is both the
+initial policy and the fixed reference of the KL term. Then, at each state a group of G round
+plans is sampled from the current policy; each plan's reward is its Evidence Gain (coverage of
+newly retained gold turns plus a rank-discounted term, each id once per branch; or, for the
+ablation, the branch's terminal answer-in-evidence@10); advantages are normalised in the group;
+every non-final successor samples its own group up to the round limit; the update is the clipped policy-ratio
+objective with a KL penalty (k3 estimator) to the frozen clone (or, with ``--no-clone``, to the
+uniform initial policy, the earlier method).
 """
 
 from __future__ import annotations
@@ -81,8 +85,11 @@ class Config:
     # gets unit-size advantages, i.e. "stop" wins by a full standard deviation in most round-2
     # groups: that is what made the first policy always stop after round 1 (docs/retrieval.md).
     adv_eps: float = 0.05
-    plan_sizes: tuple[int, ...] = (8, 4, 3)
     seed: int = 0
+    # behaviour clone of the heuristic planner: the initial policy and the KL reference
+    clone: bool = True
+    clone_epochs: int = 40
+    clone_lr: float = 3e-3
 
 
 GENERATED = ("household", "in_car", "meeting")
@@ -113,6 +120,19 @@ class StateRecord:
     members: list[tuple[bool | None, list[int]]]
     rewards: list[float]
     old_logp: list[float] = field(default_factory=list)
+
+
+@dataclass
+class CloneRecord:
+    """A state the heuristic planner visited, with its plan as this action space's combos (in
+    its order) or its decision to stop."""
+
+    x: np.ndarray
+    cand: L.Candidates
+    combos: np.ndarray
+    round: int
+    stop: bool
+    chosen: list[int]
 
 
 # --- data and cache ---------------------------------------------------------------------------
@@ -359,9 +379,12 @@ def answer_found(state: AgentState, answer: str) -> float:
 
 
 # --- sampling and the tree --------------------------------------------------------------------
-def sample_plan(lp: np.ndarray, slot: np.ndarray, k: int, rng: np.random.Generator) -> list[int]:
-    """K combos drawn in turn from the joint distribution, each draw removing its (tool, filter)
-    slot (the distribution :func:`voxmem.retrieval.learned.plan_logprob` scores)."""
+def sample_plan(lp: np.ndarray, slot: np.ndarray, size_lp: np.ndarray, rng: np.random.Generator) -> list[int]:
+    """A plan size from the size head, then that many combos drawn in turn from the joint
+    distribution, each draw removing its slot (the distribution
+    :func:`voxmem.retrieval.learned.plan_logprob` scores; sizes above the slot count have p = 0)."""
+    size_p = np.exp(size_lp - size_lp.max())
+    k = int(rng.choice(len(size_p), p=size_p / size_p.sum())) + 1
     p = np.exp(lp - lp.max())
     alive = np.ones(len(lp), dtype=bool)
     out: list[int] = []
@@ -388,17 +411,79 @@ class Trainer:
         self.opt: Any = None
         self.rng = np.random.default_rng(cfg.seed)
         self.diag: dict[str, list[float]] = defaultdict(list)  # per epoch: what the stop head sees
+        self.clone_questions: list[str] = []  # ids of the questions whose heuristic states were cloned
 
     def _ensure(self, n_in: int) -> None:
         if self.net is None:
             self.net = L.build_net(n_in, self.cfg.hidden, self.n_tools)
-            self.ref = copy.deepcopy(self.net).eval()
-            for p in self.ref.parameters():
-                p.requires_grad_(False)
-            self.opt = self.torch.optim.Adam(self.net.parameters(), lr=self.cfg.lr)
+            self._freeze_reference()
+
+    def _freeze_reference(self) -> None:
+        """The current network becomes the fixed KL reference; the optimiser starts afresh."""
+        self.ref = copy.deepcopy(self.net).eval()
+        for p in self.ref.parameters():
+            p.requires_grad_(False)
+        self.opt = self.torch.optim.Adam(self.net.parameters(), lr=self.cfg.lr)
+
+    def clone(self, records: list[CloneRecord]) -> dict[str, float]:
+        """Behaviour clone: maximise the log-probability of the heuristic's plans (each pass
+        in a fresh random order, so the set matters, not the heuristic's listing order) and of
+        its stop decisions, then freeze the result as the KL reference and start GRPO from it."""
+        torch, cfg = self.torch, self.cfg
+        self._ensure(len(records[0].x))
+        opt = torch.optim.Adam(self.net.parameters(), lr=cfg.clone_lr)
+        rng = random.Random(cfg.seed)
+        order = list(records)
+        losses: list[float] = []
+        for _ in range(cfg.clone_epochs):
+            rng.shuffle(order)
+            for start in range(0, len(order), 32):
+                terms = []
+                for rec in order[start : start + 32]:
+                    out = self.net(torch.as_tensor(rec.x))
+                    heads = L.split_logits(out, self.n_tools)
+                    lp = L.combo_logprobs(out, rec.cand, rec.combos, self.n_tools)
+                    plan = rng.sample(rec.chosen, len(rec.chosen))
+                    stop = None if rec.round == 1 else rec.stop
+                    terms.append(-L.plan_logprob(lp, plan, heads.stop, stop, L.slots(rec.combos), heads.size))
+                loss = torch.stack(terms).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                losses.append(float(loss.detach()))
+        self._freeze_reference()
+        return {
+            "clone_loss_last_epoch": statistics.fmean(losses[-max(1, len(order) // 32) :]),
+            **self.clone_fit(records),
+        }
+
+    def clone_fit(self, records: list[CloneRecord]) -> dict[str, float]:
+        """How exactly the greedy policy reproduces the heuristic on these states: its stop
+        decision, and (when it acts) the plan's size and set of actions."""
+        torch = self.torch
+        stop_ok, plan_ok, acts = [], [], 0
+        with torch.no_grad():
+            for rec in records:
+                out = self.net(torch.as_tensor(rec.x))
+                heads = L.split_logits(out, self.n_tools)
+                says_stop = rec.round > 1 and float(heads.stop) > 0
+                if rec.round > 1:
+                    stop_ok.append(float(says_stop == rec.stop))
+                if rec.stop or says_stop:
+                    continue
+                acts += 1
+                lp = L.combo_logprobs(out, rec.cand, rec.combos, self.n_tools).numpy()
+                slot = L.slots(rec.combos)
+                size = int(L.size_logprobs(heads.size, len(np.unique(slot))).argmax()) + 1
+                plan_ok.append(float(set(L.greedy_plan(lp, slot, size)) == set(rec.chosen)))
+        return {
+            "clone_states": len(records),
+            "clone_stop_agreement": round(statistics.fmean(stop_ok), 4) if stop_ok else None,
+            "clone_exact_plan": round(statistics.fmean(plan_ok), 4) if plan_ok else None,
+        }
 
     def features(self, state: AgentState) -> np.ndarray:
-        return L.features(state, np.asarray(self.env.vectors(state.query), dtype=np.float32))
+        return state_features(self.env, state)
 
     def tree(self, q: Question, records: list[StateRecord]) -> tuple[list[float], list[float]]:
         """Sample the episode tree of one question; returns (leaf recalls, leaf answer-found)."""
@@ -418,20 +503,21 @@ class Trainer:
         with torch.no_grad():
             out = self.net(torch.as_tensor(x))
             lp = L.combo_logprobs(out, cand, combos, self.n_tools)
-            stop_logit = L.split_logits(out, self.n_tools)[4]
+            heads = L.split_logits(out, self.n_tools)
+            stop_logit, size_logits = heads.stop, heads.size
         p_stop = float(torch.sigmoid(stop_logit))
         slot = L.slots(combos)
+        size_lp = L.size_logprobs(size_logits, len(np.unique(slot))).numpy()
         if state.round > 1:
             self.diag["p_stop"].append(p_stop)
         record = StateRecord(x, cand, combos, state.round, [], [])
         recalls: list[float] = []
         found: list[float] = []
-        k = cfg.plan_sizes[state.round - 1]
         for _ in range(cfg.group):
             stop = None if state.round == 1 else bool(self.rng.random() < p_stop)
-            chosen = [] if stop else sample_plan(lp.numpy(), slot, k, self.rng)
+            chosen = [] if stop else sample_plan(lp.numpy(), slot, size_lp, self.rng)
             with torch.no_grad():
-                record.old_logp.append(float(L.plan_logprob(lp, chosen, stop_logit, stop, slot)))
+                record.old_logp.append(float(L.plan_logprob(lp, chosen, stop_logit, stop, slot, size_logits)))
             record.members.append((stop, chosen))
             if stop:
                 leaf_r, leaf_f = [recall_at(state, q.gold)], [answer_found(state, q.answer)]
@@ -482,11 +568,15 @@ class Trainer:
                         out_ref = self.ref(x)
                     lp = L.combo_logprobs(out, rec.cand, rec.combos, self.n_tools)
                     lp_ref = L.combo_logprobs(out_ref, rec.cand, rec.combos, self.n_tools)
-                    stop_l = L.split_logits(out, self.n_tools)[4]
-                    stop_ref = L.split_logits(out_ref, self.n_tools)[4]
+                    h = L.split_logits(out, self.n_tools)
+                    h_ref = L.split_logits(out_ref, self.n_tools)
                     slot = L.slots(rec.combos)
-                    new = torch.stack([L.plan_logprob(lp, c, stop_l, s, slot) for s, c in rec.members])
-                    ref = torch.stack([L.plan_logprob(lp_ref, c, stop_ref, s, slot) for s, c in rec.members])
+                    new = torch.stack(
+                        [L.plan_logprob(lp, c, h.stop, s, slot, h.size) for s, c in rec.members]
+                    )
+                    ref = torch.stack(
+                        [L.plan_logprob(lp_ref, c, h_ref.stop, s, slot, h_ref.size) for s, c in rec.members]
+                    )
                     old = torch.as_tensor(rec.old_logp, dtype=torch.float32)
                     ratio = torch.exp(new - old)
                     surrogate = torch.minimum(ratio * adv, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * adv)
@@ -505,21 +595,68 @@ class Trainer:
 
     def meta(self, train: list[Question], n_in: int) -> dict[str, Any]:
         settings = dataclasses.asdict(self.cfg)
-        data = sorted((q.qid, sorted(q.gold)) for q in train)
+        data = sorted((q.qid, sorted(q.gold)) for q in train) + sorted(self.clone_questions)
         return {
             "tools": [dataclasses.asdict(t) for t in self.env.space.tools],
-            "plan_sizes": list(self.cfg.plan_sizes),
+            "max_plan": L.MAX_PLAN,
             "hidden": self.cfg.hidden,
             "n_features": n_in,
             "embedding_dim": n_in - L.N_SCALARS,
             "settings": settings,
             "train_questions": len(train),
+            "clone_questions": len(self.clone_questions),
             "data_digest": L.digest(data),
             "settings_digest": L.digest(settings),
         }
 
     def policy(self, train: list[Question]) -> L.LearnedPolicy:
         return L.LearnedPolicy(self.net, self.meta(train, self.net[0].in_features))
+
+
+def heuristic_records(
+    env: Env, qs: list[Question], rollout: bool, stats: dict[str, int]
+) -> list[CloneRecord]:
+    """The heuristic planner's decisions as clone targets. ``rollout``: run its plans through
+    :meth:`Agent.step` as the agent would (real tools, cached) and record every round's state;
+    otherwise only round 1 (no tool call: the round-1 state is the question alone). Actions
+    outside the learned action space (e.g. the requester probe text) or repeating a slot are
+    counted in ``stats`` and left out of the target; the rollout still runs them."""
+    heuristic = POLICIES["heuristic"]()
+    out: list[CloneRecord] = []
+    for q in qs:
+        state = env.start(q)
+        present = env.present(q)
+        while state.round <= env.agent.max_rounds:
+            planned = [a for a in heuristic.plan(state) if a.tool in env.tools]
+            cand = env.space.candidates(state)
+            combos = env.space.combos(cand)
+            if not len(combos) or (not planned and state.round == 1):
+                break
+            slot = L.slots(combos)
+            runnable = [a for a in planned if a.layer in present][: L.MAX_PLAN]
+            chosen: list[int] = []
+            for i in env.space.indices(cand, combos, runnable):
+                if i is None:
+                    stats["outside_action_space"] += 1
+                elif int(slot[i]) in {int(slot[j]) for j in chosen}:
+                    stats["slot_repeated"] += 1
+                else:
+                    chosen.append(i)
+            stats["mapped"] += len(chosen)
+            if chosen or not planned:
+                out.append(
+                    CloneRecord(state_features(env, state), cand, combos, state.round, not planned, chosen)
+                )
+            if not planned or not rollout:
+                break
+            trace, _ = env.agent.step(state, planned, "heuristic", present)
+            if trace.stop:
+                break
+    return out
+
+
+def state_features(env: Env, state: AgentState) -> np.ndarray:
+    return L.features(state, np.asarray(env.vectors(state.query), dtype=np.float32))
 
 
 def evaluate(agent: Agent, policy: Any, qs: list[Question], env: Env) -> list[dict[str, Any]]:
@@ -564,11 +701,36 @@ def table(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
 
 
 def train(
-    env: Env, cfg: Config, train_qs: list[Question], held_qs: list[Question], log_every: bool = True
+    env: Env,
+    cfg: Config,
+    train_qs: list[Question],
+    held_qs: list[Question],
+    log_every: bool = True,
+    clone_records: list[CloneRecord] | None = None,
+    clone_ids: list[str] | None = None,
 ) -> tuple[Trainer, list[dict[str, Any]]]:
+    """Behaviour clone (when ``cfg.clone`` and records are given; epoch 0 of the curve), then
+    ``cfg.epochs`` epochs of EG-GRPO."""
     trainer = Trainer(env, cfg)
+    trainer.clone_questions = list(clone_ids or [])
     held_probe = subsample(held_qs, 60)  # the curve's held-out point; the final table uses all
     curve = []
+    if cfg.clone and clone_records:
+        started = time.perf_counter()
+        fit = trainer.clone(clone_records)
+        held = (
+            table(evaluate(env.agent, trainer.policy(train_qs), held_probe, env))["ALL"] if held_probe else {}
+        )
+        entry = {
+            "epoch": 0,
+            **fit,
+            "heldout_greedy_recall@10": held.get("r@10"),
+            "heldout_greedy_rounds": held.get("rounds"),
+            "s": round(time.perf_counter() - started, 1),
+        }
+        curve.append(entry)
+        if log_every:
+            print(json.dumps(entry), flush=True)
     for epoch in range(1, cfg.epochs + 1):
         started = time.perf_counter()
         records: list[StateRecord] = []
@@ -610,14 +772,20 @@ def plot(curve: list[dict[str, Any]], baseline: float | None, path: Path) -> Non
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    epochs = [c["epoch"] for c in curve]
+    grpo = [c for c in curve if c["epoch"] > 0]
+    epochs = [c["epoch"] for c in grpo]
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
-    axes[0].plot(epochs, [c["reward"] for c in curve], marker="o")
+    axes[0].plot(epochs, [c["reward"] for c in grpo], marker="o")
     axes[0].set_title("mean EG reward of sampled plans")
-    axes[1].plot(epochs, [c["kl"] for c in curve], marker="o", color="tab:red")
+    axes[1].plot(epochs, [c["kl"] for c in grpo], marker="o", color="tab:red")
     axes[1].set_title("KL to the reference policy (k3)")
-    axes[2].plot(epochs, [c["sampled_recall@10"] for c in curve], marker="o", label="train, sampled")
-    axes[2].plot(epochs, [c["heldout_greedy_recall@10"] for c in curve], marker="o", label="held-out (60 q)")
+    axes[2].plot(epochs, [c["sampled_recall@10"] for c in grpo], marker="o", label="train, sampled")
+    axes[2].plot(
+        [c["epoch"] for c in curve],
+        [c["heldout_greedy_recall@10"] for c in curve],
+        marker="o",
+        label="held-out (60 q; epoch 0 = the clone)",
+    )
     if baseline is not None:
         axes[2].axhline(baseline, color="k", linestyle="--", label="heuristic, same held-out questions")
     axes[2].set_title("evidence recall@10")
@@ -666,10 +834,29 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated corpus-name prefixes whose spaces get the memory pipeline (facts, profiles)",
     )
     parser.add_argument("--adv-eps", type=float, default=Config.adv_eps)
+    parser.add_argument(
+        "--no-clone", action="store_true", help="start from the uniform policy (earlier method)"
+    )
+    parser.add_argument("--clone-epochs", type=int, default=Config.clone_epochs)
+    parser.add_argument(
+        "--clone-rollouts",
+        type=int,
+        default=None,
+        help="per training corpus: heuristic rollouts (default: --train-questions)",
+    )
+    parser.add_argument(
+        "--clone-round1",
+        type=int,
+        default=60,
+        help="per training corpus: questions cloned at round 1 only (no tool calls)",
+    )
     parser.add_argument("--drop", action="store_true", help="delete the policy-* spaces and exit")
     args = parser.parse_args(argv)
     logging.getLogger("neo4j").setLevel(logging.ERROR)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import torch
+
+    torch.set_num_threads(1)  # tiny matrices: a second thread only contends on 2 shared cores
     from voxmem.core import Voxmem
 
     settings = Settings()
@@ -726,7 +913,28 @@ def main(argv: list[str] | None = None) -> int:
         rank_weight=args.rank_weight,
         round_cost=args.round_cost,
         adv_eps=args.adv_eps,
+        clone=not args.no_clone,
+        clone_epochs=args.clone_epochs,
     )
+    clone_records: list[CloneRecord] = []
+    clone_ids: list[str] = []
+    clone_stats: dict[str, int] = defaultdict(
+        int, {"mapped": 0, "outside_action_space": 0, "slot_repeated": 0}
+    )
+    if cfg.clone:
+        started = time.perf_counter()
+        rollouts = args.clone_rollouts if args.clone_rollouts is not None else args.train_questions
+        roll_qs = questions([corpora[n] for n in train_names], spaces, rollouts, askers)
+        first_qs = questions([corpora[n] for n in train_names], spaces, args.clone_round1, askers)
+        first_qs = [q for q in first_qs if q.qid not in {r.qid for r in roll_qs}]
+        clone_records = heuristic_records(env, roll_qs, True, clone_stats)
+        clone_records += heuristic_records(env, first_qs, False, clone_stats)
+        clone_ids = [q.qid for q in (*roll_qs, *first_qs)]
+        clone_stats["rollout_questions"], clone_stats["round1_questions"] = len(roll_qs), len(first_qs)
+        clone_stats["s"] = round(time.perf_counter() - started, 1)
+        print("clone data:", json.dumps(clone_stats), flush=True)
+        CACHE.parent.mkdir(parents=True, exist_ok=True)
+        CACHE.write_bytes(pickle.dumps(store))  # the rollouts' tool calls survive an interrupted run
     report: dict[str, Any] = {
         "cores": os.cpu_count(),
         "loadavg_start": [round(x, 2) for x in os.getloadavg()],
@@ -736,17 +944,24 @@ def main(argv: list[str] | None = None) -> int:
         "heldout_questions": len(held_qs),
         "memory_derived": sorted(memory),
         "config": dataclasses.asdict(cfg),
+        "clone_data": dict(clone_stats),
     }
     if args.ablations_only:
-        return run_ablations(core, env, cfg, args, [corpora[n] for n in train_names], spaces, askers, held_qs)
+        return run_ablations(
+            core, env, cfg, args, [corpora[n] for n in train_names], spaces, askers, held_qs, clone_records
+        )
     try:
         heuristic_rows = evaluate(env.agent, POLICIES["heuristic"](), held_qs, env)
         report["heuristic"] = table(heuristic_rows)
         print("heuristic held-out:", json.dumps(report["heuristic"]["ALL"]), flush=True)
         started = time.perf_counter()
-        trainer, curve = train(env, cfg, train_qs, held_qs)
-        report["train_s"] = round(time.perf_counter() - started, 1)
+        trainer, curve = train(env, cfg, train_qs, held_qs, clone_records=clone_records, clone_ids=clone_ids)
+        report["train_s"] = round(time.perf_counter() - started + clone_stats.get("s", 0), 1)
         report["curve"] = curve
+        if cfg.clone:
+            clone_policy = L.LearnedPolicy(trainer.ref, trainer.meta(train_qs, trainer.net[0].in_features))
+            report["clone"] = table(evaluate(env.agent, clone_policy, held_qs, env))
+            print("clone held-out:", json.dumps(report["clone"]["ALL"]), flush=True)
         learned_rows = evaluate(env.agent, trainer.policy(train_qs), held_qs, env)
         report["learned"] = table(learned_rows)
         print("learned held-out:", json.dumps(report["learned"]["ALL"]), flush=True)
@@ -760,7 +975,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.ablations:
             small = questions([corpora[n] for n in train_names], spaces, args.ablation_questions, askers)
             report["ablation_train_questions"] = len(small)
-            report["ablations"] = ablations(env, cfg, small, held_qs, args.ablation_epochs)
+            report["ablations"] = ablations(
+                env, cfg, small, held_qs, args.ablation_epochs, clone=clone_records
+            )
             CACHE.write_bytes(pickle.dumps(store))
             write(report, args.out, baseline)
     finally:
@@ -777,6 +994,7 @@ def run_ablations(
     spaces: dict[str, str],
     askers: dict[str, str | None],
     held_qs: list[Question],
+    clone_records: list[CloneRecord],
 ) -> int:
     """The ablations alone (a separate process after the main run, reading its tool cache):
     every variant and the heuristic on the same held-out questions -> ablations.json."""
@@ -802,7 +1020,7 @@ def run_ablations(
             (args.out / "ablations.json").write_text(json.dumps(report, indent=1))
             print(f"wrote {args.out / 'ablations.json'}", flush=True)
 
-        ablations(env, cfg, small, held, args.ablation_epochs, variants, done)
+        ablations(env, cfg, small, held, args.ablation_epochs, variants, done, clone_records)
         CACHE.write_bytes(pickle.dumps(env.store))
     finally:
         core.close()
@@ -827,7 +1045,8 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "KL 0": {"kl": 0.0},
     "KL 0.2": {"kl": 0.2},
     "no round cost": {"round_cost": 0.0},
-    "K=10/5/3": {"plan_sizes": (10, 5, 3)},
+    "clone only (no GRPO)": {"epochs": 0},
+    "no clone (uniform start and reference)": {"clone": False},
 }
 
 
@@ -839,19 +1058,20 @@ def ablations(
     epochs: int,
     variants: dict[str, dict[str, Any]] | None = None,
     done: Any = None,
+    clone: list[CloneRecord] | None = None,
 ) -> dict[str, Any]:
     """Each variant trained from scratch on the same (smaller) training set, same epochs, then
     evaluated greedily on every held-out question."""
     out = {}
     for name, change in (variants or ABLATIONS).items():
-        variant = dataclasses.replace(cfg, epochs=epochs, **change)
+        variant = dataclasses.replace(cfg, **({"epochs": epochs} | change))
         started = time.perf_counter()
-        trainer, curve = train(env, variant, train_qs, [], log_every=False)
+        trainer, curve = train(env, variant, train_qs, [], log_every=False, clone_records=clone)
         rows = evaluate(env.agent, trainer.policy(train_qs), held_qs, env)
         out[name] = {
             "change": change,
             "table": table(rows),
-            "last_epoch": curve[-1],
+            "last_epoch": curve[-1] if curve else None,
             "train_s": round(time.perf_counter() - started, 1),
         }
         print(name, json.dumps(out[name]["table"]["ALL"]), flush=True)

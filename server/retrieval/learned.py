@@ -4,17 +4,25 @@ What it sees (the state): the question's embedding (the bundled sentence model, 
 tools' query encoder), the question reading (kind, quote, people, first person, time, the
 asker known), the round, what the retained evidence covers (the agent's coverage), and the
 budget left. What it chooses (a factored action): a memory layer, a tool of that layer
-(from the tool registry, see :func:`tool_specs`), a query rewrite from a fixed
-candidate set (:data:`REWRITES`) and a filter from the people the question names or the
-asker (:data:`FILTERS`). A round's plan is ``K`` actions drawn in turn from that distribution,
-each draw removing every action of the same (tool, filter) slot (Plackett-Luce over slots, see
-:func:`plan_logprob`), and from round 2 on a stop head may end the episode.
+(from the tool registry, see :func:`tool_specs`), a filter from the people the question names
+or the asker (:data:`FILTERS`) given the tool, and a query rewrite from a fixed candidate set
+(:data:`REWRITES`) given the tool and filter. A round's plan is a size (1..:data:`MAX_PLAN`, its
+own head) and that many actions drawn in turn from that distribution, each draw removing every
+action of the same slot (Plackett-Luce over slots, see :func:`plan_logprob`), and from round 2
+on a stop head may end the episode.
+
+Why conditional heads and a size head: the heuristic planner's plans (BM25 with keywords but
+vectors with the question as asked; current-only facts; five to ten actions depending on the
+question) are not expressible when rewrite and filter are independent of the tool and the
+plan size is fixed; the policy is initialised from a behaviour clone of the heuristic
+(``bench.train_policy``), so its action space must contain the heuristic's plans.
 
 Why slots: drawn without any grouping, the most probable plan of a factored distribution is the
 cross product of its favourite tool with its favourite rewrites and filters (four variants of
 one sparse search), which fusion gains little from; the first policy served exactly that. A
-slot is one tool under one filter, so a plan spreads over tools and filters and the policy
-chooses each slot's rewrite.
+slot is one tool under one filter (for the id tools also the turn: following the best and the
+second turn are two slots), so a plan spreads over tools and filters and the policy chooses
+each slot's rewrite.
 
 Why a factored head and masks: which rewrites and filters exist depends on the question
 (no quote → no quote rewrite; nobody named → no speaker filter) and on the tool (an id tool
@@ -49,11 +57,15 @@ LAYERS = tools_module.LAYERS
 KINDS = ("general", "who_said", "addressee", "said_to", "requests")
 # Query rewrites: the question as asked, its content words, the named people with aliases, the
 # quoted or described utterance, a time-focused form, the content words still missing from the
-# retained evidence, and (for the id tools) the best and second-best retained turn.
-REWRITES = ("question", "keywords", "people", "quote", "time", "missing", "best", "second")
+# retained evidence, those missing words followed by the rest of the content words, and (for the
+# id tools) the best and second-best retained turn.
+REWRITES = ("question", "keywords", "people", "quote", "time", "missing", "rewritten", "best", "second")
 # Filters: none, the asker, the first named person (as speaker / subject / profile owner), the
-# person spoken to, both (said_to), and current-only for facts and attributes.
-FILTERS = ("none", "asker", "speaker", "addressee", "pair", "current")
+# person spoken to, both (said_to), current-only for facts and attributes, and the second named
+# person (as speaker / subject / profile owner).
+FILTERS = ("none", "asker", "speaker", "addressee", "pair", "current", "other")
+# The largest plan: the agent runs at most this many actions per round (Agent.max_actions).
+MAX_PLAN = 12
 _ID_REWRITES = {"best", "second"}
 _TIME_WORDS = "when date day week month year"
 
@@ -112,13 +124,15 @@ class ActionSpace:
         r = state.reading
         present = state.layers
         evidence = state.evidence()
+        missing = _missing_words(state) if state.retained else []
         texts = {
             "question": state.query,
             "keywords": " ".join(r.keywords),
             "people": _people_text(r),
             "quote": r.quote or "",
             "time": f"{' '.join(r.keywords)} {_TIME_WORDS}" if r.temporal and r.keywords else "",
-            "missing": " ".join(_missing_words(state)) if state.retained else "",
+            "missing": " ".join(missing),
+            "rewritten": " ".join(missing + [w for w in r.keywords if w not in missing]) if missing else "",
             "best": evidence[0].id if evidence else "",
             "second": evidence[1].id if len(evidence) > 1 else "",
         }
@@ -134,6 +148,9 @@ class ActionSpace:
         if r.speaker and r.addressee and r.speaker is not r.addressee:
             filters["pair"] = {"speaker": _person_ref(r.speaker), "addressee": _person_ref(r.addressee)}
         filters["current"] = {}
+        other = r.people[1] if len(r.people) > 1 else None
+        if other and other is not first:
+            filters["other"] = {"person": _person_ref(other)}
         n_t, n_r, n_f = len(self.tools), len(REWRITES), len(FILTERS)
         rewrite_mask = np.zeros((n_t, n_r), dtype=bool)
         filter_mask = np.zeros((n_t, n_f), dtype=bool)
@@ -155,9 +172,9 @@ class ActionSpace:
                 elif spec.needs in ("message_id", "quote"):
                     filter_mask[t, j] = name == "none"
                 elif spec.layer == "interaction":
-                    filter_mask[t, j] = name in ("none", "asker", "speaker", "addressee")
+                    filter_mask[t, j] = name in ("none", "asker", "speaker", "addressee", "other")
                 else:
-                    filter_mask[t, j] = name in ("none", "asker", "speaker", "current")
+                    filter_mask[t, j] = name in ("none", "asker", "speaker", "current", "other")
         usable = np.any(rewrite_mask, axis=1) & np.any(filter_mask, axis=1)
         tool_mask = np.zeros((len(LAYERS), n_t), dtype=bool)
         for t, spec in enumerate(self.tools):
@@ -175,6 +192,15 @@ class ActionSpace:
         ]
         return np.asarray(out, dtype=np.int64).reshape(-1, 4)
 
+    def indices(self, c: Candidates, combos: np.ndarray, actions: Sequence[Action]) -> list[int | None]:
+        """The combo (row of ``combos``) that produces each action, or None when the action is
+        outside this action space (e.g. a hand-written probe text): how another policy's plan,
+        the heuristic's for the behaviour clone, is scored by this one."""
+        by_key: dict[tuple, int] = {}
+        for i, combo in enumerate(combos):
+            by_key.setdefault(self.action(c, combo).key(), i)
+        return [by_key.get(a.key()) for a in actions]
+
     def action(self, c: Candidates, combo: Sequence[int]) -> Action:
         layer, t, r, f = (int(x) for x in combo)
         spec = self.tools[t]
@@ -183,7 +209,7 @@ class ActionSpace:
         filters = Filters()
         if fname == "pair":
             filters = Filters(speaker=ref["speaker"], addressee=ref["addressee"])
-        elif fname in ("asker", "speaker"):
+        elif fname in ("asker", "speaker", "other"):
             person = ref["person"]
             if spec.layer == "interaction":
                 filters = Filters(speaker=person)
@@ -200,11 +226,13 @@ class ActionSpace:
 
 # --- state features -------------------------------------------------------------------------
 ACTS = ("say", "request", "commit", "did")
-N_SCALARS = len(KINDS) + len(ACTS) + 8 + 3 + 6 + len(LAYERS)
+N_SCALARS = len(KINDS) + len(ACTS) + 8 + 3 + 7 + len(LAYERS)
 
 
 def features(state: AgentState, question_vector: np.ndarray) -> np.ndarray:
-    """The state as one vector: question embedding, reading, asker known, round, coverage, budget."""
+    """The state as one vector: question embedding, reading, asker known, round, coverage, budget,
+    and whether any question word is still missing from the top evidence (what the heuristic
+    planner stops on in round 3)."""
     r = state.reading
     scalars = [float(r.kind == k) for k in KINDS] + [float(r.act == a) for a in ACTS]
     scalars += [
@@ -231,6 +259,7 @@ def features(state: AgentState, question_vector: np.ndarray) -> np.ndarray:
         sum(state.remaining_budget) / budget_total,
         agreeing,
         last_gain,
+        float(bool(state.retained) and not _missing_words(state)),
     ]
     scalars += [sum(1 for e in evidence[:10] if layer in e.layers) / 10 for layer in LAYERS]
     return np.concatenate(
@@ -287,59 +316,106 @@ def _torch() -> Any:
     return torch
 
 
+def n_outputs(n_tools: int) -> int:
+    """Layer, tool, filter | tool, rewrite | (tool, filter), stop, plan size."""
+    n_f, n_r = len(FILTERS), len(REWRITES)
+    return len(LAYERS) + n_tools + n_tools * n_f + n_tools * n_f * n_r + 1 + MAX_PLAN
+
+
 def build_net(n_in: int, hidden: int, n_tools: int) -> Any:
     """MLP trunk, one linear head per factor (+1 stop logit); heads start at zero (uniform policy)."""
     torch = _torch()
-    n_out = len(LAYERS) + n_tools + len(REWRITES) + len(FILTERS) + 1
-    net = torch.nn.Sequential(torch.nn.Linear(n_in, hidden), torch.nn.Tanh(), torch.nn.Linear(hidden, n_out))
+    net = torch.nn.Sequential(
+        torch.nn.Linear(n_in, hidden), torch.nn.Tanh(), torch.nn.Linear(hidden, n_outputs(n_tools))
+    )
     torch.nn.init.zeros_(net[2].weight)
     torch.nn.init.zeros_(net[2].bias)
     return net
 
 
-def split_logits(out: Any, n_tools: int) -> tuple[Any, Any, Any, Any, Any]:
-    """(layer, tool, rewrite, filter, stop) logits from the network's output row(s)."""
+@dataclass
+class Heads:
+    """One state's logits, per factor: layer (L), tool (T), filter given the tool (T, F), rewrite
+    given tool and filter (T, F, R), stop (scalar) and plan size (MAX_PLAN: sizes 1..MAX_PLAN)."""
+
+    layer: Any
+    tool: Any
+    filter: Any
+    rewrite: Any
+    stop: Any
+    size: Any
+
+
+def split_logits(out: Any, n_tools: int) -> Heads:
+    """The heads of one state's network output row."""
+    n_f, n_r = len(FILTERS), len(REWRITES)
     a = len(LAYERS)
     b = a + n_tools
-    c = b + len(REWRITES)
-    d = c + len(FILTERS)
-    return out[..., :a], out[..., a:b], out[..., b:c], out[..., c:d], out[..., d]
+    c = b + n_tools * n_f
+    d = c + n_tools * n_f * n_r
+    return Heads(
+        out[:a],
+        out[a:b],
+        out[b:c].reshape(n_tools, n_f),
+        out[c:d].reshape(n_tools, n_f, n_r),
+        out[d],
+        out[d + 1 : d + 1 + MAX_PLAN],
+    )
 
 
 def combo_logprobs(out: Any, cand: Candidates, combos: np.ndarray, n_tools: int) -> Any:
-    """log p(layer) + log p(tool | layer) + log p(rewrite | tool) + log p(filter | tool), per combo."""
+    """log p(layer) + log p(tool | layer) + log p(filter | tool) + log p(rewrite | tool, filter)."""
     torch = _torch()
     neg = -1e9
-    lay, tool, rew, fil, _ = split_logits(out, n_tools)
+    h = split_logits(out, n_tools)
     lm = torch.as_tensor(cand.layer_mask)
     tm = torch.as_tensor(cand.tool_mask)
     rm = torch.as_tensor(cand.rewrite_mask)
     fm = torch.as_tensor(cand.filter_mask)
-    lp_l = torch.log_softmax(lay.masked_fill(~lm, neg), -1)
-    lp_t = torch.log_softmax(tool.unsqueeze(0).masked_fill(~tm, neg), -1)
-    lp_r = torch.log_softmax(rew.unsqueeze(0).masked_fill(~rm, neg), -1)
-    lp_f = torch.log_softmax(fil.unsqueeze(0).masked_fill(~fm, neg), -1)
+    lp_l = torch.log_softmax(h.layer.masked_fill(~lm, neg), -1)
+    lp_t = torch.log_softmax(h.tool.unsqueeze(0).masked_fill(~tm, neg), -1)
+    lp_f = torch.log_softmax(h.filter.masked_fill(~fm, neg), -1)
+    lp_r = torch.log_softmax(h.rewrite.masked_fill(~rm.unsqueeze(1), neg), -1)
     idx = torch.as_tensor(combos)
     la, t, r, f = idx[:, 0], idx[:, 1], idx[:, 2], idx[:, 3]
-    return lp_l[la] + lp_t[la, t] + lp_r[t, r] + lp_f[t, f]
+    return lp_l[la] + lp_t[la, t] + lp_f[t, f] + lp_r[t, f, r]
 
 
 def slots(combos: np.ndarray) -> np.ndarray:
-    """The (tool, filter) slot of each combo: a plan uses each slot at most once."""
-    return np.asarray(combos[:, 1] * len(FILTERS) + combos[:, 3], dtype=np.int64)
+    """The slot of each combo: one tool under one filter (and, for the id tools, one turn id —
+    following the best and the second turn are two actions); a plan uses each slot at most once."""
+    ids = [REWRITES.index(n) for n in sorted(_ID_REWRITES)]
+    extra = np.zeros(len(combos), dtype=np.int64)
+    for n, j in enumerate(ids, start=1):
+        extra[combos[:, 2] == j] = n
+    return np.asarray((combos[:, 1] * len(FILTERS) + combos[:, 3]) * (len(ids) + 1) + extra, dtype=np.int64)
+
+
+def size_logprobs(size_logits: Any, n_slots: int) -> Any:
+    """log p(plan size = 1..MAX_PLAN), sizes above the number of slots masked out."""
+    torch = _torch()
+    valid = torch.arange(1, MAX_PLAN + 1) <= max(1, n_slots)
+    return torch.log_softmax(size_logits.masked_fill(~valid, -1e9), -1)
 
 
 def plan_logprob(
-    combo_lp: Any, chosen: Sequence[int], stop_logit: Any, stop: bool | None, slot: np.ndarray
+    combo_lp: Any,
+    chosen: Sequence[int],
+    stop_logit: Any,
+    stop: bool | None,
+    slot: np.ndarray,
+    size_logits: Any,
 ) -> Any:
-    """log P(plan): the stop decision (``None`` in round 1, where the policy always acts), then
-    the chosen combos in order, each drawn from the joint distribution renormalised over the
-    slots not used yet (Plackett-Luce over slots: drawing a combo removes its whole slot)."""
+    """log P(plan): the stop decision (``None`` in round 1, where the policy always acts), the
+    plan size ``len(chosen)``, then the chosen combos in order, each drawn from the joint
+    distribution renormalised over the slots not used yet (Plackett-Luce over slots: drawing a
+    combo removes its whole slot)."""
     torch = _torch()
     logsigmoid = torch.nn.functional.logsigmoid
     if stop:
         return logsigmoid(stop_logit)
     total = logsigmoid(-stop_logit) if stop is not None else torch.zeros(())
+    total = total + size_logprobs(size_logits, len(np.unique(slot)))[len(chosen) - 1]
     used = torch.zeros(())
     probs = combo_lp.exp()
     index = torch.as_tensor(slot)
@@ -372,9 +448,9 @@ def digest(payload: Any) -> str:
 
 # --- the policy the agent runs -----------------------------------------------------------------
 class LearnedPolicy:
-    """Runs a trained network greedily: stop if the stop head says so (rounds 2-3), else the
-    round's most probable plan of ``K`` slots (:func:`greedy_plan`), leaving out actions tried
-    in earlier rounds."""
+    """Runs a trained network greedily: stop if the stop head says so (rounds 2-3), else the most
+    probable plan size and the round's most probable plan of that many slots
+    (:func:`greedy_plan`), leaving out actions tried in earlier rounds."""
 
     name = "learned"
 
@@ -382,7 +458,6 @@ class LearnedPolicy:
         self.net = net.eval()
         self.meta = meta
         self.space = ActionSpace([ToolSpec(**t) for t in meta["tools"]])
-        self.plan_sizes: list[int] = list(meta["plan_sizes"])
         self.dim = int(meta["embedding_dim"])
 
     @classmethod
@@ -405,18 +480,21 @@ class LearnedPolicy:
         torch = _torch()
         cand = self.space.candidates(state)
         combos = self.space.combos(cand)
-        if not len(combos) or state.round > len(self.plan_sizes):
+        if not len(combos) or state.round > state.max_rounds:
             return []
+        slot = slots(combos)
         with torch.no_grad():
             out = self.net(torch.as_tensor(features(state, self.question_vector(state))))
-            if state.round > 1 and float(split_logits(out, len(self.space.tools))[4]) > 0:
+            heads = split_logits(out, len(self.space.tools))
+            if state.round > 1 and float(heads.stop) > 0:
                 return []
             lp = combo_logprobs(out, cand, combos, len(self.space.tools)).numpy()
+            size = int(size_logprobs(heads.size, len(np.unique(slot))).argmax()) + 1
 
         def tried(i: int) -> bool:
             return state.tried(self.space.action(cand, combos[i]))
 
-        chosen = greedy_plan(lp, slots(combos), self.plan_sizes[state.round - 1], tried)
+        chosen = greedy_plan(lp, slot, size, tried)
         return [self.space.action(cand, combos[i]) for i in chosen]
 
 

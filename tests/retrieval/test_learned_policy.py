@@ -129,8 +129,8 @@ def test_candidates_mask_what_the_question_and_tool_cannot_use() -> None:
 
 
 def test_plan_probabilities_sum_to_one() -> None:
-    """Every ordered plan of K combos from distinct (tool, filter) slots, plus stopping, has total
-    probability 1, and the greedy plan never repeats a slot."""
+    """Every ordered plan of any size from distinct slots, plus stopping, has total probability 1,
+    and the greedy plan never repeats a slot."""
     space = L.ActionSpace(L.tool_specs())
     c = space.candidates(_state("What did Maya say to Tom about pizza?", {"interaction"}))
     combos = space.combos(c)
@@ -149,16 +149,50 @@ def test_plan_probabilities_sum_to_one() -> None:
     keep = torch.as_tensor([first, mate, *others])
     sub = lp[keep] - torch.logsumexp(lp[keep], 0)
     slot = slot_all[keep.numpy()]
-    stop_logit = L.split_logits(out, len(space.tools))[4]
-    total = math.exp(float(L.plan_logprob(sub, [], stop_logit, True, slot)))
-    for plan in itertools.permutations(range(5), 2):
-        p = math.exp(float(L.plan_logprob(sub, list(plan), stop_logit, False, slot)))
-        if slot[plan[0]] == slot[plan[1]]:
-            continue  # a slot is drawn once: such a plan cannot occur
-        total += p
+    heads = L.split_logits(out, len(space.tools))
+    assert len(np.unique(slot)) == 4  # so sizes 1..4 are possible, 5..MAX_PLAN are not
+    total = math.exp(float(L.plan_logprob(sub, [], heads.stop, True, slot, heads.size)))
+    for size in range(1, 5):
+        for plan in itertools.permutations(range(5), size):
+            if len({int(slot[i]) for i in plan}) < size:
+                continue  # a slot is drawn once: such a plan cannot occur
+            total += math.exp(float(L.plan_logprob(sub, list(plan), heads.stop, False, slot, heads.size)))
     assert total == pytest.approx(1.0, abs=1e-5)
     greedy = L.greedy_plan(sub.numpy(), slot, 3)
     assert greedy[0] == 0 and 1 not in greedy and len({int(slot[i]) for i in greedy}) == 3
+
+
+def test_the_heuristic_planners_plans_are_in_the_action_space() -> None:
+    """The behaviour clone needs the heuristic's plans as combos: every round-1 action of the
+    heuristic on these readings maps to a combo that produces exactly that action, in distinct
+    slots (the tool-conditional rewrite and filter heads and the 'other' filter exist for this)."""
+    from voxmem.retrieval.agent import HeuristicPlanner
+
+    space = L.ActionSpace(L.tool_specs())
+    for question in (
+        "What did Maya say about the pizza?",
+        'Who said "stop for pizza" to Tom?',
+        "What did Maya say to Tom about pizza?",
+        "When did Tom and Maya buy the car?",
+        "What is my favourite pizza?",
+    ):
+        state = _state(question, None, asker="p_maya")
+        plan = HeuristicPlanner().plan(state)
+        c = space.candidates(state)
+        combos = space.combos(c)
+        found = space.indices(c, combos, plan)
+        assert None not in found, (
+            question,
+            [a.as_dict() for a, i in zip(plan, found, strict=True) if i is None],
+        )
+        assert [space.action(c, combos[i]).key() for i in found] == [a.key() for a in plan]
+        assert len({int(L.slots(combos)[i]) for i in found}) == len(plan), question
+    # a hand-written probe text is not a rewrite candidate: reported as outside, not forced
+    from voxmem.retrieval.agent import Action
+
+    state = _state("What did Maya say about the pizza?", None)
+    c = space.candidates(state)
+    assert space.indices(c, space.combos(c), [Action("interaction", "message_vector", "please?")]) == [None]
 
 
 # --- training end to end (real Neo4j, a tiny dataset) -------------------------------------------
@@ -183,7 +217,7 @@ def test_eg_grpo_trains_end_to_end_and_the_agent_runs_the_saved_policy(
         ),
     ]
     env = T.Env(services, retrieval, {})
-    cfg = T.Config(group=2, epochs=2, plan_sizes=(3, 2, 2), updates=1)
+    cfg = T.Config(group=2, epochs=2, updates=1, clone=False)
     trainer, curve = T.train(env, cfg, qs, qs[:1], log_every=False)
     assert [c["epoch"] for c in curve] == [1, 2]
     assert all(c["states"] >= 1 + cfg.group for c in curve)  # the root and its successors' groups
@@ -244,3 +278,53 @@ def test_the_shipped_learned_policy_never_retrieves_outside_the_askers_scope(
             result = retrieval.agent().run(question, scope, learned)
             assert {e.id for e in result.evidence} <= seen, (asker, question)
             assert {s["id"] for e in result.evidence for s in e.support} <= items, (asker, question)
+
+
+def test_behaviour_clone_reproduces_the_heuristic_and_becomes_the_kl_reference(
+    services, households, retrieval
+) -> None:
+    """Clone the heuristic on a tiny household (its rollouts through the real agent step): the
+    clone's greedy plans are the heuristic's on the states it was fitted to, the agent running
+    the clone plans round 1 as the heuristic does, and GRPO then starts from the clone with the
+    clone frozen as the KL reference."""
+    from bench import train_policy as T
+    from voxmem.retrieval.agent import HeuristicPlanner
+
+    house = households["open"]
+    qs = [
+        T.Question(
+            "q1", "Which code opens the garage door?", "4417", "single", {house.mid("kitchen-1")}, house.space
+        ),
+        T.Question("q2", "Who is allergic to peanuts?", "Lena", "single", {house.mid("car-3")}, house.space),
+        T.Question(
+            "q3", "When is Lena's dentist appointment?", "Friday", "t", {house.mid("hall-1")}, house.space
+        ),
+    ]
+    env = T.Env(services, retrieval, {})
+    stats: dict[str, int] = __import__("collections").defaultdict(int)
+    records = T.heuristic_records(env, qs, True, stats)
+    assert {r.round for r in records} >= {1, 2} and stats["mapped"] > 0
+    assert all(r.stop or r.chosen for r in records)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as the trainer runs (tiny matrices; 2 threads only contend)
+    try:
+        cfg = T.Config(group=2, epochs=1, updates=1, clone_epochs=200)
+        untrained = T.Trainer(env, cfg)
+        untrained._ensure(len(records[0].x))
+        assert untrained.clone_fit(records)["clone_exact_plan"] == 0.0  # uniform: not the heuristic's plan
+        trainer, curve = T.train(env, cfg, qs, [], log_every=False, clone_records=records)
+    finally:
+        torch.set_num_threads(threads)
+    assert [c["epoch"] for c in curve] == [0, 1]
+    assert curve[0]["clone_exact_plan"] >= 0.9
+    assert curve[0]["clone_stop_agreement"] is None or curve[0]["clone_stop_agreement"] >= 0.9
+    # GRPO started from the clone and its KL reference is the clone, not the uniform start
+    assert any(float(p.abs().sum()) > 0 for p in trainer.ref.parameters())
+    assert curve[1]["kl"] < 0.5
+    clone = L.LearnedPolicy(trainer.ref, trainer.meta(qs, trainer.ref[0].in_features))
+    agent = env.agent
+    for q in qs:
+        mine = agent.run(q.question, env.scope(q), clone).trace[0].actions
+        theirs = agent.run(q.question, env.scope(q), HeuristicPlanner()).trace[0].actions
+        key = lambda a: (a["tool"], a["query"], sorted(a["filters"].items()))  # noqa: E731
+        assert sorted(map(key, mine)) == sorted(map(key, theirs)), q.question
