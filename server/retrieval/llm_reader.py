@@ -244,6 +244,7 @@ def parse_answer(
     numbers = list(dict.fromkeys(_number(i, shown) for i in ids))
     answer = str(answer).strip()
     cited = [shown[n] for n in numbers]
+    _check_script(answer, cited)
     _check_people(answer, cited)
     _check_numbers(answer, cited)
     return answer, numbers
@@ -263,6 +264,18 @@ def _cited_words(cited: list[FusedEvidence]) -> set[str]:
         for e in cited
     ).lower()
     return set(re.findall(r"[a-z0-9']+", seen))
+
+
+_FOREIGN = re.compile(r"[\u0400-\u052f\u0590-\u06ff\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def _check_script(answer: str, cited: list[FusedEvidence]) -> None:
+    """No letters of a script the cited turns do not use: Qwen2.5-Coder drifts into Chinese
+    mid-copy ("…growing the业务" for "…growing the business"), seen twice in 48 LoCoMo answers."""
+    seen = " ".join(e.evidence.text for e in cited)
+    foreign = {c for c in _FOREIGN.findall(answer) if c not in seen}
+    if foreign:
+        raise ReaderError(f"the answer has characters ({''.join(sorted(foreign))}) the evidence does not use")
 
 
 def _check_people(answer: str, cited: list[FusedEvidence]) -> None:

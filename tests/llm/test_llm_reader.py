@@ -110,6 +110,7 @@ def test_answer_maps_numbers_back_to_message_ids():
         ('{"answer": "Bob knows it", "ids": [1]}', "names Bob"),
         ('{"answer": "4471", "ids": [1]}', "says 4471"),
         ('{"answer": "Friday at 17:45", "ids": [2]}', "says 17, 45"),
+        ('{"answer": "the garage 代码 4417", "ids": [1]}', "characters"),
     ],
 )
 def test_strict_parsing_rejects_with_a_reason(reply, reason):
