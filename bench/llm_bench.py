@@ -153,14 +153,39 @@ def read_set(
                 flush=True,
             )
     if judge is not None:  # after reading: the judge's prompt would evict the reader's cached prefix
-        for row in rows:
-            row["offline_judge"] = judge.grade(row["question"], row["gold"], row["offline"])
-            if "answer" in row:
-                same = row["answer"] == row["offline"]
-                row["judge"] = (
-                    row["offline_judge"] if same else judge.grade(row["question"], row["gold"], row["answer"])
-                )
+        grade(rows, judge)
     return rows
+
+
+def grade(rows: list[dict[str, Any]], judge: LLMJudge) -> None:
+    """LLM-judge scores for both readers' answers (one call when they are the same answer)."""
+    for row in rows:
+        row["offline_judge"] = judge.grade(row["question"], row["gold"], row["offline"])
+        if "answer" in row:
+            same = row["answer"] == row["offline"]
+            row["judge"] = (
+                row["offline_judge"] if same else judge.grade(row["question"], row["gold"], row["answer"])
+            )
+
+
+def judge_existing(settings: Settings, path: Path, config: str) -> None:
+    """``--judge-existing``: grade the answers already in the canonical file (no re-reading), with
+    the model of ``config``, and write the scores into each entry."""
+    model, _, threads = config.partition(":")
+    report = json.loads(path.read_text())
+    status = server.up(settings, model=model, threads=int(threads or 1))
+    endpoint = client.Endpoint("local", status.base_url, model, "configured")
+    judge = LLMJudge(settings, client.chat_model(settings, endpoint=endpoint), f"local {model}", endpoint)
+    for key, entry in report["entries"].items():
+        if entry["model"] != model:  # a model's own entries only: one run per judge model
+            continue
+        print(f"== judging {key} with {model}", flush=True)
+        grade(entry["rows"], judge)
+        entry["judge"] = judge.name
+        entry["summary"] = summarise(entry["rows"])
+        path.write_text(json.dumps(report, indent=1), encoding="utf-8")
+        o = entry["summary"]["overall"]
+        print(f"   judge offline {o['offline_judge']} llm {o['llm_judge']}", flush=True)
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -269,6 +294,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", action="append", help="model:threads (repeatable)")
     parser.add_argument("--judge", action="store_true", help="grade answers with the local model too")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--judge-existing", action="store_true", help="only grade the answers in the results file (--config)"
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
@@ -277,6 +305,9 @@ def main(argv: list[str] | None = None) -> int:
     # a busy shared machine can take minutes per question: measure, do not time out
     settings: Settings = get_settings().model_copy(update={"llm_timeout_s": 900.0})
     configs = args.config or [f"{settings.llm_local_model}:{settings.llm_local_threads}"]
+    if args.judge_existing:
+        judge_existing(settings, args.out / "llm_bench.json", configs[0])
+        return 0
     specs = args.set or ["locomo:dev:80"]
     services = Voxmem.build(settings)
     services.start(warm_models=False)
