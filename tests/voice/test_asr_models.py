@@ -79,3 +79,16 @@ def test_a_hint_that_silences_whisper_is_dropped() -> None:
     asr = FasterWhisperTranscriber("bundled:tiny.en", threads=1)
     text = asr.transcribe(clip.samples, vocabulary=["Tom"]).text
     assert "vegetarian" in text.lower()
+
+
+def test_oversized_vocabulary_is_a_422_and_stores_nothing(app_client, services, space, space_headers) -> None:
+    """Through HTTP against the real Neo4j: the hint is checked before any model runs."""
+    url = f"/spaces/{space}/sessions/s1/audio-turns"
+    files = {"audio": ("x.wav", b"RIFF0000WAVE", "audio/wav")}
+    too_many = ",".join(f"name{i}" for i in range(MAX_VOCABULARY + 1))
+    for vocabulary in (too_many, "x" * 41):
+        r = app_client.post(url, headers=space_headers, files=files, data={"vocabulary": vocabulary})
+        assert r.status_code == 422, r.text
+        assert "vocabulary" in r.json()["detail"]
+    stored = services.db.query("MATCH (m:Message {space: $space}) RETURN count(m) AS n", space=space)
+    assert stored == [{"n": 0}]
