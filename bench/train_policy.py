@@ -275,10 +275,20 @@ class CachedTool(Retriever):
         key = (self.name, scope.space, scope.access_policy, scope.asker, text, filters)
         if key not in self.store:
             self.stats["calls"] += 1
-            try:
-                self.store[key] = self.tool.search(scope, text, f, k=max(k, self.k))
-            except VoxmemError as exc:
-                self.store[key] = exc
+            from neo4j.exceptions import DatabaseError
+
+            for attempt in range(3):  # the shared server's rare internal errors end a 20-min run
+                try:
+                    self.store[key] = self.tool.search(scope, text, f, k=max(k, self.k))
+                    break
+                except VoxmemError as exc:
+                    self.store[key] = exc
+                    break
+                except DatabaseError:
+                    if attempt == 2:
+                        raise
+                    log.warning("tool %s: Neo4j internal error, retrying", self.name)
+                    time.sleep(1.0)
         else:
             self.stats["hits"] += 1
         found = self.store[key]
