@@ -303,8 +303,14 @@ def neighbour_study(data: dict[str, Any]) -> dict[str, Any]:
         ((evaluate(data, TUNE, cfg)["ALL"]["r@10"], i, cfg) for i, cfg in enumerate(variants)),
         key=lambda x: (-x[0], x[1]),
     )
-    shipped = dict(PRODUCT, next=0.5, next_top=3, next_side="both", next_mode="max")
-    named = {"no_neighbours": variants[0], "shipped": shipped, "best_on_tune": scored[0][2]}
+    second_pass = dict(PRODUCT, next=0.5, next_top=3, next_side="both", next_mode="max")
+    shipped = dict(PRODUCT, next=0.5, next_top=5, next_side="both", next_mode="add")  # since the third pass
+    named = {
+        "no_neighbours": variants[0],
+        "top3_max": second_pass,
+        "top5_add_shipped": shipped,
+        "best_on_tune": scored[0][2],
+    }
     out: dict[str, Any] = {
         "tune": TUNE,
         "held_out": HELD_OUT,
@@ -318,7 +324,12 @@ def neighbour_study(data: dict[str, Any]) -> dict[str, Any]:
             "cfg": describe(cfg),
             **{
                 split: evaluate(data, names, cfg)
-                for split, names in (("tune", TUNE), ("held_out", HELD_OUT), ("friendsqa", fqa))
+                for split, names in (
+                    ("tune", TUNE),
+                    ("held_out", HELD_OUT),
+                    ("all_locomo", TUNE + HELD_OUT),
+                    ("friendsqa", fqa),
+                )
             },
         }
     return out
@@ -340,19 +351,25 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="Study the shipped round's neighbour step on --cache (e.g. retrieval_bench --rankings).",
     )
+    parser.add_argument(
+        "--also", type=Path, nargs="*", default=[], help="More ranking files (their corpora are added)."
+    )
     args = parser.parse_args(argv)
     if args.neighbours:
         data = json.loads(args.cache.read_text())
+        for extra in args.also:
+            data["corpora"] |= json.loads(extra.read_text())["corpora"]
         report = {"cores": data["cores"], "collect_loadavg": [data["loadavg_start"], data["loadavg_end"]]}
         report |= neighbour_study(data)
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(report, indent=1))
         for entry in report["top_on_tune"][:10]:
             print(f"  tune {entry['tune_r@10']:.4f}  {entry['cfg']}")
-        print(f"\n{'method':<16}{'tune':>8}{'held-out':>10}{'FriendsQA':>11}   cfg")
+        splits = ("tune", "held_out", "all_locomo", "friendsqa")
+        print(f"\n{'method':<16}" + "".join(f"{s:>11}" for s in splits) + "   cfg")
         for name, m in report["methods"].items():
-            cells = [m[s].get("ALL", {}).get("r@10", float("nan")) for s in ("tune", "held_out", "friendsqa")]
-            print(f"{name:<16}" + "".join(f"{c:>10.4f}" for c in cells) + f"   {m['cfg']}")
+            cells = [m[s].get("ALL", {}).get("r@10", float("nan")) for s in splits]
+            print(f"{name:<16}" + "".join(f"{c:>11.4f}" for c in cells) + f"   {m['cfg']}")
         print(f"wrote {args.out}")
         return 0
     print(f"cores {os.cpu_count()}, load average {os.getloadavg()}")

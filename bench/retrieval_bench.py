@@ -50,7 +50,7 @@ from voxmem.retrieval.agent import POLICIES
 from voxmem.retrieval.answer import compose
 from voxmem.retrieval.fusion import expand_neighbours, fuse
 from voxmem.retrieval.scope import resolve_scope
-from voxmem.retrieval.service import FUSION_DEPTH, NEXT_FACTOR, NEXT_TOP, RetrievalService
+from voxmem.retrieval.service import FUSION_DEPTH, NEXT_FACTOR, RetrievalService
 from voxmem.retrieval.text import content_words, normalise
 from voxmem.retrieval.tools import Filters, MessageFulltextRetriever, MessageSparseRetriever
 from voxmem.stores.messages import lucene_query
@@ -561,7 +561,7 @@ def _round_previous(
     fused = fuse(rankings, k=retrieval.settings.fusion_rrf_k)
     context = retrieval.tools["context"]
     around: dict[str, list[Any]] = {}
-    for entry in fused[:NEXT_TOP]:
+    for entry in fused[:3]:  # the second pass's neighbour rule: top 3, max (not additive)
         around |= context.around(scope, [entry.id], window=1)  # type: ignore[attr-defined]
     return expand_neighbours(fused, around, NEXT_FACTOR)[:k]
 

@@ -76,32 +76,39 @@ def fuse(rankings: list[list[Hit]], k: int = 60) -> list[FusedEvidence]:
 
 
 def expand_neighbours(
-    fused: list[FusedEvidence], neighbours: dict[str, list[Evidence]], factor: float
+    fused: list[FusedEvidence], neighbours: dict[str, list[Evidence]], factor: float, additive: bool = False
 ) -> list[FusedEvidence]:
     """Adjacent-turn expansion: each turn next to a top turn (same session, one position away)
-    joins with ``factor`` times that turn's score, unless it already scores higher.
+    gains ``factor`` times that turn's (pre-expansion) score: added to what the channels gave it
+    when ``additive``, else only if that is higher than its own score.
 
     Why: a LoCoMo answer often spans a question and its reply, or a statement and the turn that
-    dates it; the neighbour shares few words with the question, so no channel ranks it.
-    ``neighbours`` maps a top turn's id to its visible neighbours (the caller fetched them inside
-    the asker's scope). Measured on LoCoMo tune conversations (bench/fusion_study.py).
+    dates it; the neighbour shares few words with the question, so no channel ranks it. Additive:
+    a neighbour the channels also found is the likelier evidence (chosen on LoCoMo tune
+    conversations, bench/fusion_study.py --neighbours). ``neighbours`` maps a top turn's id to its
+    visible neighbours (the caller fetched them inside the asker's scope).
     """
     by_id = {e.id: e for e in fused}
+    base = {pid: by_id[pid].score for pid in neighbours if pid in by_id}
     for parent_id, around in neighbours.items():
-        parent = by_id.get(parent_id)
-        if parent is None:
+        if parent_id not in base:
             continue
+        score = base[parent_id] * factor
         for evidence in around:
-            score = parent.score * factor
             entry = by_id.get(evidence.id)
             if entry is None:
                 by_id[evidence.id] = FusedEvidence(
                     evidence=evidence, score=score, tools=["context"], layers=["interaction"]
                 )
+                continue
+            if additive:
+                entry.score += score
             elif entry.score < score:
                 entry.score = score
-                if "context" not in entry.tools:
-                    entry.tools.append("context")
+            else:
+                continue
+            if "context" not in entry.tools:
+                entry.tools.append("context")
     return sorted(by_id.values(), key=lambda e: (-e.score, e.evidence.session, e.evidence.idx))
 
 

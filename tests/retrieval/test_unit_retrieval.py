@@ -117,6 +117,14 @@ def test_neighbour_expansion_adds_adjacent_turns_below_their_parent():
     # a neighbour that already scores higher keeps its own score
     again = expand_neighbours(fuse([[msg("m1", "a", idx=1), msg("m2", "b", idx=2)]], k=10), neighbours, 0.1)
     assert {e.id: e.score for e in again}["m2"] == pytest.approx(1 / 12)
+    # additive (the shipped round): a neighbour the channels found gains on top of its own score,
+    # from its parent's pre-expansion score, and a bare neighbour enters at factor x parent
+    pair = fuse([[msg("m1", "a", idx=1), msg("m2", "b", idx=2)]], k=10)
+    both = {"m1": [ev("m0", "before", idx=0), ev("m2", "after", idx=2)], "m2": [ev("m1", "a", idx=1)]}
+    added = {e.id: e for e in expand_neighbours(pair, both, 0.5, additive=True)}
+    assert added["m2"].score == pytest.approx(1 / 12 + 0.5 / 11) and "context" in added["m2"].tools
+    assert added["m1"].score == pytest.approx(1 / 11 + 0.5 / 12)  # m2's score before it gained
+    assert added["m0"].score == pytest.approx(0.5 / 11)
 
 
 def test_context_selection_respects_budget_and_accumulates():
