@@ -120,7 +120,7 @@ class Settings(BaseSettings):
     asr_space_names: bool = Field(
         False,
         description="Also hint the ASR with the names the space already gives people (off: on held-out "
-        "synthetic lines tiny.en WER 0.266 -> 0.285, names heard 5 -> 6 of 17; bench/asr_bench.py).",
+        "synthetic lines tiny.en WER 0.266 -> 0.281, names heard 5 -> 6 of 17; bench/asr_bench.py).",
     )
 
     # --- LLM (optional) ---
