@@ -50,6 +50,7 @@ import time
 import uuid
 import zlib
 from collections import defaultdict
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -260,6 +261,28 @@ def _load_cache(path: Path) -> dict:
     import io
 
     return _CacheUnpickler(io.BytesIO(path.read_bytes())).load()
+
+
+def evidence_by_scope(
+    services: Any, retrieval: Any, key: str, rows: list[Row], qas: list[QA], scenes: Any, fresh: bool = False
+) -> Iterator[tuple[list[QA], dict]]:
+    """Yield (questions, cached agent results) per scope, retrieving only what the cache lacks.
+
+    Why per scope: questions with an asker run under `participant`, so a wrong authorization can
+    be counted; typed questions (no asker) run in an `open` copy. Each has its own cache file.
+    """
+    groups = {"participant": [q for q in qas if q.asker], "open": [q for q in qas if not q.asker]}
+    for policy, group in groups.items():
+        if not group:
+            continue
+        suffix = "" if policy == "open" else "-participant"
+        cache = CACHE / f"{key}-{scenes}-{len(rows)}{suffix}.pkl"
+        cached = _load_cache(cache) if cache.exists() and not fresh else None
+        if cached is None or any(q.qa_id not in cached["results"] for q in group):
+            cached = retrieve(services, retrieval, key, rows, group, policy)
+            CACHE.mkdir(parents=True, exist_ok=True)
+            cache.write_bytes(pickle.dumps(cached))
+        yield group, cached
 
 
 def retrieve(services: Any, retrieval: Any, key: str, rows: list[Row], qas: list[QA], policy: str) -> dict:
@@ -477,18 +500,9 @@ def main(argv: list[str] | None = None) -> int:
     CACHE.mkdir(parents=True, exist_ok=True)
     try:
         for key, rows, qas, roster, conversation, case in datasets(args):
-            # askers under participant, typed questions under open: each in a space of its policy
-            groups = {"participant": [q for q in qas if q.asker], "open": [q for q in qas if not q.asker]}
-            for policy, group in groups.items():
-                if not group:
-                    continue
-                suffix = "" if policy == "open" else "-participant"
-                cache = CACHE / f"{key}-{args.scenes}-{len(rows)}{suffix}.pkl"
-                cached = _load_cache(cache) if cache.exists() and not args.fresh else None
-                missing = [q for q in group if cached is None or q.qa_id not in cached["results"]]
-                if missing:
-                    cached = retrieve(services, retrieval, key, rows, group, policy)
-                    cache.write_bytes(pickle.dumps(cached))
+            for group, cached in evidence_by_scope(
+                services, retrieval, key, rows, qas, args.scenes, args.fresh
+            ):
                 commits.add(cached.get("commit", "before-commit-recording"))
                 latencies += cached["latency"]
                 kept = [q for q in group if in_split(args.dataset, args.split, q)]

@@ -29,7 +29,6 @@ import argparse
 import json
 import logging
 import os
-import pickle
 import sys
 import time
 from collections import defaultdict
@@ -37,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import answers_bench, scoring
-from bench.answers_bench import CACHE, _every, _load_cache, datasets, retrieve
+from bench.answers_bench import _every, datasets, evidence_by_scope
 from bench.judge import LLMJudge
 from bench.retrieval_data import DATA
 from voxmem.config import Settings, get_settings
@@ -74,18 +73,7 @@ def questions(spec: str, limit: int | None, services: Any) -> tuple[str, list[di
     in_split = getattr(answers_bench, "in_split", None)
     items: list[dict[str, Any]] = []
     for key, rows, qas, roster, conversation, *_ in datasets(args):
-        # as answers_bench does: askers under participant, typed questions under open
-        groups = {"participant": [q for q in qas if q.asker], "open": [q for q in qas if not q.asker]}
-        for policy, group in groups.items():
-            if not group:
-                continue
-            suffix = "" if policy == "open" else "-participant"
-            cache = CACHE / f"{key}-{args.scenes}-{len(rows)}{suffix}.pkl"
-            cached = _load_cache(cache) if cache.exists() else None
-            if cached is None or any(q.qa_id not in cached["results"] for q in group):
-                cached = retrieve(services, services.retrieval, key, rows, group, policy)
-                CACHE.mkdir(parents=True, exist_ok=True)
-                cache.write_bytes(pickle.dumps(cached))
+        for group, cached in evidence_by_scope(services, services.retrieval, key, rows, qas, args.scenes):
             kept = [q for q in group if in_split is None or in_split(dataset, split, q)]
             for qa in kept:
                 items.append({"qa": qa, "cached": cached, "roster": roster, "conversation": conversation})

@@ -25,7 +25,7 @@ import logging
 import os
 import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -176,18 +176,8 @@ class TextEmbedder:
         loaded = self._query.get()
         assert loaded is not None  # backend 'onnx' implies the bundled model
         session, tokenizer = loaded
-        encodings = tokenizer.encode_batch(list(texts))
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         out = np.zeros((len(texts), self.expected_dim), dtype=np.float32)
-        for start in range(0, len(order), batch_size):
-            chunk = order[start : start + batch_size]
-            width = max(len(encodings[i].ids) for i in chunk)
-            ids = np.zeros((len(chunk), width), dtype=np.int64)
-            mask = np.zeros((len(chunk), width), dtype=np.int64)
-            for row, i in enumerate(chunk):
-                n = len(encodings[i].ids)
-                ids[row, :n] = encodings[i].ids
-                mask[row, :n] = 1
+        for chunk, ids, mask in padded_batches(tokenizer, texts, batch_size):
             out[chunk] = _pool(session, ids, mask)
         return out
 
@@ -229,6 +219,28 @@ class TextEmbedder:
             ids = np.asarray([enc.ids], dtype=np.int64)
             out[i] = _pool(session, ids, np.ones_like(ids))[0]
         return out
+
+
+def padded_batches(
+    tokenizer: Any, texts: Sequence[str], batch_size: int
+) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
+    """Yield (text positions, input ids, attention mask) per batch of texts sorted by length.
+
+    Why: sorting by token count keeps each batch's padding small, which is most of the ONNX
+    encoders' speed-up on turns of very different lengths; padded positions are masked out.
+    """
+    encodings = tokenizer.encode_batch(list(texts))
+    order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+    for start in range(0, len(order), batch_size):
+        chunk = order[start : start + batch_size]
+        width = max(len(encodings[i].ids) for i in chunk)
+        ids = np.zeros((len(chunk), width), dtype=np.int64)
+        mask = np.zeros((len(chunk), width), dtype=np.int64)
+        for row, i in enumerate(chunk):
+            n = len(encodings[i].ids)
+            ids[row, :n] = encodings[i].ids
+            mask[row, :n] = 1
+        yield chunk, ids, mask
 
 
 def _pool(session: Any, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -343,18 +355,8 @@ class SparseEncoder:
 
     def _encode(self, texts: list[str]) -> list[dict[int, float]]:
         model, tokenizer = self._loaded.get()
-        encodings = tokenizer.encode_batch(texts)
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         out: list[dict[int, float]] = [{} for _ in texts]
-        for start in range(0, len(order), self.batch_size):
-            chunk = order[start : start + self.batch_size]
-            width = max(len(encodings[i].ids) for i in chunk)
-            ids = np.zeros((len(chunk), width), dtype=np.int64)
-            mask = np.zeros((len(chunk), width), dtype=np.int64)
-            for row, i in enumerate(chunk):
-                n = len(encodings[i].ids)
-                ids[row, :n] = encodings[i].ids
-                mask[row, :n] = 1
+        for chunk, ids, mask in padded_batches(tokenizer, texts, self.batch_size):
             pooled = self._weights(model, ids, mask)
             k = min(self.max_terms, pooled.shape[1])
             top = np.argpartition(-pooled, k - 1, axis=1)[:, :k]
