@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -301,7 +302,7 @@ def test_behaviour_clone_reproduces_the_heuristic_and_becomes_the_kl_reference(
         ),
     ]
     env = T.Env(services, retrieval, {})
-    stats: dict[str, int] = __import__("collections").defaultdict(int)
+    stats: dict[str, int] = defaultdict(int)
     records = T.heuristic_records(env, qs, True, stats)
     assert {r.round for r in records} >= {1, 2} and stats["mapped"] > 0
     assert all(r.stop or r.chosen for r in records)
