@@ -90,6 +90,17 @@ class Config:
     clone: bool = True
     clone_epochs: int = 40
     clone_lr: float = 3e-3
+    # label smoothing of the clone's stop target (rounds 2-3): the heuristic's stop rule fitted to
+    # certainty leaves the stop head at P(stop) ~ 0.001, where a sampled group almost never holds a
+    # stop and the logit's gradient p(1 - p) vanishes, so GRPO cannot move it (the third run:
+    # 0.001 -> 0.007 in 3 epochs). Smoothed, the clone (and the KL reference) keeps P(stop) ~ s
+    # where the heuristic continues: the greedy decision is still the heuristic's, but stopping
+    # is explored and priced against continuing (round cost vs evidence gain) in the groups.
+    stop_smoothing: float = 0.1
+    # keep the epoch (0 = the clone) with the best greedy recall@10 on the training-side probe
+    # among those whose mean rounds there are no higher than the heuristic's (else the fewest
+    # rounds); the probe's questions come from the training corpora and are not trained on.
+    select_on_probe: bool = True
 
 
 GENERATED = ("household", "in_car", "meeting")
@@ -251,6 +262,20 @@ def questions(
             gold = {f"{space}:{e}" for e in qa.evidence}
             out.append(Question(qa.qid, qa.question, qa.answer, qa.category, gold, space, askers.get(qa.qid)))
     return out
+
+
+def probe_questions(
+    corpora: list[Corpus],
+    spaces: dict[str, str],
+    exclude: set[str],
+    per_conv: int,
+    askers: dict[str, str | None],
+) -> list[Question]:
+    """The training-side probe: ``per_conv`` questions per training corpus that GRPO does not train
+    on (``exclude``: the training questions), evenly spaced. The epoch kept is chosen here, never
+    on the held-out conversations and seeds."""
+    rest = [Corpus(c.name, c.rows, [qa for qa in c.qas if qa.qid not in exclude]) for c in corpora]
+    return questions(rest, spaces, per_conv, askers)
 
 
 class CachedTool(Retriever):
@@ -435,12 +460,23 @@ class Trainer:
             p.requires_grad_(False)
         self.opt = self.torch.optim.Adam(self.net.parameters(), lr=self.cfg.lr)
 
-    def clone(self, records: list[CloneRecord]) -> dict[str, float]:
+    def clone(self, records: list[CloneRecord], memo: dict[tuple, Any] | None = None) -> dict[str, float]:
         """Behaviour clone: maximise the log-probability of the heuristic's plans (each pass
         in a fresh random order, so the set matters, not the heuristic's listing order) and of
-        its stop decisions, then freeze the result as the KL reference and start GRPO from it."""
+        its stop decisions (label-smoothed by ``cfg.stop_smoothing``), then freeze the result
+        as the KL reference and start GRPO from it. ``memo``: clones already fitted to these
+        records with these settings (deterministic given the seed), so ablation variants that
+        differ only after the clone share one fit."""
         torch, cfg = self.torch, self.cfg
         self._ensure(len(records[0].x))
+        key = (id(records), cfg.seed, cfg.hidden, cfg.clone_epochs, cfg.clone_lr, cfg.stop_smoothing)
+        if memo is not None and key in memo:
+            state, fit = memo[key]
+            self.net.load_state_dict(state)
+            self._freeze_reference()
+            return dict(fit)
+        logsigmoid = torch.nn.functional.logsigmoid
+        s = cfg.stop_smoothing
         opt = torch.optim.Adam(self.net.parameters(), lr=cfg.clone_lr)
         rng = random.Random(cfg.seed)
         order = list(records)
@@ -453,25 +489,35 @@ class Trainer:
                     out = self.net(torch.as_tensor(rec.x))
                     heads = L.split_logits(out, self.n_tools)
                     lp = L.combo_logprobs(out, rec.cand, rec.combos, self.n_tools)
-                    plan = rng.sample(rec.chosen, len(rec.chosen))
-                    stop = None if rec.round == 1 else rec.stop
-                    terms.append(-L.plan_logprob(lp, plan, heads.stop, stop, L.slots(rec.combos), heads.size))
+                    term = torch.zeros(())
+                    if rec.round > 1:  # the stop decision, its target smoothed
+                        z = heads.stop if rec.stop else -heads.stop
+                        term = term - (1 - s) * logsigmoid(z) - s * logsigmoid(-z)
+                    if not rec.stop:  # the plan given that it acts
+                        plan = rng.sample(rec.chosen, len(rec.chosen))
+                        slot = L.slots(rec.combos)
+                        term = term - L.plan_logprob(lp, plan, heads.stop, None, slot, heads.size)
+                    terms.append(term)
                 loss = torch.stack(terms).mean()
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
                 losses.append(float(loss.detach()))
         self._freeze_reference()
-        return {
+        fit = {
             "clone_loss_last_epoch": statistics.fmean(losses[-max(1, len(order) // 32) :]),
             **self.clone_fit(records),
         }
+        if memo is not None:
+            memo[key] = ({k: v.detach().clone() for k, v in self.net.state_dict().items()}, fit)
+        return fit
 
     def clone_fit(self, records: list[CloneRecord]) -> dict[str, float]:
         """How exactly the greedy policy reproduces the heuristic on these states: its stop
         decision, and (when it acts) the plan's size and set of actions."""
         torch = self.torch
         stop_ok, plan_ok, acts = [], [], 0
+        p_stop: list[float] = []  # P(stop) where the heuristic went on (rounds 2-3)
         with torch.no_grad():
             for rec in records:
                 out = self.net(torch.as_tensor(rec.x))
@@ -479,6 +525,8 @@ class Trainer:
                 says_stop = rec.round > 1 and float(heads.stop) > 0
                 if rec.round > 1:
                     stop_ok.append(float(says_stop == rec.stop))
+                    if not rec.stop:
+                        p_stop.append(float(torch.sigmoid(heads.stop)))
                 if rec.stop or says_stop:
                     continue
                 acts += 1
@@ -490,6 +538,7 @@ class Trainer:
             "clone_states": len(records),
             "clone_stop_agreement": round(statistics.fmean(stop_ok), 4) if stop_ok else None,
             "clone_exact_plan": round(statistics.fmean(plan_ok), 4) if plan_ok else None,
+            "clone_p_stop_where_heuristic_continues": round(statistics.fmean(p_stop), 4) if p_stop else None,
         }
 
     def features(self, state: AgentState) -> np.ndarray:
@@ -718,26 +767,45 @@ def train(
     log_every: bool = True,
     clone_records: list[CloneRecord] | None = None,
     clone_ids: list[str] | None = None,
+    probe_qs: list[Question] | None = None,
+    clone_memo: dict[tuple, Any] | None = None,
+    curve_heldout: int = 60,
 ) -> tuple[Trainer, list[dict[str, Any]]]:
     """Behaviour clone (when ``cfg.clone`` and records are given; epoch 0 of the curve), then
-    ``cfg.epochs`` epochs of EG-GRPO."""
+    ``cfg.epochs`` epochs of EG-GRPO.
+
+    ``probe_qs``: the training-side probe (questions of the training corpora that GRPO does not
+    train on); each epoch's greedy policy is scored there and, with ``cfg.select_on_probe``, the
+    policy kept is the epoch chosen by :func:`select_epoch` on it. ``held_qs`` (at most
+    ``curve_heldout`` of them, evenly spaced) are only reported in the curve, never selected on."""
     trainer = Trainer(env, cfg)
     trainer.clone_questions = list(clone_ids or [])
-    held_probe = subsample(held_qs, 60)  # the curve's held-out point; the final table uses all
-    curve = []
-    if cfg.clone and clone_records:
-        started = time.perf_counter()
-        fit = trainer.clone(clone_records)
-        held = (
-            table(evaluate(env.agent, trainer.policy(train_qs), held_probe, env))["ALL"] if held_probe else {}
-        )
-        entry = {
-            "epoch": 0,
-            **fit,
+    held_probe = subsample(held_qs, curve_heldout) if curve_heldout else []
+    probe = list(probe_qs or [])
+    curve: list[dict[str, Any]] = []
+    snapshots: dict[int, dict[str, Any]] = {}
+    probe_heuristic = table(evaluate(env.agent, POLICIES["heuristic"](), probe, env))["ALL"] if probe else {}
+
+    def score(entry: dict[str, Any]) -> None:
+        policy = trainer.policy(train_qs)
+        held = table(evaluate(env.agent, policy, held_probe, env))["ALL"] if held_probe else {}
+        mine = table(evaluate(env.agent, policy, probe, env))["ALL"] if probe else {}
+        entry |= {
             "heldout_greedy_recall@10": held.get("r@10"),
             "heldout_greedy_rounds": held.get("rounds"),
-            "s": round(time.perf_counter() - started, 1),
+            "probe_greedy_recall@10": mine.get("r@10"),
+            "probe_greedy_rounds": mine.get("rounds"),
         }
+        snapshots[entry["epoch"]] = {k: v.detach().clone() for k, v in trainer.net.state_dict().items()}
+
+    if cfg.clone and clone_records:
+        started = time.perf_counter()
+        fit = trainer.clone(clone_records, clone_memo)
+        entry: dict[str, Any] = {"epoch": 0, **fit}
+        score(entry)
+        entry["s"] = round(time.perf_counter() - started, 1)
+        if probe:
+            entry["probe_heuristic"] = probe_heuristic
         curve.append(entry)
         if log_every:
             print(json.dumps(entry), flush=True)
@@ -752,8 +820,6 @@ def train(
             found.append(statistics.fmean(f))
         rewards = [x for rec in records for x in rec.rewards]
         stats = trainer.update(records)
-        policy = trainer.policy(train_qs)
-        held = table(evaluate(env.agent, policy, held_probe, env))["ALL"] if held_probe else {}
         entry = {
             "epoch": epoch,
             "reward": round(statistics.fmean(rewards), 4),
@@ -761,19 +827,36 @@ def train(
             "loss": round(stats["loss"], 4),
             "sampled_recall@10": round(statistics.fmean(recalls), 4),
             "sampled_answer_found": round(statistics.fmean(found), 4),
-            "heldout_greedy_recall@10": held.get("r@10"),
-            "heldout_greedy_rounds": held.get("rounds"),
             "states": len(records),
             # why the policy stops: its stop probability in rounds 2-3, how often a sampled
             # continuation found new gold, and the mean advantage a sampled "stop" received
             **{f"round2+_{k}": round(statistics.fmean(v), 4) if v else None for k, v in trainer.diag.items()},
-            "s": round(time.perf_counter() - started, 1),
-            "tool_calls": dict(env.stats),
         }
+        score(entry)
+        entry |= {"s": round(time.perf_counter() - started, 1), "tool_calls": dict(env.stats)}
         curve.append(entry)
         if log_every:
             print(json.dumps(entry), flush=True)
+    if cfg.select_on_probe and probe and curve:
+        chosen = select_epoch(curve, probe_heuristic["rounds"])
+        trainer.net.load_state_dict(snapshots[chosen])
+        for entry in curve:
+            entry["selected"] = entry["epoch"] == chosen
+        if log_every:
+            print(f"selected epoch {chosen} on the training-side probe", flush=True)
     return trainer, curve
+
+
+def select_epoch(curve: list[dict[str, Any]], heuristic_rounds: float) -> int:
+    """The epoch kept (0 = the clone), read on the training-side probe only: the best greedy
+    recall@10 among epochs whose mean rounds are no higher than the heuristic's there (ties: fewer
+    rounds, then the later epoch); when none is, the fewest rounds (ties: better recall)."""
+    ok = [c for c in curve if c["probe_greedy_rounds"] <= heuristic_rounds + 1e-9]
+    if ok:
+        best = max(ok, key=lambda c: (c["probe_greedy_recall@10"], -c["probe_greedy_rounds"], c["epoch"]))
+    else:
+        best = min(curve, key=lambda c: (c["probe_greedy_rounds"], -c["probe_greedy_recall@10"], -c["epoch"]))
+    return int(best["epoch"])
 
 
 def plot(curve: list[dict[str, Any]], baseline: float | None, path: Path) -> None:
@@ -860,6 +943,18 @@ def main(argv: list[str] | None = None) -> int:
         default=60,
         help="per training corpus: questions cloned at round 1 only (no tool calls)",
     )
+    parser.add_argument(
+        "--probe-questions",
+        type=int,
+        default=5,
+        help="per training corpus: training-side probe questions (not trained on) that choose the epoch kept",
+    )
+    parser.add_argument("--no-select", action="store_true", help="keep the last epoch, not the probe's pick")
+    parser.add_argument("--stop-smoothing", type=float, default=Config.stop_smoothing)
+    parser.add_argument("--lr", type=float, default=Config.lr)
+    parser.add_argument(
+        "--curve-heldout", type=int, default=60, help="held-out questions scored per epoch (curve only)"
+    )
     parser.add_argument("--drop", action="store_true", help="delete the policy-* spaces and exit")
     args = parser.parse_args(argv)
     logging.getLogger("neo4j").setLevel(logging.ERROR)
@@ -925,7 +1020,14 @@ def main(argv: list[str] | None = None) -> int:
         adv_eps=args.adv_eps,
         clone=not args.no_clone,
         clone_epochs=args.clone_epochs,
+        stop_smoothing=args.stop_smoothing,
+        lr=args.lr,
+        select_on_probe=not args.no_select,
     )
+    probe_qs = probe_questions(
+        [corpora[n] for n in train_names], spaces, {q.qid for q in train_qs}, args.probe_questions, askers
+    )
+    clone_memo: dict[tuple, Any] = {}
     clone_records: list[CloneRecord] = []
     clone_ids: list[str] = []
     clone_stats: dict[str, int] = defaultdict(
@@ -951,6 +1053,7 @@ def main(argv: list[str] | None = None) -> int:
         "train_corpora": train_names,
         "heldout_corpora": held_names,
         "train_questions": len(train_qs),
+        "probe_questions": len(probe_qs),
         "heldout_questions": len(held_qs),
         "memory_derived": sorted(memory),
         "config": dataclasses.asdict(cfg),
@@ -965,7 +1068,17 @@ def main(argv: list[str] | None = None) -> int:
         report["heuristic"] = table(heuristic_rows)
         print("heuristic held-out:", json.dumps(report["heuristic"]["ALL"]), flush=True)
         started = time.perf_counter()
-        trainer, curve = train(env, cfg, train_qs, held_qs, clone_records=clone_records, clone_ids=clone_ids)
+        trainer, curve = train(
+            env,
+            cfg,
+            train_qs,
+            held_qs,
+            clone_records=clone_records,
+            clone_ids=clone_ids,
+            probe_qs=probe_qs,
+            clone_memo=clone_memo,
+            curve_heldout=args.curve_heldout,
+        )
         report["train_s"] = round(time.perf_counter() - started + clone_stats.get("s", 0), 1)
         report["curve"] = curve
         if cfg.clone:
@@ -986,7 +1099,7 @@ def main(argv: list[str] | None = None) -> int:
             small = questions([corpora[n] for n in train_names], spaces, args.ablation_questions, askers)
             report["ablation_train_questions"] = len(small)
             report["ablations"] = ablations(
-                env, cfg, small, held_qs, args.ablation_epochs, clone=clone_records
+                env, cfg, small, held_qs, args.ablation_epochs, clone=clone_records, clone_memo=clone_memo
             )
             CACHE.write_bytes(pickle.dumps(store))
             write(report, args.out, baseline)
@@ -1055,6 +1168,7 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "KL 0": {"kl": 0.0},
     "KL 0.2": {"kl": 0.2},
     "no round cost": {"round_cost": 0.0},
+    "clone stop unsmoothed (third run)": {"stop_smoothing": 0.0},
     "clone only (no GRPO)": {"epochs": 0},
     "no clone (uniform start and reference)": {"clone": False},
 }
@@ -1069,14 +1183,20 @@ def ablations(
     variants: dict[str, dict[str, Any]] | None = None,
     done: Any = None,
     clone: list[CloneRecord] | None = None,
+    clone_memo: dict[tuple, Any] | None = None,
 ) -> dict[str, Any]:
-    """Each variant trained from scratch on the same (smaller) training set, same epochs, then
-    evaluated greedily on every held-out question."""
+    """Each variant trained on the same (smaller) training set, same epochs, its last epoch
+    kept (no probe selection), then evaluated greedily on every held-out question. Variants
+    that share the clone's settings share one clone fit (``clone_memo``); ``train_s`` then
+    counts the clone only for the first of them."""
     out = {}
+    memo = clone_memo if clone_memo is not None else {}
     for name, change in (variants or ABLATIONS).items():
-        variant = dataclasses.replace(cfg, **({"epochs": epochs} | change))
+        variant = dataclasses.replace(cfg, **({"epochs": epochs, "select_on_probe": False} | change))
         started = time.perf_counter()
-        trainer, curve = train(env, variant, train_qs, [], log_every=False, clone_records=clone)
+        trainer, curve = train(
+            env, variant, train_qs, [], log_every=False, clone_records=clone, clone_memo=memo, curve_heldout=0
+        )
         rows = evaluate(env.agent, trainer.policy(train_qs), held_qs, env)
         out[name] = {
             "change": change,

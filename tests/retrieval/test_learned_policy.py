@@ -319,6 +319,9 @@ def test_behaviour_clone_reproduces_the_heuristic_and_becomes_the_kl_reference(
     assert [c["epoch"] for c in curve] == [0, 1]
     assert curve[0]["clone_exact_plan"] >= 0.9
     assert curve[0]["clone_stop_agreement"] is None or curve[0]["clone_stop_agreement"] >= 0.9
+    # the smoothed stop target leaves stopping explorable where the heuristic went on
+    p_stop = curve[0]["clone_p_stop_where_heuristic_continues"]
+    assert p_stop is None or 0.02 < p_stop < 0.3
     # GRPO started from the clone and its KL reference is the clone, not the uniform start
     assert any(float(p.abs().sum()) > 0 for p in trainer.ref.parameters())
     assert curve[1]["kl"] < 0.5
@@ -329,3 +332,28 @@ def test_behaviour_clone_reproduces_the_heuristic_and_becomes_the_kl_reference(
         theirs = agent.run(q.question, env.scope(q), HeuristicPlanner()).trace[0].actions
         key = lambda a: (a["tool"], a["query"], sorted(a["filters"].items()))  # noqa: E731
         assert sorted(map(key, mine)) == sorted(map(key, theirs)), q.question
+
+
+# --- training-side probe and the epoch kept -----------------------------------------------------
+def test_the_epoch_kept_is_the_probes_best_recall_with_rounds_no_higher_than_the_heuristics() -> None:
+    from bench import train_policy as T
+
+    def e(epoch: int, recall: float, rounds: float) -> dict[str, float]:
+        return {"epoch": epoch, "probe_greedy_recall@10": recall, "probe_greedy_rounds": rounds}
+
+    curve = [e(0, 0.80, 2.2), e(1, 0.84, 2.3), e(2, 0.82, 2.0), e(3, 0.82, 1.9)]
+    assert T.select_epoch(curve, 2.1) == 3  # 1 has more rounds; 2 and 3 tie on recall, 3 fewer rounds
+    assert T.select_epoch(curve, 1.5) == 3  # none within the heuristic's rounds: the fewest
+    assert T.select_epoch(curve, 2.5) == 1
+
+
+def test_the_probe_never_holds_a_training_question() -> None:
+    from bench import train_policy as T
+    from bench.retrieval_data import QA, Corpus
+
+    qas = [QA(f"q{i}", f"question {i}?", "a", "single", [f"d:{i}"]) for i in range(10)]
+    corpus = Corpus("conv-x", [], qas)
+    spaces = {"conv-x": "policy-locomo-conv-x"}
+    train = T.questions([corpus], spaces, 4, {})
+    probe = T.probe_questions([corpus], spaces, {q.qid for q in train}, 3, {})
+    assert len(probe) == 3 and not {q.qid for q in probe} & {q.qid for q in train}
