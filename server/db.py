@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction
-from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
+from neo4j.exceptions import DatabaseError, ServiceUnavailable, SessionExpired, TransientError
 from tenacity import (
     RetryError,
     Retrying,
@@ -84,6 +84,15 @@ class Database:
             cause = exc.last_attempt.exception()
             self._down_until = time.monotonic() + self.budget_s
             raise DatabaseUnavailable(f"Neo4j is unavailable: {cause}") from cause
+        except DatabaseError as exc:
+            # The server is up but failed inside (e.g. an internal error in a vector index
+            # search under concurrent writes): the transaction was rolled back, so this is
+            # "nothing written, retry" (503), not a bug of ours (500); the server is not
+            # marked down, the next call tries normally.
+            log.warning("neo4j internal error %s: %s", exc.code, exc.message)
+            raise DatabaseUnavailable(
+                f"Neo4j failed to run the query ({exc.code}); nothing was written, retry"
+            ) from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
     def write(self, work: Callable[..., T], **kwargs: Any) -> T:

@@ -18,7 +18,7 @@ from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
-from voxmem.errors import InvalidInput, VoxmemError
+from voxmem.errors import DatabaseUnavailable, InvalidInput, VoxmemError
 from voxmem.retrieval.fusion import FusedEvidence, fuse, merge_into, ranked
 from voxmem.retrieval.question import Reading, read_question
 from voxmem.retrieval.scope import AccessScope
@@ -408,7 +408,8 @@ class Agent:
         planned = [a for a in planned if a.tool in self.tools][: self.max_actions]
         actions = [a for a in planned if present is None or a.layer in present]
         skipped = [f"{a.tool}: {a.layer} layer empty" for a in planned if a not in actions]
-        results = self._run_actions(actions, state.scope, budget)
+        results, failed = self._run_actions(actions, state.scope, budget)
+        skipped += failed
         counts = []
         for action, hits in zip(actions, results, strict=True):
             state.last_hits[f"{state.round}:{action.tool}:{len(state.history)}"] = hits
@@ -434,19 +435,38 @@ class Agent:
             trace.stop = "round limit"
         return trace, results
 
-    def _run_actions(self, actions: list[Action], scope: AccessScope, budget: int) -> list[list[Hit]]:
-        """Run a round's tool calls, in parallel when an executor is given (queries embedded first)."""
+    def _run_actions(
+        self, actions: list[Action], scope: AccessScope, budget: int
+    ) -> tuple[list[list[Hit]], list[str]]:
+        """Run a round's tool calls, in parallel when an executor is given (queries embedded first).
+
+        Returns each action's hits and why any action was skipped. A bad action (e.g. an LLM's)
+        or one tool's query failing inside Neo4j costs that slot, not the question; but when
+        every action found Neo4j unavailable the error is raised (a 503, never an empty answer
+        that would read as "not in memory")."""
         if self.embed is not None:
             self.embed.prime([a.query for a in actions if self.tools[a.tool].needs in ("query", "pair")])
         if self.executor is None or len(actions) < 2:
-            return [self._call(a, scope, budget) for a in actions]
-        return list(self.executor.map(lambda a: self._call(a, scope, budget), actions))
+            outcomes = [self._call(a, scope, budget) for a in actions]
+        else:
+            outcomes = list(self.executor.map(lambda a: self._call(a, scope, budget), actions))
+        down = [o for o in outcomes if isinstance(o, DatabaseUnavailable)]
+        if down and len(down) == len(outcomes):
+            raise down[0]
+        results = [o if isinstance(o, list) else [] for o in outcomes]
+        failed = [
+            f"{a.tool}: {o.message}"
+            for a, o in zip(actions, outcomes, strict=True)
+            if isinstance(o, VoxmemError)
+        ]
+        return results, failed
 
-    def _call(self, action: Action, scope: AccessScope, budget: int) -> list[Hit]:
+    def _call(self, action: Action, scope: AccessScope, budget: int) -> list[Hit] | VoxmemError:
         tool = self.tools[action.tool]
         k = action.k or self.per_tool_k or budget
         try:
             return tool.search(scope, action.query, action.filters, k=k)
-        except VoxmemError as exc:  # a bad action (e.g. an LLM's) costs its round slot, not the query
-            log.info("action %s skipped: %s", action.tool, exc.message)
-            return []
+        except VoxmemError as exc:
+            level = logging.WARNING if isinstance(exc, DatabaseUnavailable) else logging.INFO
+            log.log(level, "action %s skipped: %s", action.tool, exc.message)
+            return exc
