@@ -1,12 +1,13 @@
 // Neo4j Browser: paste these :param lines first, then the query (example values).
 // :param space => 'demo-household'
-// :param holder => null
-// :param kind => 'preference'
-// :param text => 'Tom, the plumber is coming on Thursday.'
-// :param slot => null
-// Current attributes of one holder: same text (deduplication) or same kind and slot
-// (supersession). Params: $space, $holder, $kind, $slot (may be null), $text
-MATCH (p:Participant {space: $space, id: $holder})-[:HAS_ATTRIBUTE]->(a:Attribute)
-WHERE a.current AND a.kind = $kind AND (a.text = $text OR ($slot IS NOT NULL AND a.slot = $slot))
-RETURN a.id AS id, a.text AS text, a.slot AS slot
+// :param keys => [{holder: 'p_example', kind: 'preference', texts: ['Loves green tea.'], slots: []}]
+// Current attributes of some holders and kinds: same text as one of its new attributes
+// (deduplication) or same slot (supersession), with since when. One statement per turn or
+// batch chunk (voxmem.memory.rules.decide_attributes decides).
+// Params: $space, $keys [{holder, kind, texts, slots}] (one entry per holder and kind)
+UNWIND $keys AS k
+MATCH (p:Participant {space: $space, id: k.holder})-[:HAS_ATTRIBUTE]->(a:Attribute)
+WHERE a.current AND a.kind = k.kind AND (a.text IN k.texts OR a.slot IN k.slots)
+RETURN k.holder AS holder, k.kind AS kind, a.id AS id, a.text AS text, a.slot AS slot,
+       a.valid_from AS valid_from
 ORDER BY a.valid_from DESC;

@@ -1,13 +1,15 @@
 // Neo4j Browser: paste these :param lines first, then the query (example values).
 // :param space => 'demo-household'
-// :param id => null
+// :param ids => []
 // :param n => 3
-// The context window of one message: the message and up to $n previous messages of its
-// session (oldest first), each with its speaker's current identity (SPEAKS participant,
+// The context windows of some messages (one row each): the message and up to $n previous
+// messages of its session (oldest first), each with its speaker's current identity (SPEAKS participant,
 // else the participant its voice is IDENTIFIED_AS, else the anonymous Speaker), the
 // client-given addressees, addressees named by vocative, image captions; plus the session's participants.
-// Params: $space, $id (message id), $n (previous turns)
-MATCH (m:Message {space: $space, id: $id})
+// A batch import reads its chunk's windows in one statement.
+// Params: $space, $ids (message ids), $n (previous turns)
+UNWIND $ids AS id
+MATCH (m:Message {space: $space, id: id})
 MATCH (s:Session {space: $space, id: m.session})
 CALL (m) {
   MATCH (w:Message {space: $space, session: m.session})
@@ -28,4 +30,4 @@ CALL (s) {
   MATCH (p:Participant)-[:PARTICIPATED_IN]->(s)
   RETURN collect(p {.id, .name, .aliases}) AS roster
 }
-RETURN m.session AS session, s.started_at AS started_at, turns, roster;
+RETURN m.id AS id, m.session AS session, s.started_at AS started_at, turns, roster;

@@ -7,5 +7,5 @@
 // Params: $space, $ids (message ids)
 UNWIND $ids AS id
 MATCH (m:Message {space: $space, id: id})
-REMOVE m.memory_pending
+REMOVE m.memory_pending, m.memory_claimed_until
 RETURN count(m) AS done;

@@ -4,4 +4,4 @@
 // A turn's memory is derived (extraction → memory → index ran): clear its pending mark.
 // Params: $space, $id
 MATCH (m:Message {space: $space, id: $id})
-REMOVE m.memory_pending;
+REMOVE m.memory_pending, m.memory_claimed_until;

@@ -24,7 +24,7 @@ from voxmem.extractors.base import Extractor
 from voxmem.extractors.window import Window, window_from_rows
 from voxmem.memory.writer import MemoryWriter
 from voxmem.stores.facts import FactStore
-from voxmem.stores.messages import MessageStore
+from voxmem.stores.messages import MessageContext, MessageStore
 from voxmem.stores.participants import ParticipantStore
 
 log = logging.getLogger(__name__)
@@ -75,10 +75,12 @@ class MemoryPipeline:
 
     def window_in(self, tx: ManagedTransaction, space: str, message_id: str) -> Window:
         """:meth:`window` inside the caller's transaction (a batch sees its own earlier memory)."""
-        context = asdict(MessageStore.context_in(tx, space, message_id, self.context_turns))
-        window = window_from_rows(
-            context["turns"], context["roster"], context["session"], context["started_at"]
-        )
+        return self.window_of(space, MessageStore.context_in(tx, space, message_id, self.context_turns))
+
+    def window_of(self, space: str, context: MessageContext) -> Window:
+        """The extractor's window of a stored turn's context (a fresh object: writers change it)."""
+        rows = asdict(context)
+        window = window_from_rows(rows["turns"], rows["roster"], rows["session"], rows["started_at"])
         window.space = space
         return window
 

@@ -19,12 +19,18 @@ A fact without a slot never supersedes or conflicts: only updatable slots evolve
 Attributes: the same text again supports the existing attribute; a new text of the same
 holder, kind and slot supersedes the old one (profiles have no conflicts: the holder's own
 attributes come from what anyone said about them, and the newest statement wins).
+
+Many statements at once (:func:`decide_facts`, :func:`decide_attributes`): a turn with several
+facts, or a batch import's chunk of turns, reads the current candidates of all its statements
+in one query, then decides them in conversation order here, each statement seeing what the
+ones before it created or superseded, exactly as if each had been read and written alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from voxmem.stores.facts import CurrentAttribute, CurrentFact
 
@@ -94,3 +100,78 @@ def decide_attribute(text: str, slot: str | None, current: Sequence[CurrentAttri
     if same is not None:
         return AttributeDecision(support=same.id)
     return AttributeDecision(supersede=tuple(old.id for old in current if slot and old.slot == slot))
+
+
+@dataclass(frozen=True)
+class FactCandidate:
+    """A new fact of a turn or chunk, in conversation order: the id it gets if created, what it
+    says and since when it holds (its message's time; orders candidates like the store does)."""
+
+    id: str
+    statement: FactStatement
+    valid_from: datetime | None
+
+
+def _newest_first(items: list[CurrentFact] | list[CurrentAttribute]) -> list:
+    """The store's order, ``valid_from DESC`` (Neo4j puts nulls first); ties keep list order."""
+    return sorted(
+        items,
+        key=lambda x: (x.valid_from is None, x.valid_from.timestamp() if x.valid_from else 0.0),
+        reverse=True,
+    )
+
+
+def decide_facts(
+    candidates: Sequence[FactCandidate], current: Mapping[str, Sequence[CurrentFact]]
+) -> list[FactDecision]:
+    """:func:`decide_fact` for each candidate in order, against the subject's current facts
+    (``current``, by subject id, as read before the first candidate) plus the candidates
+    before it: a created fact becomes current (stated by its speaker), a superseded one stops
+    being current. A fact without a subject has no candidates (the store matches none)."""
+    state = {subject: list(facts) for subject, facts in current.items()}
+    decisions = []
+    for cand in candidates:
+        new = cand.statement
+        facts = state.setdefault(new.subject, []) if new.subject is not None else []
+        same = [f for f in facts if f.content == new.content or (new.slot is not None and f.slot == new.slot)]
+        decision = decide_fact(new, _newest_first(same))
+        decisions.append(decision)
+        if decision.support is not None or new.subject is None:
+            continue
+        gone = set(decision.supersede)
+        facts[:] = [f for f in facts if f.id not in gone]
+        stated = (new.speaker,) if new.speaker else ()
+        facts.append(CurrentFact(cand.id, new.content, new.slot, new.value, stated, cand.valid_from))
+    return decisions
+
+
+@dataclass(frozen=True)
+class AttributeCandidate:
+    """A new attribute of a turn or chunk, in conversation order (see :class:`FactCandidate`)."""
+
+    id: str
+    holder: str
+    kind: str
+    text: str
+    slot: str | None
+    valid_from: datetime | None
+
+
+def decide_attributes(
+    candidates: Sequence[AttributeCandidate], current: Mapping[tuple[str, str], Sequence[CurrentAttribute]]
+) -> list[AttributeDecision]:
+    """:func:`decide_attribute` for each candidate in order, against the holder's current
+    attributes of its kind (``current``, by (holder, kind)) plus the candidates before it."""
+    state = {key: list(attrs) for key, attrs in current.items()}
+    decisions = []
+    for cand in candidates:
+        attrs = state.setdefault((cand.holder, cand.kind), [])
+        same = [a for a in attrs if a.text == cand.text or (cand.slot is not None and a.slot == cand.slot)]
+        decision = decide_attribute(cand.text, cand.slot, _newest_first(same))
+        decisions.append(decision)
+        if decision.support is not None:
+            continue
+        gone = set(decision.supersede)
+        attrs[:] = [a for a in attrs if a.id not in gone]
+        attrs.append(CurrentAttribute(cand.id, cand.text, cand.slot, cand.valid_from))
+    return decisions

@@ -7,7 +7,13 @@ Embeddings are computed before the transaction so no lock is held while encoding
 
 Memory evolution (repeat, supersede, conflict) is decided by the pure rules in
 :mod:`voxmem.memory.rules` on the candidates the facts store reads inside the transaction;
-the store applies the decision, and a conflict also gets an ``AuditItem`` here.
+the store applies the decision, and a conflict also gets an ``AuditItem`` here. Facts and
+attributes are *staged* (:class:`PendingMemory`) and decided and written together by
+:meth:`MemoryWriter.flush`: at the end of a turn, or, in a batch import, at the end of a
+chunk of turns (one candidate read and one ``UNWIND`` write per kind for the whole chunk
+instead of a read and a write per fact). Nothing a later turn's identity or addressee step
+reads depends on facts, so deferring them changes no result; the one step that moves fact
+edges (a placeholder merged into a speaker) flushes first.
 """
 
 from __future__ import annotations
@@ -28,7 +34,13 @@ from voxmem.extractors.schema import GROUP, ExtractionResult, is_label
 from voxmem.extractors.window import Window
 from voxmem.ids import name_key, new_id
 from voxmem.memory.identity import NOT_ME, PersonState, decide, evidence_entry
-from voxmem.memory.rules import FactStatement, decide_attribute, decide_fact
+from voxmem.memory.rules import (
+    AttributeCandidate,
+    FactCandidate,
+    FactStatement,
+    decide_attributes,
+    decide_facts,
+)
 from voxmem.passages import MessageIndexer
 from voxmem.stores.facts import FactStore, NewAttribute, NewFact
 from voxmem.stores.participants import ParticipantStore
@@ -50,6 +62,15 @@ class WriteSummary:
     names: list[dict[str, Any]] = field(default_factory=list)
     named: dict[str, str] = field(default_factory=dict)  # participant id -> new name
     renamed: dict[str, str] = field(default_factory=dict)  # participant id -> the name it replaced
+    # what this write changed that later turns' windows show (a batch re-reads those windows):
+    # a naming step acted (names, aliases, merges), or a person addressed by name joined the session
+    people_changed: bool = False
+    roster_changed: bool = False
+
+    @property
+    def vocatives(self) -> bool:
+        """The turn got ADDRESSES edges a later window reads as addressed (source 'vocative')."""
+        return any(a["source"] == "vocative" for a in self.addressees)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -69,6 +90,32 @@ def _rows(tx: ManagedTransaction, qname: str, /, **params: Any) -> list[dict[str
 
 
 @dataclass
+class _StagedFact:
+    candidate: FactCandidate
+    new: NewFact
+    summary: WriteSummary
+
+
+@dataclass
+class _StagedAttribute:
+    candidate: AttributeCandidate
+    new: NewAttribute
+    summary: WriteSummary
+
+
+@dataclass
+class PendingMemory:
+    """Facts and attributes extracted from a turn (or a batch chunk's turns, in order) whose
+    evolution is not decided yet; :meth:`MemoryWriter.flush` decides and writes them."""
+
+    facts: list[_StagedFact] = field(default_factory=list)
+    attributes: list[_StagedAttribute] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.facts or self.attributes)
+
+
+@dataclass
 class TurnWrite:
     """One turn's write in progress: what every step shares inside the transaction."""
 
@@ -78,6 +125,7 @@ class TurnWrite:
     result: ExtractionResult
     resolver: _Resolver
     summary: WriteSummary
+    pending: PendingMemory
 
     @property
     def message_id(self) -> str:
@@ -132,16 +180,83 @@ class MemoryWriter:
         window: Window,
         result: ExtractionResult,
         vectors: tuple[list[list[float]], list[list[float]]],
+        pending: PendingMemory | None = None,
     ) -> WriteSummary:
         """One turn's memory inside the caller's transaction, whose memory of this message was
-        cleared before (``memory_clear_messages``); :meth:`after_write` follows the commit."""
+        cleared before (``memory_clear_messages``); :meth:`after_write` follows the commit.
+
+        With ``pending`` (a batch chunk's), the turn's facts and attributes join it and the
+        caller flushes it once after the chunk's last turn (before the commit); without, they
+        are decided and written at the end of this turn. The summary's fact counts are
+        complete only after the flush.
+        """
         summary = WriteSummary(message_id=result.message_id, extractor=result.extractor)
-        turn = TurnWrite(tx, space, window, result, _Resolver(tx, space, window), summary)
+        staged = PendingMemory() if pending is None else pending
+        turn = TurnWrite(tx, space, window, result, _Resolver(tx, space, window), summary, staged)
         self._names(turn)
         addressee_ids = self._addressees(turn)
         self._facts(turn, addressee_ids, vectors[0])
         self._attributes(turn, vectors[1])
+        summary.roster_changed = turn.resolver.joined
+        if pending is None:
+            self.flush(tx, space, staged)
         return summary
+
+    def flush(self, tx: ManagedTransaction, space: str, pending: PendingMemory) -> None:
+        """Decide the staged facts and attributes in order (one candidate read each, the pure
+        rules over all of them) and write the decisions (one ``UNWIND`` per kind of write)."""
+        if not pending:
+            return
+        facts, attributes = list(pending.facts), list(pending.attributes)
+        pending.facts.clear()
+        pending.attributes.clear()
+        subjects = [(f.candidate.statement.subject, f.new.slot, f.new.content) for f in facts]
+        keys = [(subject, slot, content) for subject, slot, content in subjects if subject is not None]
+        current = self.facts.current_facts(tx, space, keys)
+        decisions = decide_facts([f.candidate for f in facts], current)
+        create: list[NewFact] = []
+        support: list[tuple[str, str]] = []
+        supersede: list[tuple[str, str]] = []
+        conflicts: list[tuple[str, str]] = []
+        audits: list[tuple[str, str, list[Any]]] = []
+        for f, d in zip(facts, decisions, strict=True):
+            if d.support is not None:
+                support.append((d.support, f.new.message_id))
+                continue
+            create.append(f.new)
+            supersede += [(f.new.id, old) for old in d.supersede]
+            conflicts += [(f.new.id, old.id) for old in d.conflicts]
+            f.summary.facts += 1
+            f.summary.superseded += len(d.supersede)
+            f.summary.conflicts += len(d.conflicts)
+            statement = f.candidate.statement
+            audits += [
+                (
+                    f.new.message_id,
+                    f"{f.new.content!r} contradicts {old.content!r}",
+                    [statement.subject, statement.speaker],
+                )
+                for old in d.conflicts
+            ]
+        self.facts.apply_facts(tx, space, create, support, supersede, conflicts)
+        for message_id, detail, people in audits:
+            _audit_in(tx, space, message_id, "fact_conflict", detail, people, resolved=False)
+        if not attributes:
+            return
+        attr_keys = [(a.new.holder, a.new.kind, a.new.slot, a.new.text) for a in attributes]
+        current_attrs = self.facts.current_attributes(tx, space, attr_keys)
+        attr_decisions = decide_attributes([a.candidate for a in attributes], current_attrs)
+        new_attrs: list[NewAttribute] = []
+        attr_support: list[tuple[str, str]] = []
+        attr_supersede: list[tuple[str, str]] = []
+        for a, ad in zip(attributes, attr_decisions, strict=True):
+            if ad.support is not None:
+                attr_support.append((ad.support, a.new.message_id))
+                continue
+            new_attrs.append(a.new)
+            attr_supersede += [(a.new.id, old) for old in ad.supersede]
+            a.summary.attributes += 1
+        self.facts.apply_attributes(tx, space, new_attrs, attr_support, attr_supersede)
 
     def after_write(self, space: str, summaries: list[WriteSummary]) -> None:
         """After the commit: texts written before a naming read with the name, passages that
@@ -226,6 +341,9 @@ class MemoryWriter:
             summary.names.append({"participant": pid, "name": ev.name, "kind": ev.kind, "action": d.action})
             if d.action == "none":
                 continue
+            # a merge moves fact edges and a naming can rename a subject: staged facts first
+            self.flush(tx, space, turn.pending)
+            summary.people_changed = True
             ParticipantStore.add_evidence(tx, space, pid, entry, turn.message_id)
             if d.action in ("name", "rename"):
                 if d.action == "rename" and target.name:
@@ -296,19 +414,12 @@ class MemoryWriter:
         return [p for p in given if p] or list(edges)
 
     def _facts(self, turn: TurnWrite, addressee_ids: list[str], vectors: list[list[float]]) -> None:
-        """Each fact: read the subject's current candidates, let the rule decide, apply it."""
+        """Stage each fact with its people resolved (placeholders created now, in turn order);
+        :meth:`flush` lets the rules decide against the subject's current facts."""
         speaker_id = turn.resolver.speaker_id
         for fact, vec in zip(turn.result.record.facts, vectors, strict=True):
             subject = turn.resolver.pid(fact.subject, create=True) or speaker_id
             about = [p for p in (turn.resolver.pid(x, create=True) for x in [fact.subject, *fact.about]) if p]
-            current = self.facts.current_facts(turn.tx, turn.space, subject, fact.slot, fact.content)
-            decision = decide_fact(
-                FactStatement(fact.content, fact.slot, fact.value, subject=subject, speaker=speaker_id),
-                current,
-            )
-            if decision.support is not None:
-                self.facts.add_fact_support(turn.tx, turn.space, decision.support, turn.message_id)
-                continue
             new = NewFact(
                 content=fact.content,
                 subject_key=subject,
@@ -322,38 +433,19 @@ class MemoryWriter:
                 addressees=addressee_ids,
                 about=list(dict.fromkeys(about)),
                 embedding=vec,
+                id=new_id("fact"),
+                message_id=turn.message_id,
             )
-            self.facts.create_fact(
-                turn.tx,
-                turn.space,
-                turn.message_id,
-                new,
-                supersede=decision.supersede,
-                conflicts=[old.id for old in decision.conflicts],
+            statement = FactStatement(
+                fact.content, fact.slot, fact.value, subject=subject, speaker=speaker_id
             )
-            turn.summary.facts += 1
-            turn.summary.superseded += len(decision.supersede)
-            for old in decision.conflicts:
-                _audit(
-                    turn,
-                    "fact_conflict",
-                    f"{fact.content!r} contradicts {old.content!r}",
-                    [subject, speaker_id],
-                    resolved=False,
-                )
-                turn.summary.conflicts += 1
+            candidate = FactCandidate(new.id, statement, turn.window.current.ts)
+            turn.pending.facts.append(_StagedFact(candidate, new, turn.summary))
 
     def _attributes(self, turn: TurnWrite, vectors: list[list[float]]) -> None:
         for attr, vec in zip(turn.result.record.attributes, vectors, strict=True):
             holder = turn.resolver.pid(attr.holder, create=True)
             if holder is None:
-                continue
-            current = self.facts.current_attributes(
-                turn.tx, turn.space, holder, attr.kind, attr.slot, attr.text
-            )
-            decision = decide_attribute(attr.text, attr.slot, current)
-            if decision.support is not None:
-                self.facts.add_attribute_support(turn.tx, turn.space, decision.support, turn.message_id)
                 continue
             new = NewAttribute(
                 holder=holder,
@@ -363,24 +455,38 @@ class MemoryWriter:
                 extractor=turn.result.extractor,
                 confidence=attr.confidence,
                 embedding=vec,
+                id=new_id("attr"),
+                message_id=turn.message_id,
             )
-            self.facts.create_attribute(
-                turn.tx, turn.space, turn.message_id, new, supersede=decision.supersede
+            candidate = AttributeCandidate(
+                new.id, holder, attr.kind, attr.text, attr.slot, turn.window.current.ts
             )
-            turn.summary.attributes += 1
+            turn.pending.attributes.append(_StagedAttribute(candidate, new, turn.summary))
 
 
 def _audit(turn: TurnWrite, kind: str, detail: Any, participants: list[Any], resolved: bool) -> None:
     """An audit item raised by this turn (removed again when the turn is re-extracted)."""
+    _audit_in(turn.tx, turn.space, turn.message_id, kind, detail, participants, resolved)
+
+
+def _audit_in(
+    tx: ManagedTransaction,
+    space: str,
+    message_id: str,
+    kind: str,
+    detail: Any,
+    participants: list[Any],
+    resolved: bool,
+) -> None:
     _rows(
-        turn.tx,
+        tx,
         "memory_audit_create",
-        space=turn.space,
+        space=space,
         id=new_id("audit"),
         kind=kind,
         detail=detail,
         participants=participants,
-        message_id=turn.message_id,
+        message_id=message_id,
         resolved=resolved,
     )
 
@@ -419,6 +525,7 @@ class _Resolver:
         self.space = space
         self.window = window
         self.cache: dict[str, str | None] = {}
+        self.joined = False  # a person addressed by name was made a participant of the session
         cur = window.people.get(window.current.speaker)
         self.speaker_id = cur.participant_id if cur else None
 
@@ -444,6 +551,7 @@ class _Resolver:
         if found is None:
             found = next(iter(ParticipantStore.find_name(self.tx, self.space, key)), None)
         if found is None and create and plausible_new_name(ref.strip()):
+            self.joined = self.joined or present
             found = ParticipantStore.placeholder(
                 self.tx, self.space, self.window.session, key, " ".join(ref.split()), present
             )

@@ -13,17 +13,26 @@ the whole cost:
    SPLADE, then ONE transaction (sessions locked, people found or created by name, one
    ``UNWIND`` statement for the messages and one for the NEXT chain);
 2. **extraction → memory** — in chunks of ``derive_chunk`` turns, ONE transaction per chunk:
-   the chunk's earlier memory is cleared (a replay re-derives), then each turn in
-   conversation order has its window read *inside* the transaction (so it sees the names and
-   vocative edges the turns before it just derived, exactly as the per-turn path does), is
-   extracted (pure function) and its memory written with the writer's per-turn steps. The
-   fact/attribute embeddings of a turn are computed inside the transaction, because the
-   turn's record only exists after the earlier turns' memory is visible — but they are
-   looked up in a text → vector cache filled before the transaction by ONE model call over
-   the texts the batch is expected to yield (:meth:`BatchImporter._expected_vectors`), so
-   few are encoded while the chunk holds its locks;
+   the chunk's earlier memory is cleared (a replay re-derives), the chunk's windows are read
+   in ONE statement, then each turn in conversation order is extracted (pure function) and
+   its identity and addressee steps written; a window that an earlier turn of the chunk
+   changed (a naming, a vocative edge inside it, someone joining its session:
+   :func:`_changed_windows`) is read again inside the transaction, so every turn sees exactly
+   what the per-turn path shows it. The chunk's facts and attributes are staged and decided
+   together at the end (:meth:`voxmem.memory.writer.MemoryWriter.flush`: one candidate read,
+   the pure rules over the chunk's statements in order, one ``UNWIND`` write per kind). The
+   fact/attribute embeddings are looked up in a text → vector cache filled before the
+   transaction by ONE model call over the texts the batch is expected to yield
+   (:meth:`BatchImporter._expected_vectors`), so few are encoded while the chunk holds its
+   locks;
 3. **index** — passages re-read and re-encoded only where a naming changed them, then the
    chunk's ``memory_pending`` marks cleared in one statement.
+
+Until its memory is derived, the importer *claims* each stored turn (``message_batch_claim``,
+a lease of :data:`CLAIM_LEASE_S` renewed before each chunk): repair — at another process's
+start-up or before another turn of the session — skips claimed turns, so it never derives an
+import's later turns out of order while the importer is still on earlier chunks; if the
+importer dies, the claim lapses and repair derives them.
 
 A chunk that fails for another reason than Neo4j being down rolls back whole and its turns
 are derived one by one through :meth:`voxmem.pipeline.turns.TurnPipeline.derive`; a turn
@@ -42,8 +51,8 @@ from neo4j import ManagedTransaction
 
 from voxmem.errors import DatabaseUnavailable, InvalidInput
 from voxmem.extractors.window import window_from_rows
-from voxmem.memory.writer import WriteSummary
-from voxmem.stores.messages import StoredTurn, Turn
+from voxmem.memory.writer import PendingMemory, WriteSummary
+from voxmem.stores.messages import MessageContext, MessageStore, StoredTurn, Turn
 from voxmem.stores.participants import ParticipantStore
 
 if TYPE_CHECKING:
@@ -56,6 +65,10 @@ log = logging.getLogger(__name__)
 WRITE_CHUNK = 500
 # Turns whose memory is derived per transaction.
 DERIVE_CHUNK = 100
+# How long the importer's claim on its not-yet-derived turns holds (renewed before each chunk,
+# so a chunk may take this long): repair elsewhere leaves claimed turns alone, and takes them
+# once the claim lapses (the importer died).
+CLAIM_LEASE_S = 600
 
 
 @dataclass
@@ -122,9 +135,13 @@ class BatchImporter:
             stored = pipe.messages.append_many(space, chunk)
             result.turns.extend(stored)
             todo = [t.id for t in stored if t.pending]
+            if todo:  # ours until derived: a repair in another process must not take them
+                pipe.messages.claim_pending(space, todo, CLAIM_LEASE_S)
             pending = [turn for turn, done in zip(chunk, stored, strict=True) if done.pending]
             known = self._expected_vectors(space, pending)
             for first in range(0, len(todo), self.derive_chunk):
+                if first:
+                    pipe.messages.claim_pending(space, todo[first:], CLAIM_LEASE_S)  # renewed
                 self._derive(space, todo[first : first + self.derive_chunk], result, known)
         return result
 
@@ -179,12 +196,21 @@ class BatchImporter:
         def work(tx: ManagedTransaction) -> list[WriteSummary]:
             ParticipantStore.lock(tx, space, messages=ids)  # sessions, then people, in id order
             memory.writer.clear_in(tx, space, ids)
+            windows = MessageStore.contexts_in(tx, space, ids, memory.context_turns)
+            stale: set[str] = set()  # windows an earlier turn of the chunk changed: read again
+            pending = PendingMemory()
             summaries = []
-            for message_id in ids:
-                window = memory.window_in(tx, space, message_id)
+            for pos, message_id in enumerate(ids):
+                if message_id in stale or message_id not in windows:
+                    window = memory.window_in(tx, space, message_id)
+                else:
+                    window = memory.window_of(space, windows[message_id])
                 extraction = memory.extractor.extract(window)
                 vectors = memory.writer.vectors(extraction, known)
-                summaries.append(memory.writer.write_in(tx, space, window, extraction, vectors))
+                summary = memory.writer.write_in(tx, space, window, extraction, vectors, pending)
+                summaries.append(summary)
+                stale.update(_changed_windows(summary, message_id, ids[pos + 1 :], windows))
+            memory.writer.flush(tx, space, pending)
             return summaries
 
         try:
@@ -219,3 +245,25 @@ class BatchImporter:
             result.derived += 1
             result.facts += int(summary.get("facts", 0))
             result.attributes += int(summary.get("attributes", 0))
+
+
+def _changed_windows(
+    summary: WriteSummary, message_id: str, later: Sequence[str], windows: Mapping[str, MessageContext]
+) -> list[str]:
+    """The later turns of the chunk whose window, read before the chunk's first write, no longer
+    shows what the per-turn path would read: every later one after a naming step acted (names,
+    aliases, merged people); those of the same session after someone addressed by name joined
+    it (roster); those whose window holds this turn after it got vocative ADDRESSES edges (read
+    as ``addressed``). Nothing else a write does is visible in a window."""
+    if summary.people_changed:
+        return list(later)
+    here = windows.get(message_id)
+    out = []
+    for other in later:
+        ctx = windows.get(other)
+        if ctx is None:
+            continue
+        joined = summary.roster_changed and here is not None and ctx.session == here.session
+        if joined or (summary.vocatives and any(t.id == message_id for t in ctx.turns)):
+            out.append(other)
+    return out

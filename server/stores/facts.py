@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from neo4j import ManagedTransaction
@@ -38,6 +39,7 @@ class CurrentFact:
     slot: str | None
     value: str | None
     stated_by: tuple[str, ...] = ()
+    valid_from: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,7 @@ class CurrentAttribute:
     id: str
     text: str
     slot: str | None
+    valid_from: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,8 @@ class NewFact:
     addressees: list[str]
     about: list[str]
     embedding: list[float]
+    id: str = ""  # given by the rules' candidate (decide_facts), else made at creation
+    message_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,8 @@ class NewAttribute:
     extractor: str
     confidence: float
     embedding: list[float]
+    id: str = ""
+    message_id: str = ""
 
 
 @dataclass
@@ -139,107 +146,150 @@ def _run(tx: ManagedTransaction, name: str, /, **params: Any) -> list[dict[str, 
     return [r.data() for r in tx.run(query(name), params)]
 
 
+def _native(value: Any) -> datetime | None:
+    """A Neo4j temporal as a Python datetime (the rules order candidates by it)."""
+    return value.to_native() if hasattr(value, "to_native") else value
+
+
 class FactStore:
     """Reads and writes ``Fact`` and ``Attribute`` nodes, always scoped by space."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    # --- in the turn's transaction: evolution candidates and applying a decision -------------
+    # --- in the turn's (or batch chunk's) transaction: candidates and applying decisions ------
     def current_facts(
-        self, tx: ManagedTransaction, space: str, subject_key: str | None, slot: str | None, content: str
-    ) -> list[CurrentFact]:
-        """Current facts of one subject with the same content or slot, newest first."""
-        rows = _run(tx, "fact_slot_current", space=space, subject_key=subject_key, slot=slot, content=content)
-        return [
-            CurrentFact(r["id"], r["content"], r["slot"], r["value"], tuple(r["stated_by"])) for r in rows
+        self, tx: ManagedTransaction, space: str, keys: Sequence[tuple[str, str | None, str]]
+    ) -> dict[str, list[CurrentFact]]:
+        """Current facts with the same subject and content or slot as any of ``keys``
+        ``(subject, slot, content)``, by subject, newest first (one statement for all)."""
+        wanted: dict[str, dict[str, set[str]]] = {}
+        for subject, slot, content in keys:
+            entry = wanted.setdefault(subject, {"contents": set(), "slots": set()})
+            entry["contents"].add(content)
+            if slot is not None:
+                entry["slots"].add(slot)
+        out: dict[str, list[CurrentFact]] = {s: [] for s in wanted}
+        if not wanted:
+            return out
+        params = [
+            {"subject": s, "contents": sorted(e["contents"]), "slots": sorted(e["slots"])}
+            for s, e in wanted.items()
         ]
+        for r in _run(tx, "fact_slot_current", space=space, keys=params):
+            out[r["subject"]].append(
+                CurrentFact(
+                    r["id"],
+                    r["content"],
+                    r["slot"],
+                    r["value"],
+                    tuple(r["stated_by"]),
+                    _native(r["valid_from"]),
+                )
+            )
+        return out
 
-    def add_fact_support(self, tx: ManagedTransaction, space: str, fact_id: str, message_id: str) -> None:
-        """One more message supports an existing fact (it was said again)."""
-        _run(tx, "fact_add_support", space=space, id=fact_id, message_id=message_id)
-
-    def create_fact(
+    def apply_facts(
         self,
         tx: ManagedTransaction,
         space: str,
-        message_id: str,
-        fact: NewFact,
-        supersede: Sequence[str] = (),
-        conflicts: Sequence[str] = (),
-    ) -> str:
-        """Create the fact with its provenance and people; it supersedes the ``supersede`` facts
-        and stands in conflict with the ``conflicts`` ones. Returns its id."""
-        fid = new_id("fact")
-        _run(
-            tx,
-            "fact_create",
-            space=space,
-            message_id=message_id,
-            speaker=fact.speaker,
-            addressees=fact.addressees,
-            about=fact.about,
-            embedding=fact.embedding,
-            fact={
-                "id": fid,
-                "content": fact.content,
-                "subject_key": fact.subject_key,
-                "slot": fact.slot,
-                "value": fact.value,
-                "event_time": fact.event_time,
-                "time_text": fact.time_text,
-                "extractor": fact.extractor,
-                "confidence": fact.confidence,
-            },
-        )
-        for old in supersede:
-            _run(tx, "fact_supersede", space=space, new=fid, old=old)
-        for other in conflicts:
-            _run(tx, "fact_conflict", space=space, a=fid, b=other)
-        return fid
+        create: Sequence[NewFact] = (),
+        support: Sequence[tuple[str, str]] = (),
+        supersede: Sequence[tuple[str, str]] = (),
+        conflicts: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        """Apply the rules' decisions, one ``UNWIND`` statement per kind of write: ``create``
+        the new facts (each with its id and message), ``support`` (fact, message) pairs,
+        ``supersede`` (new, old) and ``conflicts`` (new, old) pairs; conflicts before
+        supersessions, so a fact both flagged and superseded ends unflagged, as in turn order."""
+        if create:
+            rows = [
+                {
+                    "id": f.id or new_id("fact"),
+                    "message_id": f.message_id,
+                    "seq": seq,
+                    "content": f.content,
+                    "subject_key": f.subject_key,
+                    "slot": f.slot,
+                    "value": f.value,
+                    "event_time": f.event_time,
+                    "time_text": f.time_text,
+                    "extractor": f.extractor,
+                    "confidence": f.confidence,
+                    "speaker": f.speaker,
+                    "addressees": f.addressees,
+                    "about": f.about,
+                    "embedding": f.embedding,
+                }
+                for seq, f in enumerate(create)
+            ]
+            _run(tx, "fact_create", space=space, facts=rows)
+        if support:
+            _run(tx, "fact_add_support", space=space, rows=[{"id": i, "message_id": m} for i, m in support])
+        if conflicts:
+            _run(tx, "fact_conflict", space=space, pairs=[{"a": a, "b": b} for a, b in conflicts])
+        if supersede:
+            _run(tx, "fact_supersede", space=space, pairs=[{"new": n, "old": o} for n, o in supersede])
 
     def current_attributes(
-        self, tx: ManagedTransaction, space: str, holder: str, kind: str, slot: str | None, text: str
-    ) -> list[CurrentAttribute]:
-        """Current attributes of one holder and kind with the same text or slot, newest first."""
-        rows = _run(tx, "attribute_slot_current", space=space, holder=holder, kind=kind, slot=slot, text=text)
-        return [CurrentAttribute(r["id"], r["text"], r["slot"]) for r in rows]
+        self, tx: ManagedTransaction, space: str, keys: Sequence[tuple[str, str, str | None, str]]
+    ) -> dict[tuple[str, str], list[CurrentAttribute]]:
+        """Current attributes with the same holder, kind and text or slot as any of ``keys``
+        ``(holder, kind, slot, text)``, by (holder, kind), newest first (one statement)."""
+        wanted: dict[tuple[str, str], dict[str, set[str]]] = {}
+        for holder, kind, slot, text in keys:
+            entry = wanted.setdefault((holder, kind), {"texts": set(), "slots": set()})
+            entry["texts"].add(text)
+            if slot is not None:
+                entry["slots"].add(slot)
+        out: dict[tuple[str, str], list[CurrentAttribute]] = {k: [] for k in wanted}
+        if not wanted:
+            return out
+        params = [
+            {"holder": h, "kind": k, "texts": sorted(e["texts"]), "slots": sorted(e["slots"])}
+            for (h, k), e in wanted.items()
+        ]
+        for r in _run(tx, "attribute_slot_current", space=space, keys=params):
+            out[(r["holder"], r["kind"])].append(
+                CurrentAttribute(r["id"], r["text"], r["slot"], _native(r["valid_from"]))
+            )
+        return out
 
-    def add_attribute_support(
-        self, tx: ManagedTransaction, space: str, attribute_id: str, message_id: str
-    ) -> None:
-        """One more message supports an existing attribute."""
-        _run(tx, "attribute_add_support", space=space, id=attribute_id, message_id=message_id)
-
-    def create_attribute(
+    def apply_attributes(
         self,
         tx: ManagedTransaction,
         space: str,
-        message_id: str,
-        attr: NewAttribute,
-        supersede: Sequence[str] = (),
-    ) -> str:
-        """Create the attribute for its holder with provenance; it supersedes ``supersede``."""
-        aid = new_id("attr")
-        _run(
-            tx,
-            "attribute_create",
-            space=space,
-            message_id=message_id,
-            holder=attr.holder,
-            embedding=attr.embedding,
-            attr={
-                "id": aid,
-                "kind": attr.kind,
-                "text": attr.text,
-                "slot": attr.slot,
-                "extractor": attr.extractor,
-                "confidence": attr.confidence,
-            },
-        )
-        for old in supersede:
-            _run(tx, "attribute_supersede", space=space, new=aid, old=old)
-        return aid
+        create: Sequence[NewAttribute] = (),
+        support: Sequence[tuple[str, str]] = (),
+        supersede: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        """Apply the attribute decisions, one ``UNWIND`` statement per kind of write."""
+        if create:
+            rows = [
+                {
+                    "id": a.id or new_id("attr"),
+                    "message_id": a.message_id,
+                    "seq": seq,
+                    "holder": a.holder,
+                    "kind": a.kind,
+                    "text": a.text,
+                    "slot": a.slot,
+                    "extractor": a.extractor,
+                    "confidence": a.confidence,
+                    "embedding": a.embedding,
+                }
+                for seq, a in enumerate(create)
+            ]
+            _run(tx, "attribute_create", space=space, attributes=rows)
+        if support:
+            _run(
+                tx,
+                "attribute_add_support",
+                space=space,
+                rows=[{"id": i, "message_id": m} for i, m in support],
+            )
+        if supersede:
+            _run(tx, "attribute_supersede", space=space, pairs=[{"new": n, "old": o} for n, o in supersede])
 
     # --- reads ---------------------------------------------------------------------------------
     def facts(

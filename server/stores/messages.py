@@ -309,6 +309,14 @@ class MessageStore:
         rows = tx.run(query("message_batch_existing"), space=space, ids=list(message_ids))
         return {row["id"]: bool(row["pending"]) for row in rows}
 
+    def claim_pending(self, space: str, message_ids: Sequence[str], lease_s: float) -> int:
+        """A batch import's claim on its stored turns still without memory, for ``lease_s``
+        seconds: :meth:`memory_pending` (repair) skips claimed turns until the claim lapses."""
+        rows = self.db.execute(
+            query("message_batch_claim"), space=space, ids=list(message_ids), lease_s=lease_s
+        )
+        return int(rows[0]["claimed"]) if rows else 0
+
     def memory_done_many(self, space: str, message_ids: Sequence[str]) -> int:
         """Clear the pending mark of many turns whose memory is derived (one statement)."""
         rows = self.db.execute(query("message_batch_memory_done"), space=space, ids=list(message_ids))
@@ -344,7 +352,8 @@ class MessageStore:
         self, space: str | None, session: str | None, min_age_s: float, limit: int
     ) -> list[tuple[str, str]]:
         """(space, message id) of turns stored without their memory, oldest first: of one
-        session (``space`` and ``session`` given) or of every space (both None)."""
+        session (``space`` and ``session`` given) or of every space (both None); turns a
+        running batch import claimed (:meth:`claim_pending`) are left to it."""
         if space is not None and session is not None:
             rows = self.db.query(
                 query("message_memory_pending_session"),
@@ -436,30 +445,44 @@ class MessageStore:
 
     @staticmethod
     def context_in(tx: ManagedTransaction, space: str, message_id: str, previous: int) -> MessageContext:
-        """:meth:`context` inside the caller's transaction (a batch derivation reads each turn's
-        window after the memory of the turns before it, written in the same transaction)."""
-        rows = [r.data() for r in tx.run(query("memory_window"), space=space, id=message_id, n=previous)]
-        if not rows:
+        """:meth:`context` inside the caller's transaction (a batch derivation reads a turn's
+        window again after the memory of the turns before it, written in the same transaction,
+        changed it)."""
+        found = MessageStore.contexts_in(tx, space, [message_id], previous)
+        if message_id not in found:
             raise NotFound(f"unknown message {message_id!r}")
-        row = rows[0]
-        return MessageContext(
-            session=row["session"],
-            started_at=_native(row["started_at"]),
-            turns=[
-                ContextMessage(
-                    id=t["id"],
-                    idx=t["idx"],
-                    text=t["text"],
-                    ts=_native(t["ts"]),
-                    speaker=_context_person(t["speaker"]) if t["speaker"] else None,
-                    given=list(t["given"] or []),
-                    addressed=list(t["addressed"] or []),
-                    captions=list(t["captions"] or []),
-                )
-                for t in row["turns"]
-            ],
-            roster=[_context_person(p) for p in row["roster"]],
-        )
+        return found[message_id]
+
+    @staticmethod
+    def contexts_in(
+        tx: ManagedTransaction, space: str, message_ids: Sequence[str], previous: int
+    ) -> dict[str, MessageContext]:
+        """The windows of several messages in one statement (a batch chunk's, read once),
+        keyed by message id; unknown ids are missing."""
+        rows = [
+            r.data() for r in tx.run(query("memory_window"), space=space, ids=list(message_ids), n=previous)
+        ]
+        return {
+            row["id"]: MessageContext(
+                session=row["session"],
+                started_at=_native(row["started_at"]),
+                turns=[
+                    ContextMessage(
+                        id=t["id"],
+                        idx=t["idx"],
+                        text=t["text"],
+                        ts=_native(t["ts"]),
+                        speaker=_context_person(t["speaker"]) if t["speaker"] else None,
+                        given=list(t["given"] or []),
+                        addressed=list(t["addressed"] or []),
+                        captions=list(t["captions"] or []),
+                    )
+                    for t in row["turns"]
+                ],
+                roster=[_context_person(p) for p in row["roster"]],
+            )
+            for row in rows
+        }
 
     def list(
         self,

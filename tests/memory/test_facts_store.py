@@ -6,6 +6,8 @@ production); the store is then read directly.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 
 from voxmem.core import Voxmem
@@ -39,9 +41,12 @@ def test_store_reads_typed_facts_with_history_and_the_rules_candidates(
 
     # what the rule is given inside a transaction: only current facts of the subject and slot
     candidates = services.db.read(
-        lambda tx: store.current_facts(tx, space, maya, "checkout_time", "Maya checks out at one.")
+        lambda tx: store.current_facts(tx, space, [(maya, "checkout_time", "Maya checks out at one.")])
     )
-    assert candidates == [CurrentFact(now.id, now.content, "checkout_time", "noon", (maya,))]
+    assert list(candidates) == [maya]
+    [got] = candidates[maya]
+    assert got == CurrentFact(now.id, now.content, "checkout_time", "noon", (maya,), got.valid_from)
+    assert got.valid_from == datetime.fromisoformat(str(now.valid_from).replace("Z", "+00:00"))
 
     attributes = store.attributes(space, participant=maya)
     assert attributes and all(isinstance(a, StoredAttribute) for a in attributes)

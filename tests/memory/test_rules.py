@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 from voxmem.memory.rules import (
+    AttributeCandidate,
     AttributeDecision,
     CurrentAttribute,
     CurrentFact,
+    FactCandidate,
     FactDecision,
     FactStatement,
     decide_attribute,
+    decide_attributes,
     decide_fact,
+    decide_facts,
 )
 
 MAYA, TOM, BEN = "p_maya", "p_tom", "p_ben"
@@ -110,3 +116,94 @@ def test_attribute_without_a_slot_accumulates():
     assert decide_attribute("Maya likes hiking.", None, [old]) == AttributeDecision()
     other_slot = CurrentAttribute("a2", "Maya is vegetarian.", "diet")
     assert decide_attribute("Maya drinks coffee.", "drink", [other_slot]) == AttributeDecision()
+
+
+# --- many statements at once (a turn's facts, a batch chunk's): decided in order ----------------
+T0 = datetime(2026, 11, 2, 18, 0, tzinfo=UTC)
+
+
+def cand(i: str, statement: FactStatement, minute: int) -> FactCandidate:
+    return FactCandidate(i, statement, T0 + timedelta(minutes=minute))
+
+
+def test_a_chunk_sees_its_own_earlier_facts_like_turns_written_one_by_one():
+    stored = CurrentFact("f0", "Maya's checkout is at 10 am.", "checkout_time", "10 am", (MAYA,), T0)
+    chunk = [
+        cand("n1", said("Maya's checkout is at 11 am.", "checkout_time", "11 am", MAYA, MAYA), 1),
+        cand("n2", said("Maya loves green tea.", None, None, MAYA, MAYA), 2),
+        cand("n3", said("Maya checks out at 11 am.", "checkout_time", "11 am", MAYA, TOM), 3),  # repeat
+        cand("n4", said("Maya's checkout is at noon.", "checkout_time", "noon", MAYA, MAYA), 4),
+        cand("n5", said("Maya loves green tea.", None, None, MAYA, BEN), 5),  # repeat of n2
+    ]
+    decisions = decide_facts(chunk, {MAYA: [stored]})
+    one_by_one = []
+    current = [stored]
+    for c in chunk:  # the per-turn path: read the candidates, decide, write, next
+        same = [f for f in current if f.content == c.statement.content or f.slot == c.statement.slot]
+        d = decide_fact(c.statement, sorted(same, key=lambda f: f.valid_from, reverse=True))
+        one_by_one.append(d)
+        if d.create:
+            current = [f for f in current if f.id not in d.supersede]
+            current.append(
+                CurrentFact(
+                    c.id,
+                    c.statement.content,
+                    c.statement.slot,
+                    c.statement.value,
+                    (c.statement.speaker,),
+                    c.valid_from,
+                )
+            )
+    assert decisions == one_by_one
+    assert [d.supersede for d in decisions] == [("f0",), (), (), ("n1",), ()]
+    assert [d.support for d in decisions] == [None, None, "n1", None, "n2"]
+
+
+def test_a_chunk_conflict_is_settled_by_the_subject_later_in_the_chunk():
+    chunk = [
+        cand("n1", said("Maya's room is 412.", "room", "412", MAYA, TOM), 1),
+        cand("n2", said("Maya's room is 415.", "room", "415", MAYA, BEN), 2),
+        cand("n3", said("Maya's room is 420.", "room", "420", MAYA, MAYA), 3),
+    ]
+    d1, d2, d3 = decide_facts(chunk, {})
+    assert d1 == FactDecision() and [c.id for c in d2.conflicts] == ["n1"]
+    assert set(d3.supersede) == {"n1", "n2"} and d3.conflicts == ()
+
+
+def test_no_subject_means_no_candidates_and_other_subjects_stay_apart():
+    stored = CurrentFact("f0", "Tom's room is 1.", "room", "1", (TOM,), T0)
+    chunk = [
+        cand("n1", FactStatement("Someone's room is 2.", "room", "2", None, TOM), 1),
+        cand("n2", said("Maya's room is 3.", "room", "3", MAYA, MAYA), 2),
+    ]
+    assert decide_facts(chunk, {TOM: [stored]}) == [FactDecision(), FactDecision()]
+
+
+def test_an_imported_older_turn_supports_the_newest_stored_repeat_first():
+    newer = CurrentFact("f2", "Maya's room is 415.", "room", "415", (BEN,), T0 + timedelta(days=2))
+    older = CurrentFact("f1", "Maya's room is 415.", "room", "415", (TOM,), T0 + timedelta(days=1))
+    [d] = decide_facts(
+        [cand("n1", said("Maya's room is 415.", "room", "415", MAYA, MAYA), 0)], {MAYA: [older, newer]}
+    )
+    assert d.support == "f2"
+
+
+def test_attributes_of_a_chunk_supersede_and_support_in_order():
+    stored = CurrentAttribute("a0", "Maya drinks tea.", "drink", T0)
+    chunk = [
+        AttributeCandidate(
+            "n1", MAYA, "preference", "Maya drinks coffee.", "drink", T0 + timedelta(minutes=1)
+        ),
+        AttributeCandidate(
+            "n2", MAYA, "preference", "Maya drinks coffee.", "drink", T0 + timedelta(minutes=2)
+        ),
+        AttributeCandidate(
+            "n3", MAYA, "background", "Maya drinks coffee.", "drink", T0 + timedelta(minutes=3)
+        ),
+        AttributeCandidate(
+            "n4", MAYA, "preference", "Maya drinks water.", "drink", T0 + timedelta(minutes=4)
+        ),
+    ]
+    d = decide_attributes(chunk, {(MAYA, "preference"): [stored]})
+    assert [x.supersede for x in d] == [("a0",), (), (), ("n1",)]
+    assert [x.support for x in d] == [None, "n1", None, None]

@@ -1,0 +1,172 @@
+"""A batch chunk's memory is decided at once (one window read, the rules over the chunk's facts,
+one UNWIND write per kind), yet must be exactly what the same turns give one by one.
+
+The history has, in the first chunk, a slot that changes (Maya's checkout 11 am -> noon) and a
+conflict between two people settled by Maya (the room); in the second chunk a repeat that only
+supports a first-chunk fact and the checkout changing again (noon -> 2 pm, in another session);
+vocatives, a mention of someone who never speaks, a naming that conflicts, and an alias
+("call me Tommy") that a later turn of the same chunk uses as a vocative: its window must be
+read again (with the snapshot read at the chunk's start the alias is unknown; checked by
+mutation: dropping the re-read, or deciding each fact without the chunk's earlier ones, fails
+this test). Compared: every fact with its supersession edges, conflicts, DERIVED_FROM sources
+(turn ids), speaker, addressees and people; attributes; ADDRESSES edges; people; audit items.
+Then a re-import of the same batch changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from voxmem.core import Voxmem
+from voxmem.pipeline.batch import BatchImporter
+from voxmem.stores.messages import Turn
+
+pytestmark = pytest.mark.integration
+
+T0 = datetime(2026, 11, 3, 9, 0, tzinfo=UTC)
+CHUNK = 7  # turns per derivation chunk: the first chunk is turns 0-6, the second 7-13
+
+# (session, speaker, text)
+HISTORY: list[tuple[str, str, str]] = [
+    ("desk", "Maya", "My checkout is at 11 am."),
+    ("desk", "Tom", "Maya, your room is 412."),
+    ("desk", "Ben", "Maya, your room is 415."),
+    ("desk", "Maya", "Please change my checkout to noon."),  # changes within the chunk
+    ("desk", "Maya", "I love green tea. Yesterday I went to the museum with my sister Anna."),
+    ("desk", "Tom", "Sure Maya. I am vegetarian, by the way."),
+    ("desk", "Maya", "Actually my room is 420."),  # settles the conflict
+    ("desk", "Ben", "Maya, your checkout is at noon."),  # a repeat: supports
+    ("desk", "Tom", "Ben, my name is Thomas, call me Tom."),
+    ("desk", "Tom", "Please call me Tommy."),
+    ("desk", "Maya", "Tommy, can you check my bill?"),
+    ("lobby", "Maya", "Please change my checkout to 2 pm."),  # changes across chunks (and sessions)
+    ("lobby", "Anna", "Maya, I love green tea too."),
+    ("lobby", "Maya", "Anna, my favourite food is sushi."),
+]
+
+
+def turns(prefix: str) -> list[Turn]:
+    return [
+        Turn(session, speaker, text, [], T0 + timedelta(minutes=i), f"{prefix}{i}")
+        for i, (session, speaker, text) in enumerate(HISTORY)
+    ]
+
+
+@pytest.fixture
+def two_spaces(services: Voxmem) -> Iterator[tuple[str, str]]:
+    ids = (f"test-{uuid.uuid4().hex[:12]}", f"test-{uuid.uuid4().hex[:12]}")
+    for space in ids:
+        services.spaces.create(space, "participant")
+    yield ids
+    for space in ids:
+        services.spaces.delete(space)
+
+
+def memory(services: Voxmem, space: str) -> dict[str, Any]:
+    """Facts, attributes and addressee edges of a space, with ids replaced by what they stand
+    for (turn ids for messages, names for people, contents for facts)."""
+    q = services.db.query
+    facts = q(
+        """
+        MATCH (f:Fact {space: $space})
+        RETURN f.content AS content, f.slot AS slot, f.value AS value, f.current AS current,
+               f.conflict AS conflict, toString(f.valid_from) AS valid_from, toString(f.valid_to) AS valid_to,
+               f.event_time AS event_time,
+               [(f)-[:DERIVED_FROM]->(m:Message) | substring(m.id, size($space) + 3)] AS sources,
+               [(f)-[:SUPERSEDES]->(o:Fact) | o.content] AS supersedes,
+               [(f)-[:CONFLICTS_WITH]-(o:Fact) | o.content] AS conflicts_with,
+               [(f)-[:STATED_BY]->(p:Participant) | p.name] AS stated_by,
+               [(f)-[:ADDRESSED_TO]->(p:Participant) | p.name] AS addressed_to,
+               [(f)-[:ABOUT]->(p:Participant) | p.name] AS about,
+               COLLECT { MATCH (s:Participant {space: $space, id: f.subject_key}) RETURN s.name } AS subject
+        """,
+        space=space,
+    )
+    attributes = q(
+        """
+        MATCH (p:Participant {space: $space})-[:HAS_ATTRIBUTE]->(a:Attribute)
+        RETURN p.name AS holder, a.kind AS kind, a.text AS text, a.slot AS slot, a.current AS current,
+               [(a)-[:DERIVED_FROM]->(m:Message) | substring(m.id, size($space) + 3)] AS sources,
+               [(a)-[:SUPERSEDES]->(o:Attribute) | o.text] AS supersedes
+        """,
+        space=space,
+    )
+    addresses = q(
+        """
+        MATCH (m:Message {space: $space})-[r:ADDRESSES]->(p:Participant)
+        RETURN substring(m.id, size($space) + 3) + ' -> ' + coalesce(p.name, '?') + ' / ' + r.source
+               + ' ' + toString(r.confidence) AS e
+        """,
+        space=space,
+    )
+    people = q(
+        "MATCH (p:Participant {space: $space}) RETURN p.name AS name, p.aliases AS aliases, "
+        "[(p)-[:PARTICIPATED_IN]->(s:Session) | s.id] AS sessions",
+        space=space,
+    )
+    audit = q("MATCH (a:AuditItem {space: $space}) RETURN a.kind AS kind, a.detail AS detail", space=space)
+    for row in audit:  # a detail may name a participant by id
+        row["detail"] = re.sub(r"p_[0-9a-f]{32}", "p_…", str(row["detail"]))
+
+    def canon(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for row in rows:
+            for key, value in row.items():
+                if isinstance(value, list):
+                    row[key] = sorted(str(v) for v in value)
+        return sorted(rows, key=repr)
+
+    return {
+        "facts": canon(facts),
+        "attributes": canon(attributes),
+        "addresses": sorted(r["e"] for r in addresses),
+        "people": canon(people),
+        "audit": canon(audit),
+    }
+
+
+def test_bulk_chunks_store_the_memory_of_turns_written_one_by_one(
+    services: Voxmem, two_spaces: tuple[str, str]
+) -> None:
+    bulk_space, single_space = two_spaces
+    result = BatchImporter(services.pipeline, derive_chunk=CHUNK).run(bulk_space, turns("t"))
+    assert (result.stored, result.derived, result.pending) == (len(HISTORY), len(HISTORY), [])
+    for turn in turns("t"):
+        services.pipeline.append_text(single_space, turn)
+    bulk, single = memory(services, bulk_space), memory(services, single_space)
+    assert bulk == single
+
+    # not two equal empty graphs: the history's evolution is there
+    checkout = sorted(
+        (f["valid_from"], f["value"], f["current"]) for f in bulk["facts"] if f["slot"] == "checkout_time"
+    )
+    assert [(v, c) for _, v, c in checkout] == [("11 am", False), ("noon", False), ("2 pm", True)]
+    noon = next(f for f in bulk["facts"] if f["slot"] == "checkout_time" and f["value"] == "noon")
+    assert noon["sources"] == ["t3", "t7"]  # Ben's repeat in the next chunk supports it
+    assert "t10 -> Tom / vocative 0.9" in bulk["addresses"]  # "Tommy," read with the new alias
+    assert noon["supersedes"] == ["Maya's checkout is at 11 am."]
+    rooms = [f for f in bulk["facts"] if f["slot"] == "room"]
+    assert sorted((f["value"], f["current"], f["conflict"]) for f in rooms) == [
+        ("412", False, False),
+        ("415", False, False),
+        ("420", True, False),
+    ]
+    settled = next(f for f in rooms if f["value"] == "420")
+    assert len(settled["supersedes"]) == 2 and settled["sources"] == ["t6"]
+    assert any(a["kind"] == "fact_conflict" for a in bulk["audit"])
+    assert any("vocative" in e for e in bulk["addresses"])
+
+
+def test_reimporting_the_same_batch_changes_nothing(services: Voxmem, two_spaces: tuple[str, str]) -> None:
+    space, _ = two_spaces
+    importer = BatchImporter(services.pipeline, derive_chunk=CHUNK)
+    importer.run(space, turns("t"))
+    before = memory(services, space)
+    again = importer.run(space, turns("t"))
+    assert (again.stored, again.replayed, again.derived) == (0, len(HISTORY), 0)
+    assert memory(services, space) == before
