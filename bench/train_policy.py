@@ -264,6 +264,20 @@ def questions(
     return out
 
 
+def save_cache(store: dict[tuple, Any]) -> None:
+    """Write the tool cache atomically, merged with what another run (e.g. the ablations in a
+    second process) saved meanwhile: a reader never sees a half-written file."""
+    CACHE.parent.mkdir(parents=True, exist_ok=True)
+    if CACHE.exists():
+        with contextlib.suppress(Exception):  # an unreadable file is replaced
+            for k, v in pickle.loads(CACHE.read_bytes()).items():
+                if k[0] != "__state__":
+                    store.setdefault(k, v)
+    tmp = CACHE.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_bytes(pickle.dumps(store))
+    os.replace(tmp, CACHE)
+
+
 def probe_questions(
     corpora: list[Corpus],
     spaces: dict[str, str],
@@ -860,6 +874,8 @@ def select_epoch(curve: list[dict[str, Any]], heuristic_rounds: float) -> int:
 
 
 def plot(curve: list[dict[str, Any]], baseline: float | None, path: Path) -> None:
+    """Reward, KL, recall@10 (training-side probe and held-out, each beside the heuristic on the
+    same questions; the epoch kept ringed) and rounds with the stop head's P(stop)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -867,27 +883,76 @@ def plot(curve: list[dict[str, Any]], baseline: float | None, path: Path) -> Non
 
     grpo = [c for c in curve if c["epoch"] > 0]
     epochs = [c["epoch"] for c in grpo]
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+    every = [c["epoch"] for c in curve]
+    probe_h = curve[0].get("probe_heuristic") if curve else None
+    fig, axes = plt.subplots(1, 4, figsize=(20, 4.4))
     axes[0].plot(epochs, [c["reward"] for c in grpo], marker="o")
     axes[0].set_title("mean EG reward of sampled plans")
     axes[1].plot(epochs, [c["kl"] for c in grpo], marker="o", color="tab:red")
     axes[1].set_title("KL to the reference policy (k3)")
     axes[2].plot(epochs, [c["sampled_recall@10"] for c in grpo], marker="o", label="train, sampled")
+    if any(c.get("probe_greedy_recall@10") is not None for c in curve):
+        axes[2].plot(
+            every,
+            [c.get("probe_greedy_recall@10") for c in curve],
+            marker="s",
+            color="tab:green",
+            label="training-side probe, greedy (picks the epoch kept)",
+        )
+        if probe_h:
+            axes[2].axhline(probe_h["r@10"], color="tab:green", linestyle=":", label="heuristic, probe")
     axes[2].plot(
-        [c["epoch"] for c in curve],
+        every,
         [c["heldout_greedy_recall@10"] for c in curve],
         marker="o",
-        label="held-out (60 q; epoch 0 = the clone)",
+        color="tab:orange",
+        label="held-out (60 q), greedy; epoch 0 = the clone",
     )
     if baseline is not None:
         axes[2].axhline(baseline, color="k", linestyle="--", label="heuristic, same held-out questions")
+    for c in curve:
+        if c.get("selected"):
+            axes[2].plot(
+                [c["epoch"]],
+                [c["probe_greedy_recall@10"]],
+                marker="o",
+                markersize=14,
+                markerfacecolor="none",
+                color="k",
+                label="epoch kept",
+            )
     axes[2].set_title("evidence recall@10")
-    axes[2].legend(fontsize=8)
+    axes[2].legend(fontsize=7)
+    if any(c.get("probe_greedy_rounds") is not None for c in curve):
+        axes[3].plot(
+            every,
+            [c.get("probe_greedy_rounds") for c in curve],
+            marker="s",
+            color="tab:green",
+            label="probe, greedy",
+        )
+        if probe_h:
+            axes[3].axhline(probe_h["rounds"], color="tab:green", linestyle=":", label="heuristic, probe")
+    axes[3].plot(
+        every,
+        [c.get("heldout_greedy_rounds") for c in curve],
+        marker="o",
+        color="tab:orange",
+        label="held-out, greedy",
+    )
+    axes[3].set_title("mean rounds (left) / sampled P(stop), rounds 2-3 (right)")
+    twin = axes[3].twinx()
+    twin.plot(
+        epochs, [c.get("round2+_p_stop") for c in grpo], marker="^", color="tab:purple", label="P(stop)"
+    )
+    twin.set_ylim(0, 1)
+    axes[3].legend(fontsize=7, loc="upper left")
+    twin.legend(fontsize=7, loc="upper right")
     for ax in axes:
         ax.set_xlabel("epoch")
     fig.suptitle(f"EG-GRPO training ({os.cpu_count()} cores, load {os.getloadavg()[0]:.1f})")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=100)
 
 
 def save(trainer: Trainer, train_qs: list[Question], path: Path) -> dict[str, Any]:
@@ -1045,8 +1110,7 @@ def main(argv: list[str] | None = None) -> int:
         clone_stats["rollout_questions"], clone_stats["round1_questions"] = len(roll_qs), len(first_qs)
         clone_stats["s"] = round(time.perf_counter() - started, 1)
         print("clone data:", json.dumps(clone_stats), flush=True)
-        CACHE.parent.mkdir(parents=True, exist_ok=True)
-        CACHE.write_bytes(pickle.dumps(store))  # the rollouts' tool calls survive an interrupted run
+        save_cache(store)  # the rollouts' tool calls survive an interrupted run
     report: dict[str, Any] = {
         "cores": os.cpu_count(),
         "loadavg_start": [round(x, 2) for x in os.getloadavg()],
@@ -1088,8 +1152,7 @@ def main(argv: list[str] | None = None) -> int:
         learned_rows = evaluate(env.agent, trainer.policy(train_qs), held_qs, env)
         report["learned"] = table(learned_rows)
         print("learned held-out:", json.dumps(report["learned"]["ALL"]), flush=True)
-        CACHE.parent.mkdir(parents=True, exist_ok=True)
-        CACHE.write_bytes(pickle.dumps(store))
+        save_cache(store)
         if not args.no_save:
             report["saved"] = save(trainer, train_qs, args.policy_out)
         probe = {q.qid for q in subsample(held_qs, 60)}
@@ -1101,7 +1164,7 @@ def main(argv: list[str] | None = None) -> int:
             report["ablations"] = ablations(
                 env, cfg, small, held_qs, args.ablation_epochs, clone=clone_records, clone_memo=clone_memo
             )
-            CACHE.write_bytes(pickle.dumps(store))
+            save_cache(store)
             write(report, args.out, baseline)
     finally:
         core.close()
@@ -1144,7 +1207,7 @@ def run_ablations(
             print(f"wrote {args.out / 'ablations.json'}", flush=True)
 
         ablations(env, cfg, small, held, args.ablation_epochs, variants, done, clone_records)
-        CACHE.write_bytes(pickle.dumps(env.store))
+        save_cache(env.store)
     finally:
         core.close()
     return 0
