@@ -48,9 +48,9 @@ from voxmem.embeddings import sparse_encoder
 from voxmem.passages import MessageIndexer, passage, sparse_fields
 from voxmem.retrieval.agent import POLICIES
 from voxmem.retrieval.answer import compose
-from voxmem.retrieval.fusion import expand_neighbours, fuse
+from voxmem.retrieval.fusion import fuse
 from voxmem.retrieval.scope import resolve_scope
-from voxmem.retrieval.service import FUSION_DEPTH, NEXT_FACTOR, RetrievalService
+from voxmem.retrieval.service import FUSION_DEPTH, RetrievalService
 from voxmem.retrieval.text import content_words, normalise
 from voxmem.retrieval.tools import Filters, MessageFulltextRetriever, MessageSparseRetriever
 from voxmem.stores.messages import lucene_query
@@ -428,41 +428,65 @@ def _percentiles(values: list[float]) -> dict[str, float]:
 
 
 def latency(
-    services: Voxmem, retrieval: RetrievalService, sizes: list[int], n_queries: int, keep: bool
+    services: Voxmem,
+    retrieval: RetrievalService,
+    sizes: list[int],
+    n_queries: int,
+    keep: bool,
+    space: str | None = None,
+    load_only: bool = False,
 ) -> dict[str, Any]:
-    """Load a synthetic space up to each size and time retrieval (no LLM), warm."""
-    space = f"bench-ret-latency-{uuid.uuid4().hex[:6]}"
-    services.spaces.create(space, "open")
+    """Load a synthetic space up to each size and time retrieval (no LLM), warm.
+
+    ``space`` names a space to fill (created if missing) and keep, so the slow load can run once
+    under ``nice`` and the timing later, on a quiet machine, against the loaded space (messages
+    already there are not written again); ``load_only`` stops after loading."""
+    if space is None:
+        space = f"bench-ret-latency-{uuid.uuid4().hex[:6]}"
+        services.spaces.create(space, "open")
+    else:
+        keep = True
+        if not services.db.query("MATCH (s:Space {id: $space}) RETURN s.id AS id", space=space):
+            services.spaces.create(space, "open")
+    already = services.db.query("MATCH (m:Message {space: $space}) RETURN count(m) AS n", space=space)[0]["n"]
     rng = np.random.default_rng(5)
     pool_texts = synthetic_sentences(3000)
-    pool = services.embedder.embed(pool_texts)
-    pool_sparse = [sparse_fields(w) for w in sparse_encoder().encode(pool_texts)]
+    if max(sizes) > already:  # the pool's encodings are only needed to write messages
+        pool = services.embedder.embed(pool_texts)
+        pool_sparse = [sparse_fields(w) for w in sparse_encoder().encode(pool_texts)]
     loader = BatchLoader(services.db, batch=2000)
     results: dict[str, Any] = {}
-    loaded = 0
+    loaded = already
     questions = synthetic_sentences(n_queries + 20, seed=99)
     sparse_tool = retrieval.tools["message_sparse"]
     previous = PreviousSparse(services.db, sparse_tool.embed, sparse_tool.fetch, sparse_tool.sparse)
     try:
         for size in sorted(sizes):
             rows = list(synthetic_rows(loaded, size - loaded))
-            picks = rng.integers(0, len(pool), len(rows))
-            vectors = pool[picks] + rng.normal(0, 0.04, (len(rows), pool.shape[1]))
-            vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
-            # SPLADE terms of the same pool sentence (no noise: a sparse vector has no neighbourhood)
-            index = [{"sparse_terms": pool_sparse[i][0], "sparse_weights": pool_sparse[i][1]} for i in picks]
             started = time.perf_counter()
-            with tqdm(total=len(rows), desc=f"load synthetic to {size}", unit="msg") as bar:
-                loader.load(space, rows, vectors, progress=bar.update, index=index)
-            load_s = time.perf_counter() - started
+            if rows:
+                picks = rng.integers(0, len(pool), len(rows))
+                vectors = pool[picks] + rng.normal(0, 0.04, (len(rows), pool.shape[1]))
+                vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+                # SPLADE terms of the same pool sentence (no noise: a sparse vector has no neighbourhood)
+                index = [
+                    {"sparse_terms": pool_sparse[i][0], "sparse_weights": pool_sparse[i][1]} for i in picks
+                ]
+                with tqdm(total=len(rows), desc=f"load synthetic to {size}", unit="msg") as bar:
+                    loader.load(space, rows, vectors, progress=bar.update, index=index)
+            load_s = max(time.perf_counter() - started, 1e-3)
             services.db.execute("CALL db.awaitIndexes(1800)")
-            loaded = size
+            loaded = max(loaded, size)
+            if load_only:
+                results[str(size)] = {"space": space, "loaded": len(rows), "load_s": round(load_s, 1)}
+                continue
             asker = services.db.query(
                 "MATCH (p:Participant {space: $space}) RETURN p.id AS id ORDER BY p.key LIMIT 1", space=space
             )[0]["id"]
             entry: dict[str, Any] = {
+                "space": space,
                 "load_s": round(load_s, 1),
-                "load_msgs_per_s": round(len(rows) / load_s, 1),
+                "load_msgs_per_s": round(len(rows) / load_s, 1) if rows else None,
                 "loadavg_before": [round(x, 2) for x in os.getloadavg()],
             }
             modes: dict[str, Callable[[str], Any]] = {}
@@ -492,15 +516,19 @@ def latency(
                     f"message_fulltext[{tag}]": lambda q, s=scope: retrieval.tools["message_fulltext"].search(
                         s, q, k=10
                     ),
+                    # at the depth the fused round asks each tool for
                     f"message_sparse[{tag}]": lambda q, s=scope: retrieval.tools["message_sparse"].search(
-                        s, q, k=10
+                        s, q, k=FUSION_DEPTH
                     ),
                     f"hybrid_round[{tag}]": lambda q, s=scope: retrieval.search(s, q, None, None, k=10),
-                    # the same round before migration 0008 and the one-query neighbour step
+                    # the same round and SPLADE tool before the latency pass (10 × k candidates,
+                    # stored weights read per term)
                     f"hybrid_round_previous[{tag}]": lambda q, s=scope: _round_previous(
                         retrieval, previous, s, q
                     ),
-                    f"message_sparse_previous[{tag}]": lambda q, s=scope: previous.search(s, q, k=10),
+                    f"message_sparse_previous[{tag}]": lambda q, s=scope: previous.search(
+                        s, q, k=FUSION_DEPTH
+                    ),
                     # the same round before issue 18 (MiniLM + BM25 only), timed in the same loop
                     f"hybrid_round_no_sparse[{tag}]": lambda q, s=scope: _round_without_sparse(
                         retrieval, s, q
@@ -523,6 +551,7 @@ def latency(
                         times[name].append((time.perf_counter() - t) * 1000)
                 for name, values in times.items():
                     entry[name] = _percentiles(values)
+            entry["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
             results[str(size)] = entry
     finally:
         if not keep:
@@ -531,39 +560,33 @@ def latency(
 
 
 class PreviousSparse(MessageSparseRetriever):
-    """The SPLADE tool as it was before migration 0008: Lucene candidates filtered by the space
-    only (index message_sparse), so a participant or private scope removes most candidates and
-    the tool widens 20-fold. Timed beside the shipped tool; the index stays until a later migration."""
+    """The SPLADE tool as it was before the latency pass (docs/retrieval.md "Latency pass"): 10 × k Lucene
+    candidates, each scored with ``m.sparse_weights[i]`` read inside the reduce. Timed beside the
+    shipped tool."""
 
     name = "message_sparse_previous"
+    candidates = 10
 
     def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
         text = product_query(name)
-        new = text[text.index("CALL db.index.fulltext.queryNodes") : text.index("YIELD node AS m")]
-        old = (
-            "CALL db.index.fulltext.queryNodes('message_sparse', '+space:' + $space_escaped"
-            " + ' +sparse_terms:(' + $lucene + ')', {limit: $fetch}) "
-        )
-        escaped = params["space"].replace("\\", "\\\\").replace(":", "\\:").replace("-", "\\-")
-        return self.db.query(text.replace(new, old), space_escaped=escaped, **params)
+        new = "WITH m, split(m.sparse_terms, ' ') AS terms, m.sparse_weights AS stored"
+        old = "WITH m, split(m.sparse_terms, ' ') AS terms"
+        if new not in text or "* stored[i]" not in text:
+            raise RuntimeError("retrieve_messages_sparse changed: update PreviousSparse")
+        text = text.replace(new, old).replace("* stored[i]", "* m.sparse_weights[i]")
+        return self.db.query(text, **params)
 
 
 def _round_previous(
     retrieval: RetrievalService, previous: PreviousSparse, scope: Any, q: str, k: int = 10
 ) -> list[Any]:
-    """The fused round as it was before this change: SPLADE candidates filtered by space only
-    (PreviousSparse) and one context query per top turn, sequentially; otherwise as
-    RetrievalService.search (same depth, RRF k, neighbour rule)."""
+    """The fused round as it was before the latency pass: RetrievalService.search with the SPLADE
+    tool before it (PreviousSparse); same depth, RRF k and neighbour step."""
     tools = [retrieval.tools["message_vector"], retrieval.tools["message_fulltext"], previous]
     retrieval.embed.prime([q])
     depth = max(k, FUSION_DEPTH)
     rankings = list(retrieval.executor.map(lambda t: t.search(scope, q, Filters(), k=depth), tools))
-    fused = fuse(rankings, k=retrieval.settings.fusion_rrf_k)
-    context = retrieval.tools["context"]
-    around: dict[str, list[Any]] = {}
-    for entry in fused[:3]:  # the second pass's neighbour rule: top 3, max (not additive)
-        around |= context.around(scope, [entry.id], window=1)  # type: ignore[attr-defined]
-    return expand_neighbours(fused, around, NEXT_FACTOR)[:k]
+    return retrieval.fuse_round(scope, rankings, None, k)
 
 
 def _round_without_sparse(retrieval: RetrievalService, scope: Any, q: str, k: int = 10) -> list[Any]:
@@ -656,8 +679,11 @@ def print_latency(latency: dict[str, Any], cores: int | None) -> None:
         f"\nRetrieval latency, ms (no LLM, warm, {cores} cores, in-process, query embedding timed separately)"
     )
     for size, entry in latency.items():
-        load = entry["load_msgs_per_s"]
-        print(f"  {size} messages (load {load} msg/s, loadavg {entry.get('loadavg_before')})")
+        load = entry.get("load_msgs_per_s")
+        print(
+            f"  {size} messages in {entry.get('space')} (load {load} msg/s, loadavg "
+            f"{entry.get('loadavg_before')} -> {entry.get('loadavg_after')})"
+        )
         for name, vals in entry.items():
             if isinstance(vals, dict):
                 print(f"    {name:<40} p50 {vals['p50']:>7.1f}  p95 {vals['p95']:>7.1f}  (n={vals['n']})")
@@ -712,6 +738,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--policies", default="fixed,heuristic")
     parser.add_argument("--latency", default="10000,100000", help="Synthetic sizes ('0' = skip).")
     parser.add_argument("--latency-queries", type=int, default=100)
+    parser.add_argument(
+        "--latency-space",
+        default=None,
+        help="Fill this space (created if missing, kept) for the latency phase; a later run with the "
+        "same name times the loaded space without writing (load under nice, time under the quiet lock).",
+    )
+    parser.add_argument(
+        "--latency-load-only", action="store_true", help="Load the latency space and stop (no timing)."
+    )
     parser.add_argument("--query-encoding", type=int, default=1, help="Time query encoders (1) or not (0).")
     parser.add_argument("--out", type=Path, default=Path("results/retrieval"))
     parser.add_argument("--keep", action="store_true", help="Keep the benchmark spaces.")
@@ -806,7 +841,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\nquery encoding, ms ({os.cpu_count()} cores):", json.dumps(report["query_encoding"]))
         sizes = [int(s) for s in args.latency.split(",") if s and int(s) > 0]
         if sizes:
-            report["latency"] = latency(services, retrieval, sizes, args.latency_queries, args.keep)
+            report["latency"] = latency(
+                services,
+                retrieval,
+                sizes,
+                args.latency_queries,
+                args.keep,
+                space=args.latency_space,
+                load_only=args.latency_load_only,
+            )
             print_latency(report["latency"], os.cpu_count())
     finally:
         services.close()

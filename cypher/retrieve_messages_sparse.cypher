@@ -20,8 +20,10 @@
 // candidates (before 0008 only the space was filtered, and a participant or private scope widened
 // to 20 × $fetch candidates). Each candidate is then scored exactly, as SPLADE defines it: the
 // dot product of the query weights ($weights, term -> weight) with the message's stored weights
-// (sparse_terms and sparse_weights are aligned). Python retries with a larger $fetch when fewer
-// than $k survive.
+// (sparse_terms and sparse_weights are aligned). The weights are read once per candidate into
+// `stored`: indexed as `m.sparse_weights[i]` inside the reduce, the plan did not cache the
+// ~90-float property and read it per term (131 -> 98 ms p50 at 100k, docs/retrieval.md "Latency
+// pass"). Python asks for 4 x $k candidates and retries with 20 x $fetch when fewer than $k survive.
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Params: $space, $access_policy, $asker, $lucene (boosted terms), $weights (map term -> float),
 //         $fetch, $k, $speaker, $addressee, $session, $ts_from, $ts_to
@@ -39,9 +41,9 @@ WHERE m.space = $space
         MATCH (m)-[:ADDRESSES]->(a:Participant) WHERE a.id = $addressee OR a.key = $addressee })
   AND ($ts_from IS NULL OR m.ts >= datetime($ts_from))
   AND ($ts_to IS NULL OR m.ts <= datetime($ts_to))
-WITH m, split(m.sparse_terms, ' ') AS terms
+WITH m, split(m.sparse_terms, ' ') AS terms, m.sparse_weights AS stored
 WITH m, reduce(s = 0.0, i IN range(0, size(terms) - 1) |
-               s + coalesce($weights[terms[i]], 0.0) * m.sparse_weights[i]) AS score
+               s + coalesce($weights[terms[i]], 0.0) * stored[i]) AS score
 ORDER BY score DESC LIMIT $k
 OPTIONAL MATCH (sp:Participant)-[:SPEAKS]->(m)
 RETURN m.id AS id, m.session AS session, m.idx AS idx, m.text AS text, toString(m.ts) AS ts,

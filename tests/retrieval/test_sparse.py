@@ -115,6 +115,31 @@ def test_ingest_indexes_passages_and_the_sparse_tool_finds_them(services, space)
 
 
 @pytest.mark.integration
+def test_sparse_tool_scores_are_the_exact_splade_dot_product(services, space):
+    """The tool's score is the dot product of the query weights with the stored weights, for every
+    hit (the Cypher reads sparse_weights once per candidate and indexes it by term position)."""
+    stored = _stored(services, space)
+    tool = build_tools(services.db, services.embedder)["message_sparse"]
+    question = "When is Lena's dentist appointment?"
+    _, terms = sparse_query(tool.sparse(question))  # type: ignore[misc]
+    hits = tool.search(resolve_scope(services.db, space, None), question, k=5)
+    assert hits
+    for hit in hits:
+        row = stored[hit.id]
+        pairs = zip(row["terms"].split(), row["weights"], strict=True)
+        expected = sum(terms.get(t, 0.0) * w for t, w in pairs)
+        assert hit.score == pytest.approx(expected, rel=1e-6)
+
+
+@pytest.mark.integration
+def test_only_the_scoped_sparse_index_is_kept(services):
+    """Migration 0009 drops 0006's space-only SPLADE index; the tool's index (0008) stays."""
+    names = {r["name"] for r in services.db.query("SHOW FULLTEXT INDEXES YIELD name RETURN name")}
+    assert "message_scoped_sparse" in names
+    assert "message_sparse" not in names
+
+
+@pytest.mark.integration
 def test_backfill_is_idempotent(services, space):
     before = _stored(services, space)
     services.db.execute(
