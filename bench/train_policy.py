@@ -461,6 +461,7 @@ class Trainer:
         self.rng = np.random.default_rng(cfg.seed)
         self.diag: dict[str, list[float]] = defaultdict(list)  # per epoch: what the stop head sees
         self.clone_questions: list[str] = []  # ids of the questions whose heuristic states were cloned
+        self.probe_questions: list[str] = []  # ids of the training-side probe that chose the epoch kept
 
     def _ensure(self, n_in: int) -> None:
         if self.net is None:
@@ -678,7 +679,10 @@ class Trainer:
             "settings": settings,
             "train_questions": len(train),
             "clone_questions": len(self.clone_questions),
+            "probe_questions": len(self.probe_questions),
             "data_digest": L.digest(data),
+            # the probe reads gold too (it chooses the epoch kept), so it has its own digest
+            "probe_digest": L.digest(sorted(self.probe_questions)),
             "settings_digest": L.digest(settings),
         }
 
@@ -794,6 +798,7 @@ def train(
     ``curve_heldout`` of them, evenly spaced) are only reported in the curve, never selected on."""
     trainer = Trainer(env, cfg)
     trainer.clone_questions = list(clone_ids or [])
+    trainer.probe_questions = [q.qid for q in probe_qs or []]
     held_probe = subsample(held_qs, curve_heldout) if curve_heldout else []
     probe = list(probe_qs or [])
     curve: list[dict[str, Any]] = []
