@@ -319,6 +319,42 @@ def retrieve(services: Any, retrieval: Any, key: str, rows: list[Row], qas: list
     }
 
 
+class ReaderEmbeddings:
+    """The service's query embedder (``prime`` and call, as the reader uses it) memoised on disk.
+
+    Why: the reader embeds every candidate sentence and word it weighs (MiniLM, ~1 s per LoCoMo
+    question on a shared 2-core machine), and those are the same texts from one reader change to
+    the next; the model is deterministic, so a re-read gives the same answers from the memo."""
+
+    def __init__(self, embed: Any, path: Path) -> None:
+        self.embed = embed
+        self.path = path
+        self._memo: dict[str, list[float]] = pickle.loads(path.read_bytes()) if path.exists() else {}
+        self._added = 0
+
+    def prime(self, texts: list[str]) -> None:
+        missing = [t for t in dict.fromkeys(texts) if t.strip() and t not in self._memo]
+        if missing:
+            batch = getattr(self.embed, "embedder", None)  # the LRU holds 512: embed in one batch
+            vectors = batch.embed_queries(missing) if batch is not None else [self.embed(t) for t in missing]
+            for text, vector in zip(missing, vectors, strict=True):
+                self._memo[text] = [float(x) for x in vector]
+            self._added += len(missing)
+
+    def __call__(self, text: str) -> list[float]:
+        if text not in self._memo:
+            self._memo[text] = [float(x) for x in self.embed(text)]
+            self._added += 1
+        return self._memo[text]
+
+    def save(self) -> None:
+        if self._added:
+            tmp = self.path.with_suffix(".tmp")
+            tmp.write_bytes(pickle.dumps(self._memo))
+            tmp.replace(self.path)
+            self._added = 0
+
+
 def read_all(
     cached: dict, qas: list[QA], roster: list[str], conversation: str, embed: Any, case: Case | None = None
 ) -> list[dict]:
@@ -355,6 +391,7 @@ def read_all(
             "correct": score.correct,
             "correct_first_name": score.correct_first_name,
             "f1": score.f1,
+            "items": score.items,
             "abstained": not answer.supported,
             "gold_in_top10": any(scoring.contains(e.evidence.text, qa.answer) for e in result.evidence[:10]),
             "asker": qa.asker,
@@ -377,6 +414,8 @@ def summarise(rows: list[dict]) -> dict[str, Any]:
             "correct": scoring.mean(r["correct"] for r in part),
             "correct_first_name": scoring.mean(r["correct_first_name"] for r in part),
             "f1": scoring.mean(r["f1"] for r in part),
+            "list_items": scoring.mean(r.get("items") for r in part),
+            "list_golds": sum(1 for r in part if r.get("items") is not None),
             "abstained": sum(r["abstained"] for r in part),
             "abstained_gold_in_top10": sum(r["abstained"] and r["gold_in_top10"] for r in part),
             "recall@30": scoring.mean(r["recall@30"] for r in part),
@@ -441,9 +480,9 @@ def report_md(name: str, meta: dict[str, Any], summary: dict[str, Any]) -> str:
         + f"; askers {summary['askers']['questions_with_asker']}, evidence checked for "
         f"{summary['askers']['checked']}, wrong authorizations {summary['askers']['wrong_authorizations']}",
         "",
-        "| type | n | correct (strict) | first names accepted | token F1 | abstained "
-        "| of which gold in top 10 | recall@30 |",
-        "|---|---|---|---|---|---|---|---|",
+        "| type | n | correct (strict) | first names accepted | token F1 | list items found (list golds) "
+        "| abstained | of which gold in top 10 | recall@30 |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     parts = [*summary["by_type"].items()]
     if "attribution" in summary:
@@ -451,7 +490,8 @@ def report_md(name: str, meta: dict[str, Any], summary: dict[str, Any]) -> str:
     for t, row in [*parts, ("**overall**", summary["overall"])]:
         lines.append(
             f"| {t} | {row['n']} | {_f(row['correct'])} | {_f(row['correct_first_name'])} | "
-            f"{_f(row['f1'])} | {row['abstained']} | {row['abstained_gold_in_top10']} | "
+            f"{_f(row['f1'])} | {_f(row['list_items'])} ({row['list_golds']}) | {row['abstained']} | "
+            f"{row['abstained_gold_in_top10']} | "
             f"{_f(row['recall@30'])} |"
         )
     return "\n".join(lines) + "\n"
@@ -498,6 +538,7 @@ def main(argv: list[str] | None = None) -> int:
     latencies: list[float] = []
     commits: set[str] = set()
     CACHE.mkdir(parents=True, exist_ok=True)
+    embed = ReaderEmbeddings(retrieval.embed, CACHE / "reader-embeddings.pkl")
     try:
         for key, rows, qas, roster, conversation, case in datasets(args):
             for group, cached in evidence_by_scope(
@@ -506,9 +547,10 @@ def main(argv: list[str] | None = None) -> int:
                 commits.add(cached.get("commit", "before-commit-recording"))
                 latencies += cached["latency"]
                 kept = [q for q in group if in_split(args.dataset, args.split, q)]
-                for row in read_all(cached, kept, roster, conversation, retrieval.embed, case):
+                for row in read_all(cached, kept, roster, conversation, embed, case):
                     row["conversation"] = key
                     all_rows.append(row)
+                embed.save()
     finally:
         services.close()
     summary = summarise(all_rows)

@@ -79,6 +79,29 @@ _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")  # "1,000" → "1000"
 _ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b")  # "7th May" → "7 May"
 # "Ed Sheeran's" → "Ed Sheeran" (also FriendsQA's tokenised "Monica 's"): a possessive names the same
 _POSSESSIVE = re.compile(r"\s?'s\b")
+_MONTHS = (
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+    "november", "december",
+)  # fmt: skip
+_ABBREVIATED = ("jan", "feb", "mar", "apr", "jun", "jul", "aug", "sept", "sep", "oct", "nov", "dec")
+_MONTH_ALT = "|".join([*_MONTHS, *_ABBREVIATED])
+# "August 9, 2022" / "Aug. 9th" → "9 august 2022" / "9 august"; "14September" → "14 september": one
+# order for a day and its month on both sides, as "9 August 2022" is written in the other form
+_MONTH_DAY = re.compile(rf"\b({_MONTH_ALT})\.?\s*(\d{{1,2}})(?:st|nd|rd|th)?\b(?!:)")
+_DAY_MONTH_GLUED = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?({_MONTH_ALT})\b")
+_MONTH_ABBREV = re.compile(rf"\b({_MONTH_ALT})\.?(?=\s*\d)")
+
+
+def _month(name: str) -> str:
+    """The full month name for a month or its abbreviation ("sept" → "september")."""
+    return next(m for m in _MONTHS if m.startswith(name[:3]))
+
+
+def _date_order(text: str) -> str:
+    """Dates in one form, day before month, months in full (``text`` is lower case)."""
+    text = _MONTH_ABBREV.sub(lambda m: _month(m.group(1)) + " ", text)
+    text = _MONTH_DAY.sub(lambda m: f"{m.group(2)} {_month(m.group(1))}", text)
+    return _DAY_MONTH_GLUED.sub(lambda m: f"{m.group(1)} {_month(m.group(2))}", text)
 
 
 def _join_spoken_numbers(tokens: list[str]) -> list[str]:
@@ -107,10 +130,12 @@ def normalize(text: str) -> str:
     ASR forms fold to one spelling on both sides: possessives lose their "'s", dashes (em/en
     dashes glued to words included) become spaces, clock times lose their colon ("7:20" =
     "720"), thousands lose their comma, ordinals their suffix, and split spoken numbers are
-    joined ("400 12" = "412").
+    joined ("400 12" = "412"). Dates take one order, day then month in full ("August 9, 2022" =
+    "9 Aug 2022" = "9 August, 2022"): the same day written two ways is the same answer.
     """
     text = str(text).lower().replace("’", "'")
     text = _POSSESSIVE.sub("", text)
+    text = _date_order(text)
     text = _DASHES.sub(" ", text)
     text = _CLOCK.sub(r"\1\2", text)
     text = _THOUSANDS.sub("", text)
@@ -185,6 +210,23 @@ class AnswerScore:
     correct: float  # the headline per-question score: exact for attribution, containment otherwise
     # the same, also accepting a first name for a full-name gold the conversation never said in full
     correct_first_name: float | None = None
+    # a list gold ("running, pottery"): the share of its items the answer contains; None otherwise
+    items: float | None = None
+
+
+def gold_items(gold: str) -> list[str]:
+    """The items of a list answer ("Oliver, Luna and Bailey" → three), [] for a single answer.
+
+    Why: containment asks for the whole list in the gold's order, which an answer gathered from
+    several turns almost never matches; the share of items found says whether the gathering works."""
+    parts = [p.strip() for p in re.split(r"[,;]|\band\b", gold) if normalize(p)]
+    return parts if len(parts) >= 2 else []
+
+
+def item_recall(prediction: str, gold: str) -> float | None:
+    """Share of a list gold's items contained in the prediction; None for a single-item gold."""
+    items = gold_items(gold)
+    return sum(contains(prediction, i) for i in items) / len(items) if items else None
 
 
 def first_name_only(name: str, conversation: str | None) -> str | None:
@@ -208,7 +250,7 @@ def _score(qa: QA, prediction: str, gold: str, roster: Sequence[str]) -> AnswerS
         ok = adversarial_correct(prediction, qa.meta.get("trap_answer"))
         return AnswerScore(None, ok, max(ok, token_f1(prediction, gold)), ok)
     hit = contains(prediction, gold)
-    return AnswerScore(None, hit, token_f1(prediction, gold), hit)
+    return AnswerScore(None, hit, token_f1(prediction, gold), hit, items=item_recall(prediction, gold))
 
 
 def score_answer(

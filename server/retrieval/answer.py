@@ -23,8 +23,8 @@ from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
 from voxmem.retrieval.llm_reader import ATTRIBUTION_KINDS, LLMReader
 from voxmem.retrieval.question import Reading
-from voxmem.retrieval.spans import place_phrase, short_span, spoken_date, wanted_shape
-from voxmem.retrieval.text import content_words, normalise
+from voxmem.retrieval.spans import place_phrase, short_span, spoken_date, wanted_shape, wants_list
+from voxmem.retrieval.text import content_words, normalise, words
 
 NOT_IN_MEMORY = "not in memory"
 
@@ -320,6 +320,59 @@ def _listeners_things(sentence: str) -> set[str]:
     return {_stem(w) for m in _YOUR.finditer(sentence) for w in m.groups() if w}
 
 
+_SELF = re.compile(
+    r"\b(?:i|i['’](?:m|ve|ll|d)|me|my|mine|myself|we|we['’](?:re|ve|ll|d)|us|our|ours|ourselves)\b", re.I
+)
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]{2,}\b")
+_HELLO = re.compile(
+    r"^\W*(?:hey|hi|hiya|hello|heya|yo|dear|good\s+(?:morning|afternoon|evening)|morning)\b", re.I
+)
+
+
+# First-person frames that speak of the listener, not of the speaker: "I hope you're okay", "I
+# think you can do it", "let me know", "I'm so proud of you"
+_PHATIC = re.compile(
+    r"\b(?:i\s+(?:really\s+|just\s+|totally\s+|do\s+)?(?:hope|think|bet|guess|know|agree|believe|wish|mean"
+    r"|can['’]?t\s+wait|love\s+(?:that|it|this|how|your))|i['’]m\s+(?:so\s+|really\s+|just\s+)?"
+    r"(?:glad|happy|proud|sorry|sure|here|excited|thrilled|impressed)|let\s+me\s+know|tell\s+me|show\s+me)\b",
+    re.I,
+)
+
+
+def _to_listener(sentence: str, entry: FusedEvidence) -> bool:
+    """Whether a sentence is about its speaker's listener: it says nothing of the speaker (no I,
+    me, my, we …) and speaks to the listener ("you", or their name as an address: "That race
+    sounds great, Mel!"), or its whole turn does and says nothing of the speaker beyond frames like
+    "I hope" or "let me know" ("Sorry to hear that. I hope you're okay. Pottery is a great way to
+    relax."). Why: "What did Ana realise after her race?" is not answered by Ana praising her
+    friend's race; a turn that speaks of its speaker too ("Been busy. Started the gym last week.
+    How about you?") keeps its sentences without a subject."""
+    if _SELF.search(sentence):
+        return False
+    if _addresses(sentence, entry):
+        return True
+    turn = entry.evidence.text
+    if _SELF.search(_PHATIC.sub(" ", turn)):
+        return False
+    return any(_addresses(s, entry) for s in _SENTENCE.split(turn))
+
+
+def _addresses(sentence: str, entry: FusedEvidence) -> bool:
+    """Whether a sentence speaks to the listener: "you", or their name (or its short form) as an
+    address ("Wow, Mel, that's huge!"); a greeting ("Hey Cara, …") opens a turn, whatever follows."""
+    if _TO_YOU.search(sentence):
+        return True
+    if _HELLO.match(sentence):
+        return False
+    listeners = [m for a in entry.evidence.addressees for m in _mentions(a)]
+    short = [
+        w.lower()
+        for w in _CAPITALISED.findall(sentence)
+        if any(m.split()[0].startswith(w.lower()) for m in listeners if m)
+    ]
+    return any(_vocative_only(sentence, m) for m in {*listeners, *short})
+
+
 def _names_any(sentence: str, mentions: list[str]) -> bool:
     padded = f" {normalise(sentence)} "
     return any(f" {m} " in padded for m in mentions)
@@ -360,6 +413,7 @@ _SAYING = (
     "know", "wonder", "wondered", "reply", "replied", "answer", "answered", "respond", "responded",
 )  # fmt: skip
 _SPEECH_STEMS = {_stem(w) for w in (*_ADVISING, *_WANTING, *_SAYING)}
+_SAID_STEMS = {_stem(w) for w in (*_ADVISING, *_SAYING)}
 # a turn that tells the listener what to do: "try spore", "you should reinstall", "maybe use sudo"
 _DIRECTIVE = re.compile(
     r"^\W*(?:(?:just|then|so|ok|okay|well)\W+)?(?:try|use|run|install|check|type|open|read|see|do|make|go|add|put"
@@ -468,6 +522,8 @@ class ExtractiveAnswerer:
     shape_margin = 0.1  # how much less support a sentence holding the wanted span may have
     reply_margin = 0.0  # how much better a question must match than any statement to answer by its reply
     kind_weight = 0.15  # support moved by holding (or not) a thing of the asked kind ("What drink …")
+    list_turns = 3  # a list question ("What has Ana painted?") gathers from up to this many turns
+    list_floor = 1.0  # … each supported at least this share of ``min_support``
 
     def __init__(self, embed: Any = None) -> None:
         self.meaning = Meaning(embed)
@@ -510,18 +566,26 @@ class ExtractiveAnswerer:
             return {_stem(w) for w in content_words(sentence)}
 
         turns = {(e.evidence.session, e.evidence.idx): e for e in result.evidence}
+        # "What did Jon say / think about …": what he says to his listener counts too
+        said_by = bool({_stem(w) for w in words(reading.text)} & _SAID_STEMS)
         # "What did nbx909 ask?": then the questions people asked are the evidence
         about_asking = bool(_ABOUT_ASKING.search(reading.text))
         best: tuple[float, int, str, FusedEvidence] | None = None
         replied: tuple[float, int, str, FusedEvidence] | None = None  # best question's reply
         scored: list[tuple[float, int, str, FusedEvidence]] = []
+        statements: list[tuple[float, int, str, FusedEvidence]] = []  # the scored ones that ask nothing
         raw: dict[int, float] = {}  # support before the asked kind's preference, by candidate
         for rank, ((sentence, entry), sem) in enumerate(zip(candidates, semantic, strict=True)):
             words_here = {_stem(w) for w in content_words(sentence)}
             # A question states nothing ("What got you into running?"); its answer is the reply,
             # which must then be by or about the people asked about.
             # a question put to the listener ("What got you into running?") is about them
-            asks = _asks(sentence) and bool(_TO_YOU.search(sentence)) and not about_asking
+            # as is one about others ("How did they handle it?"); "were we bad parents?" is not
+            asks = (
+                _asks(sentence)
+                and bool(_TO_YOU.search(sentence) or not _SELF.search(sentence))
+                and not about_asking
+            )
             reply = _reply(entry, turns) if asks else None
             # the speaker's name counts as present in their own turn (a question's: the replier's)
             voice = (reply or entry).evidence.speaker
@@ -540,6 +604,9 @@ class ExtractiveAnswerer:
             listeners = speaker_asked and topic & _listeners_things(sentence)
             if listeners and reply is None and not _names_any(sentence, mentions):
                 continue  # "Your store looks great" by Jon is about Gina's store, not his
+            to_named = any(a.get("id") in named_ids for a in entry.evidence.addressees)
+            if speaker_asked and not (asks or said_by or to_named) and _to_listener(sentence, entry):
+                continue  # "That race sounds great, Mel!" by Ana is about Mel's race
             if not (own_words(sentence) & topic) and sem < 0.5 and not spoken:
                 continue  # only a name in common ("Thanks, Gina!") is no evidence about Gina
             support = sum(weight[w] for w in wanted if stems[w] in words_here) / total
@@ -553,6 +620,8 @@ class ExtractiveAnswerer:
                 support += self.kind_weight * (kind_fit(sentence) - 0.5)
             key = (support, -rank)
             scored.append((support, rank, sentence, entry))
+            if not asks:
+                statements.append((support, rank, sentence, entry))
             if asks:
                 if reply is not None and (replied is None or key > (replied[0], -replied[1])):
                     replied = (support, rank, reply.evidence.text, reply)
@@ -592,6 +661,17 @@ class ExtractiveAnswerer:
             sentence = _with_next(sentence, entry.evidence.text)
         speaker = _label(entry.evidence.speaker) if entry.evidence.speaker else None
         text = f"{speaker}: {sentence}" if speaker else sentence
+        if named_ids and wants_list(reading.text):
+            # "What has Ana painted?": the items sit in several of her turns, each on its own topic
+            floor = self.min_support * self.list_floor
+            others = [
+                x
+                for x in statements
+                if raw[x[1]] >= floor and x[3].id != entry.id and own_words(x[2]) & topic
+            ]
+            more = _gathered(others, named_ids, self.list_turns - 1)
+            if more is not None:
+                return f"{text}; {more[0]}", [entry.id, *more[1]]
         return text + when, [entry.id]
 
     def _shaped(
@@ -623,6 +703,28 @@ class ExtractiveAnswerer:
                 if span is not None:
                     return span, [entry.id, reply.id]
         return None
+
+
+def _gathered(
+    stated: list[tuple[float, int, str, FusedEvidence]], people: set[str], turns: int
+) -> tuple[str, list[str]] | None:
+    """The best supported sentence of each of up to ``turns`` turns by the people asked about,
+    best first ("Ana: I painted a horse last month; Ana: Our latest is a sunset."), or None when
+    none does. Why: a list gathered over time sits in several turns, each naming one item, where
+    the reader otherwise quotes one turn."""
+    chosen: list[tuple[str, FusedEvidence]] = []
+    seen: set[str] = set()
+    for _, _, sentence, entry in sorted(stated, key=lambda x: (-x[0], x[1])):
+        if entry.id in seen or (entry.evidence.speaker or {}).get("id") not in people:
+            continue
+        seen.add(entry.id)
+        chosen.append((sentence, entry))
+        if len(chosen) == turns:
+            break
+    if not chosen:
+        return None
+    text = "; ".join(f"{_label(e.evidence.speaker)}: {sentence}" for sentence, e in chosen)
+    return text, [e.id for _, e in chosen]
 
 
 def _people_words(result: AgentResult) -> set[str]:

@@ -100,6 +100,22 @@ _WEEKDAY = re.compile(
 _NEGATION = re.compile(r"\b(?:not|never|no|n't|didn't|don't|doesn't|wasn't|isn't|haven't|hasn't)\b", re.I)
 
 
+# "What activities does Ana do?", "What books has Ben read?", "What do Ana and Ben have in common?",
+# "What has Ana painted?": the answer is gathered from several turns, not read from one
+_LIST = re.compile(
+    r"\b(?:both|in\s+common|all\s+the|ways|kinds\s+of|types\s+of)\b"
+    r"|^\W*(?:what|which)\s+(?:[a-z+-]+\s+)?[a-z]+(?<!s)s\s+(?:has|have|does|do|did|are|were)\b"
+    r"|^\W*what\s+(?:has|have)\s+[A-Z][\w'-]*(?:\s+and\s+[A-Z][\w'-]*)?\s+[a-z]+ed\b",
+    re.I,
+)
+
+
+def wants_list(question: str) -> bool:
+    """Whether a question asks for several things gathered over time (a plural kind, "both", "in
+    common", a present perfect "what has Ana painted?"), not for one fact."""
+    return wanted_shape(question) is None and bool(_LIST.search(question))
+
+
 def wanted_shape(question: str) -> str | None:
     """'date' | 'time' | 'number' | 'place' | 'yesno' or None (a free-text answer)."""
     for shape, pattern in _WANTS:

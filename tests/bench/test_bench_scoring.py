@@ -115,6 +115,19 @@ def test_normalize_folds_asr_number_and_punctuation_forms_on_both_sides() -> Non
     assert normalize("Monica 's seat") == normalize("Monica's seat") == "monica seat"
 
 
+def test_a_date_written_either_way_is_the_same_answer() -> None:
+    assert normalize("October 3, 2025") == normalize("3 October 2025") == "3 october 2025"
+    assert normalize("Oct. 3rd, 2025") == normalize("3 October, 2025") == "3 october 2025"
+    assert normalize("the Friday before 12March, 2024") == "friday before 12 march 2024"
+    assert contains("two days ago (3 October 2025)", "October 3, 2025") == 1.0
+    assert contains("the week before 12 March 2024", "The week before 12March, 2024") == 1.0
+    # a month and a year alone, or a clock time after a month, are left as they are
+    assert normalize("March 2024") == normalize("March.2024") == "march 2024"
+    assert normalize("June 7:30") == "june 730"
+    # another day is another answer
+    assert contains("3 October 2025", "October 13, 2025") == 0.0
+
+
 def test_first_name_is_accepted_only_when_the_conversation_never_said_the_full_name() -> None:
     only_first = "Hi Ross. Ross, can you hold this? Sure."
     who = QA(question="Who held it?", answer="Ross Geller", type="speaker_attribution")
@@ -129,3 +142,14 @@ def test_first_name_is_accepted_only_when_the_conversation_never_said_the_full_n
     # without the conversation there is nothing to be lenient about
     assert score_answer(who, "Ross", roster).correct_first_name == 0.0
     assert score_answer(who, "Ross Geller", roster, only_first).correct_first_name == 1.0
+
+
+def test_list_golds_report_the_share_of_items_found() -> None:
+    from bench.scoring import gold_items, item_recall
+
+    assert gold_items("hiking, chess and baking") == ["hiking", "chess", "baking"]
+    assert gold_items("a red bike") == []
+    assert item_recall("Leo: I love chess; Leo: hiking is great", "hiking, chess and baking") == 2 / 3
+    assert item_recall("anything", "a red bike") is None
+    qa = QA(question="What does Leo do?", answer="hiking, chess", type="multi_hop")
+    assert score_answer(qa, "chess and hiking", []).items == 1.0

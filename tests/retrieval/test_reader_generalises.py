@@ -277,6 +277,45 @@ def test_the_listeners_things_are_not_the_speakers():
     assert "sales doubled" in _ask("How is Leo's store doing?", mine).answer
 
 
+def test_what_a_person_says_to_the_listener_is_about_the_listener():
+    praise = [_hit("m1", "That bake sale sounds amazing, Soph! So proud of you for it.", "Leo", ["Sophie"])]
+    assert _ask("What did Leo learn from his bake sale?", praise).answer == "not in memory"
+    # the whole turn speaks to Sophie; "I hope" and "let me know" say nothing of Leo
+    caring = [
+        _hit(
+            "m1",
+            "Oh no, sorry to hear that, Sophie. I hope you're okay. Gardening is a great way to unwind."
+            " Let me know!",
+            "Leo",
+            ["Sophie"],
+        )
+    ]
+    assert _ask("What does Leo do to unwind?", caring).answer == "not in memory"
+    # a turn that speaks of its speaker keeps its sentences without a subject
+    busy = [
+        _hit(
+            "m1",
+            "Hi Sophie! Work has been crazy for me. Started gardening last month to unwind. How about you?",
+            "Leo",
+            ["Sophie"],
+        )
+    ]
+    assert "gardening" in _ask("What does Leo do to unwind?", busy).answer.lower()
+    # a greeting is no address: the news after it is the speaker's
+    news = [_hit("m1", "Hey Sophie, the gardening course last weekend was a blast!", "Leo", ["Sophie"])]
+    assert "gardening course" in _ask("How was Leo's gardening course?", news).answer
+    # "What did Leo say about …" asks for his words, whoever they are about
+    said = [_hit("m1", "Gardening is a great way to unwind, you should try it!", "Leo", ["Sophie"])]
+    assert "unwind" in _ask("What did Leo say about gardening?", said).answer
+
+
+def test_a_question_about_others_states_nothing_but_one_about_oneself_does():
+    hits = [_hit("m1", "Your kids look happy! How did they take the move?", "Caroline", ["Leo"])]
+    assert _ask("How did Caroline's kids take the move?", hits).answer == "not in memory"
+    own = [_hit("m1", "The move was hard on us. Were we wrong to move the kids?", "Caroline", ["Leo"])]
+    assert "move" in _ask("How did Caroline find the move?", own).answer
+
+
 def test_a_date_said_next_to_the_matching_sentence_answers_a_when_question():
     hits = [
         _hit(
@@ -368,3 +407,31 @@ def test_a_person_is_never_the_answer_to_a_where_question():
         _hit("m2", "He ran to Peter, under the stairs.", "Peter", ["Sophie"]),
     ]
     assert _ask("Where is Leo hiding?", hits).answer != "Peter"
+
+
+def test_list_questions_are_told_from_single_fact_questions():
+    from voxmem.retrieval.spans import wants_list
+
+    for question in [
+        "What sports does Leo play?",
+        "What has Sophie baked?",
+        "What do Sophie and Peter both enjoy?",
+        "What kinds of films does Peter watch?",
+    ]:
+        assert wants_list(question), question
+    for question in ["What is Leo's favourite sport?", "When did Sophie bake bread?", "What did Peter say?"]:
+        assert not wants_list(question), question
+
+
+def test_a_list_question_gathers_the_persons_turns_on_its_topic():
+    hits = [
+        _hit("m1", "I baked a lemon cake for the party.", "Sophie", ["Peter"]),
+        _hit("m2", "Sounds lovely!", "Peter", ["Sophie"]),
+        _hit("m3", "Yesterday I baked sourdough bread, my first loaf.", "Sophie", ["Peter"]),
+        _hit("m4", "Peter baked cookies once.", "Peter", ["Sophie"]),
+    ]
+    out = _ask("What has Sophie baked?", hits)
+    assert "lemon cake" in out.answer and "sourdough" in out.answer
+    assert set(out.used) == {"m1", "m3"} and "cookies" not in out.answer
+    # a one-fact question quotes one turn
+    assert _ask("What did Sophie bake for the party?", hits).used == ["m1"]
