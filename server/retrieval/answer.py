@@ -323,6 +323,7 @@ def _listeners_things(sentence: str) -> set[str]:
 _SELF = re.compile(
     r"\b(?:i|i['’](?:m|ve|ll|d)|me|my|mine|myself|we|we['’](?:re|ve|ll|d)|us|our|ours|ourselves)\b", re.I
 )
+_THIRD = re.compile(r"\b(?:he|she|him|his|her|hers|they|them|their|theirs)\b", re.I)
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]{2,}\b")
 _HELLO = re.compile(
     r"^\W*(?:hey|hi|hiya|hello|heya|yo|dear|good\s+(?:morning|afternoon|evening)|morning)\b", re.I
@@ -344,16 +345,17 @@ def _to_listener(sentence: str, entry: FusedEvidence) -> bool:
     me, my, we …) and speaks to the listener ("you", or their name as an address: "That race
     sounds great, Mel!"), or its whole turn does and says nothing of the speaker beyond frames like
     "I hope" or "let me know" ("Sorry to hear that. I hope you're okay. Pottery is a great way to
-    relax."). Why: "What did Ana realise after her race?" is not answered by Ana praising her
-    friend's race; a turn that speaks of its speaker too ("Been busy. Started the gym last week.
-    How about you?") keeps its sentences without a subject."""
+    relax.") and the sentence names no third person (he, she, they …). Why: "What did Ana realise
+    after her race?" is not answered by Ana praising her friend's race; a turn that speaks of its
+    speaker too ("Been busy. Started the gym last week. How about you?") keeps its sentences
+    without a subject."""
     if _SELF.search(sentence):
         return False
     if _addresses(sentence, entry):
         return True
     turn = entry.evidence.text
-    if _SELF.search(_PHATIC.sub(" ", turn)):
-        return False
+    if _THIRD.search(sentence) or _SELF.search(_PHATIC.sub(" ", turn)):
+        return False  # "Look, she put her hand on his knee!" is about them, not the listener
     return any(_addresses(s, entry) for s in _SENTENCE.split(turn))
 
 
@@ -413,7 +415,15 @@ _SAYING = (
     "know", "wonder", "wondered", "reply", "replied", "answer", "answered", "respond", "responded",
 )  # fmt: skip
 _SPEECH_STEMS = {_stem(w) for w in (*_ADVISING, *_WANTING, *_SAYING)}
-_SAID_STEMS = {_stem(w) for w in (*_ADVISING, *_SAYING)}
+# verbs that ask for what someone said, whoever it was about ("What does the janitor claim?")
+_CLAIMING = (
+    "claim", "claims", "claimed", "insist", "insists", "insisted", "explain", "explains", "explained",
+    "admit", "admits", "admitted", "remind", "reminds", "reminded", "warn", "warns", "warned", "accuse",
+    "accuses", "accused", "announce", "announces", "announced", "shout", "shouts", "shouted", "yell",
+    "yells", "yelled", "joke", "jokes", "joked", "complain", "complains", "complained", "call", "calls",
+    "called", "promise", "promises", "promised", "describe", "describes", "described",
+)  # fmt: skip
+_SAID_STEMS = {_stem(w) for w in (*_ADVISING, *_SAYING, *_CLAIMING)}
 # a turn that tells the listener what to do: "try spore", "you should reinstall", "maybe use sudo"
 _DIRECTIVE = re.compile(
     r"^\W*(?:(?:just|then|so|ok|okay|well)\W+)?(?:try|use|run|install|check|type|open|read|see|do|make|go|add|put"
@@ -587,6 +597,8 @@ class ExtractiveAnswerer:
                 and not about_asking
             )
             reply = _reply(entry, turns) if asks else None
+            if reply is not None and all(_asks(x) for x in _SENTENCE.split(reply.evidence.text) if x.strip()):
+                reply = None  # a reply that only asks back ("Which one is Bonnie?") answers nothing
             # the speaker's name counts as present in their own turn (a question's: the replier's)
             voice = (reply or entry).evidence.speaker
             if voice:
