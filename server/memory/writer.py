@@ -13,7 +13,8 @@ attributes are *staged* (:class:`PendingMemory`) and decided and written togethe
 chunk of turns (one candidate read and one ``UNWIND`` write per kind for the whole chunk
 instead of a read and a write per fact). Nothing a later turn's identity or addressee step
 reads depends on facts, so deferring them changes no result; the one step that moves fact
-edges (a placeholder merged into a speaker) flushes first.
+edges (a placeholder merged into a speaker) flushes first. Inferred ADDRESSES edges are staged
+the same way (a batch shows a turn's vocatives to the later windows it already read).
 """
 
 from __future__ import annotations
@@ -62,15 +63,18 @@ class WriteSummary:
     names: list[dict[str, Any]] = field(default_factory=list)
     named: dict[str, str] = field(default_factory=dict)  # participant id -> new name
     renamed: dict[str, str] = field(default_factory=dict)  # participant id -> the name it replaced
-    # what this write changed that later turns' windows show (a batch re-reads those windows):
-    # a naming step acted (names, aliases, merges), or a person addressed by name joined the session
-    people_changed: bool = False
-    roster_changed: bool = False
+    # what this write changed that later turns' windows show (a batch follows it): people whose
+    # name or aliases changed, people merged (a placeholder and the one it was folded into), and
+    # people addressed by name who joined the session
+    people_changed: set[str] = field(default_factory=set)
+    merged: set[str] = field(default_factory=set)
+    joined: set[str] = field(default_factory=set)
 
     @property
-    def vocatives(self) -> bool:
-        """The turn got ADDRESSES edges a later window reads as addressed (source 'vocative')."""
-        return any(a["source"] == "vocative" for a in self.addressees)
+    def vocatives(self) -> list[str]:
+        """Whom the turn called by name: the ADDRESSES edges a window reads as ``addressed``
+        (sorted, as :meth:`voxmem.stores.messages.MessageStore.contexts_in` reads them)."""
+        return sorted({a["pid"] for a in self.addressees if a["source"] == "vocative"})
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -110,9 +114,10 @@ class PendingMemory:
 
     facts: list[_StagedFact] = field(default_factory=list)
     attributes: list[_StagedAttribute] = field(default_factory=list)
+    addresses: list[dict[str, Any]] = field(default_factory=list)  # {message_id, edges}
 
     def __bool__(self) -> bool:
-        return bool(self.facts or self.attributes)
+        return bool(self.facts or self.attributes or self.addresses)
 
 
 @dataclass
@@ -197,7 +202,7 @@ class MemoryWriter:
         addressee_ids = self._addressees(turn)
         self._facts(turn, addressee_ids, vectors[0])
         self._attributes(turn, vectors[1])
-        summary.roster_changed = turn.resolver.joined
+        summary.joined = set(turn.resolver.joined)
         if pending is None:
             self.flush(tx, space, staged)
         return summary
@@ -207,9 +212,12 @@ class MemoryWriter:
         rules over all of them) and write the decisions (one ``UNWIND`` per kind of write)."""
         if not pending:
             return
-        facts, attributes = list(pending.facts), list(pending.attributes)
+        facts, attributes, addresses = list(pending.facts), list(pending.attributes), list(pending.addresses)
         pending.facts.clear()
         pending.attributes.clear()
+        pending.addresses.clear()
+        if addresses:
+            _rows(tx, "memory_addresses_write", space=space, rows=addresses)
         subjects = [(f.candidate.statement.subject, f.new.slot, f.new.content) for f in facts]
         keys = [(subject, slot, content) for subject, slot, content in subjects if subject is not None]
         current = self.facts.current_facts(tx, space, keys)
@@ -341,9 +349,12 @@ class MemoryWriter:
             summary.names.append({"participant": pid, "name": ev.name, "kind": ev.kind, "action": d.action})
             if d.action == "none":
                 continue
-            # a merge moves fact edges and a naming can rename a subject: staged facts first
+            # a merge moves fact and ADDRESSES edges: what is staged is written first
             self.flush(tx, space, turn.pending)
-            summary.people_changed = True
+            if d.action == "merge_placeholder":
+                summary.merged.update(p for p in (pid, d.other) if p)
+            elif d.action in ("name", "rename", "alias"):
+                summary.people_changed.add(pid)
             ParticipantStore.add_evidence(tx, space, pid, entry, turn.message_id)
             if d.action in ("name", "rename"):
                 if d.action == "rename" and target.name:
@@ -399,14 +410,8 @@ class MemoryWriter:
             if speaker_id and a.target != GROUP and not is_label(a.target):
                 entry = evidence_entry(a.target, NOT_ME, "not_me", turn.message_id)
                 ParticipantStore.add_evidence(tx, space, speaker_id, entry, turn.message_id)
-        if edges:
-            _rows(
-                tx,
-                "memory_addresses_write",
-                space=space,
-                message_id=turn.message_id,
-                edges=list(edges.values()),
-            )
+        if edges:  # written by flush (a chunk's in one statement)
+            turn.pending.addresses.append({"message_id": turn.message_id, "edges": list(edges.values())})
         turn.summary.addressees = list(edges.values())
         given = [
             window.people[label].participant_id for label in cur.given_addressees if label in window.people
@@ -525,7 +530,7 @@ class _Resolver:
         self.space = space
         self.window = window
         self.cache: dict[str, str | None] = {}
-        self.joined = False  # a person addressed by name was made a participant of the session
+        self.joined: set[str] = set()  # people addressed by name, made participants of the session
         cur = window.people.get(window.current.speaker)
         self.speaker_id = cur.participant_id if cur else None
 
@@ -551,9 +556,10 @@ class _Resolver:
         if found is None:
             found = next(iter(ParticipantStore.find_name(self.tx, self.space, key)), None)
         if found is None and create and plausible_new_name(ref.strip()):
-            self.joined = self.joined or present
             found = ParticipantStore.placeholder(
                 self.tx, self.space, self.window.session, key, " ".join(ref.split()), present
             )
+            if present and found:
+                self.joined.add(found)
         self.cache[key] = found
         return found

@@ -15,14 +15,15 @@ the whole cost:
 2. **extraction → memory** — in chunks of ``derive_chunk`` turns, ONE transaction per chunk:
    the chunk's earlier memory is cleared (a replay re-derives), the chunk's windows are read
    in ONE statement, then each turn in conversation order is extracted (pure function) and
-   its identity and addressee steps written; a window that an earlier turn of the chunk
-   changed (a naming, a vocative edge inside it, someone joining its session:
-   :func:`_changed_windows`) is read again inside the transaction, so every turn sees exactly
-   what the per-turn path shows it. The chunk's facts and attributes are staged and decided
-   together at the end (:meth:`voxmem.memory.writer.MemoryWriter.flush`: one candidate read,
-   the pure rules over the chunk's statements in order, one ``UNWIND`` write per kind). The
-   fact/attribute embeddings are looked up in a text → vector cache filled before the
-   transaction by ONE model call over the texts the batch is expected to yield
+   its identity step written. A turn's vocatives are added to the later windows that hold
+   it, and people an earlier turn of the chunk named or made join the session are updated in
+   them (:func:`_follow`; a merge makes the windows showing the two read again), so every turn
+   sees exactly what the per-turn path shows it. The chunk's addressee edges, facts and
+   attributes are staged and written together at the end
+   (:meth:`voxmem.memory.writer.MemoryWriter.flush`: one candidate read, the pure rules over
+   the chunk's statements in order, one ``UNWIND`` write per kind). The fact/attribute
+   embeddings are looked up in a text → vector cache filled before the transaction by ONE
+   model call over the texts the batch is expected to yield
    (:meth:`BatchImporter._expected_vectors`), so few are encoded while the chunk holds its
    locks;
 3. **index** — passages re-read and re-encoded only where a naming changed them, then the
@@ -44,7 +45,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from neo4j import ManagedTransaction
@@ -52,7 +53,7 @@ from neo4j import ManagedTransaction
 from voxmem.errors import DatabaseUnavailable, InvalidInput
 from voxmem.extractors.window import window_from_rows
 from voxmem.memory.writer import PendingMemory, WriteSummary
-from voxmem.stores.messages import MessageContext, MessageStore, StoredTurn, Turn
+from voxmem.stores.messages import ContextPerson, MessageContext, MessageStore, StoredTurn, Turn
 from voxmem.stores.participants import ParticipantStore
 
 if TYPE_CHECKING:
@@ -202,6 +203,7 @@ class BatchImporter:
             summaries = []
             for pos, message_id in enumerate(ids):
                 if message_id in stale or message_id not in windows:
+                    memory.writer.flush(tx, space, pending)  # the window reads the staged edges
                     window = memory.window_in(tx, space, message_id)
                 else:
                     window = memory.window_of(space, windows[message_id])
@@ -209,7 +211,12 @@ class BatchImporter:
                 vectors = memory.writer.vectors(extraction, known)
                 summary = memory.writer.write_in(tx, space, window, extraction, vectors, pending)
                 summaries.append(summary)
-                stale.update(_changed_windows(summary, message_id, ids[pos + 1 :], windows))
+                changed = sorted(summary.people_changed | summary.joined)
+                people = {
+                    s.id: ContextPerson(s.id, s.name, list(s.aliases))
+                    for s in (ParticipantStore.naming_states(tx, space, changed) if changed else [])
+                }
+                stale.update(_follow(summary, message_id, ids[pos + 1 :], windows, people))
             memory.writer.flush(tx, space, pending)
             return summaries
 
@@ -247,23 +254,42 @@ class BatchImporter:
             result.attributes += int(summary.get("attributes", 0))
 
 
-def _changed_windows(
-    summary: WriteSummary, message_id: str, later: Sequence[str], windows: Mapping[str, MessageContext]
+def _follow(
+    summary: WriteSummary,
+    message_id: str,
+    later: Sequence[str],
+    windows: dict[str, MessageContext],
+    people: Mapping[str, ContextPerson],
 ) -> list[str]:
-    """The later turns of the chunk whose window, read before the chunk's first write, no longer
-    shows what the per-turn path would read: every later one after a naming step acted (names,
-    aliases, merged people); those of the same session after someone addressed by name joined
-    it (roster); those whose window holds this turn after it got vocative ADDRESSES edges (read
-    as ``addressed``). Nothing else a write does is visible in a window."""
-    if summary.people_changed:
-        return list(later)
+    """Bring the chunk's later windows (read before its first write) up to date with what this
+    turn's write changed, as the graph now shows it; returns those that must be read again.
+
+    A window shows its speakers and the session's roster (id, name, aliases) and its turns'
+    ``addressed`` ids (given or vocative). So: people renamed or given an alias read with their
+    new name (``people``: as the graph holds them now); people addressed by name who joined
+    the session enter the roster of its later windows; the vocatives this turn got are put into
+    every later window that holds it (the edges are staged until the chunk's flush). A merge
+    moves edges and deletes a person: windows showing either are read again (rare)."""
     here = windows.get(message_id)
-    out = []
+    vocatives = summary.vocatives
+    stale = []
     for other in later:
         ctx = windows.get(other)
         if ctx is None:
             continue
-        joined = summary.roster_changed and here is not None and ctx.session == here.session
-        if joined or (summary.vocatives and any(t.id == message_id for t in ctx.turns)):
-            out.append(other)
-    return out
+        shown = {p.id for p in ctx.roster} | {t.speaker.id for t in ctx.turns if t.speaker}
+        if summary.merged & shown:
+            stale.append(other)
+            continue
+        joined = summary.joined if here is not None and ctx.session == here.session else set()
+        if joined - shown:
+            ctx.roster.extend(people[p] for p in sorted(joined - shown) if p in people)
+            ctx.roster.sort(key=lambda p: p.id)
+        if people:
+            ctx.roster[:] = [people.get(p.id, p) for p in ctx.roster]
+        for i, row in enumerate(ctx.turns):
+            if row.speaker is not None and row.speaker.id in people:
+                row = ctx.turns[i] = replace(row, speaker=people[row.speaker.id])
+            if row.id == message_id and not row.given:  # a turn with given addressees gets no edges
+                ctx.turns[i] = replace(row, addressed=vocatives)
+    return stale

@@ -473,13 +473,16 @@ class MessageStore:
                         text=t["text"],
                         ts=_native(t["ts"]),
                         speaker=_context_person(t["speaker"]) if t["speaker"] else None,
-                        given=list(t["given"] or []),
-                        addressed=list(t["addressed"] or []),
+                        # sorted (and the roster by id): a batch import adds a turn's vocatives
+                        # and new participants to the later windows it has already read
+                        # (voxmem.pipeline.batch), in this same order
+                        given=sorted(t["given"] or []),
+                        addressed=sorted(t["addressed"] or []),
                         captions=list(t["captions"] or []),
                     )
                     for t in row["turns"]
                 ],
-                roster=[_context_person(p) for p in row["roster"]],
+                roster=sorted((_context_person(p) for p in row["roster"]), key=lambda p: p.id),
             )
             for row in rows
         }

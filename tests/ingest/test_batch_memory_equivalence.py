@@ -162,6 +162,44 @@ def test_bulk_chunks_store_the_memory_of_turns_written_one_by_one(
     assert any("vocative" in e for e in bulk["addresses"])
 
 
+def test_every_window_the_chunk_does_not_read_again_is_the_one_the_graph_holds(
+    services: Voxmem, space: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The chunk reads its windows once and follows its own writes (vocatives added, changed
+    people read again): at each turn, the window it uses equals the one read from the graph
+    right then, with everything staged so far written."""
+    memory = services.memory
+    write_in, window_of = memory.writer.write_in, memory.window_of
+    seen: dict[str, Any] = {}
+    checked: list[str] = []
+    differs: list[str] = []
+
+    def spy_write_in(
+        tx: Any, space_: str, window: Any, result: Any, vectors: Any, pending: Any = None
+    ) -> Any:
+        seen["tx"], seen["pending"] = tx, pending
+        return write_in(tx, space_, window, result, vectors, pending)
+
+    def checked_window_of(space_: str, context: Any) -> Any:
+        window = window_of(space_, context)
+        if "tx" in seen and not seen.get("inside"):  # not before the first write, not re-entered
+            seen["inside"] = True
+            try:
+                memory.writer.flush(seen["tx"], space_, seen["pending"])
+                message_id = context.turns[-1].id
+                fresh = memory.window_in(seen["tx"], space_, message_id)
+                checked.append(message_id) if fresh == window else differs.append(message_id)
+            finally:
+                seen["inside"] = False
+        return window
+
+    monkeypatch.setattr(memory.writer, "write_in", spy_write_in)
+    monkeypatch.setattr(memory, "window_of", checked_window_of)
+    result = BatchImporter(services.pipeline, derive_chunk=len(HISTORY)).run(space, turns("w"))
+    assert (result.derived, result.pending, differs) == (len(HISTORY), [], [])
+    assert len(checked) >= len(HISTORY) // 2
+
+
 def test_reimporting_the_same_batch_changes_nothing(services: Voxmem, two_spaces: tuple[str, str]) -> None:
     space, _ = two_spaces
     importer = BatchImporter(services.pipeline, derive_chunk=CHUNK)
