@@ -521,8 +521,8 @@ def latency(
                         s, q, k=FUSION_DEPTH
                     ),
                     f"hybrid_round[{tag}]": lambda q, s=scope: retrieval.search(s, q, None, None, k=10),
-                    # the same round and SPLADE tool before the latency pass (10 × k candidates,
-                    # stored weights read per term)
+                    # the same round and SPLADE tool before the latency pass (stored weights read
+                    # per term)
                     f"hybrid_round_previous[{tag}]": lambda q, s=scope: _round_previous(
                         retrieval, previous, s, q
                     ),
@@ -560,12 +560,11 @@ def latency(
 
 
 class PreviousSparse(MessageSparseRetriever):
-    """The SPLADE tool as it was before the latency pass (docs/retrieval.md "Latency pass"): 10 × k Lucene
-    candidates, each scored with ``m.sparse_weights[i]`` read inside the reduce. Timed beside the
-    shipped tool."""
+    """The SPLADE tool as it was before the latency pass (docs/retrieval.md "Latency pass"): each
+    candidate scored with ``m.sparse_weights[i]`` read inside the reduce. Timed beside the shipped
+    tool."""
 
     name = "message_sparse_previous"
-    candidates = 10
 
     def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
         text = product_query(name)

@@ -23,7 +23,8 @@
 // (sparse_terms and sparse_weights are aligned). The weights are read once per candidate into
 // `stored`: indexed as `m.sparse_weights[i]` inside the reduce, the plan did not cache the
 // ~90-float property and read it per term (131 -> 98 ms p50 at 100k, docs/retrieval.md "Latency
-// pass"). Python asks for 4 x $k candidates and retries with 20 x $fetch when fewer than $k survive.
+// pass"). Python asks for 10 x $k candidates (4 x $k cost fused recall on LoCoMo) and retries with
+// 20 x $fetch when fewer than $k survive.
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Params: $space, $access_policy, $asker, $lucene (boosted terms), $weights (map term -> float),
 //         $fetch, $k, $speaker, $addressee, $session, $ts_from, $ts_to

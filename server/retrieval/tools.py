@@ -202,7 +202,6 @@ class Retriever:
     layer_search: ClassVar[bool] = False  # one of its layer's plain search tools (fixed policy, /search)
     queries: ClassVar[tuple[str, ...]] = ()  # the cypher/ queries it runs, each composing the access rule
     max_fetch = 10_000  # widest ANN over-fetch before falling back to an exact scan in scope
-    candidates = 10  # index candidates fetched per result asked for (at least `fetch`), before filters
 
     def __init__(
         self,
@@ -229,14 +228,6 @@ class Retriever:
         self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 10
     ) -> list[Hit]:
         raise NotImplementedError
-
-    def _fetch(self, scope: AccessScope, k: int) -> int:
-        """Index candidates to fetch for k results. The indexes filter by space and session only,
-        so under the private policy (own turns and turns addressed to the asker) most candidates
-        fail the access rule afterwards: there at least 10 × k, so the tool rarely widens 20-fold
-        (docs/retrieval.md "Latency pass": at 4 × k SPLADE widened on most private questions)."""
-        per_hit = self.candidates if scope.access_policy != "private" else max(self.candidates, 10)
-        return max(self.fetch, per_hit * k)
 
     def _vector(self, text: str) -> list[float]:
         if self.embed is None:
@@ -316,7 +307,7 @@ class _VectorRetriever(Retriever):
         if scope.sees_nothing:
             return []
         params = {**scope.params(), **self._filters(filters or Filters()), "embedding": self._vector(text)}
-        fetch = self._fetch(scope, k)
+        fetch = max(self.fetch, 10 * k)
         rows = self.run(self.ann_query, fetch=fetch, k=k, **params)
         if len(rows) < k and len(rows) > 0:
             # other spaces crowd the shared index: widen the over-fetch before any scan
@@ -347,7 +338,7 @@ class _FulltextRetriever(Retriever):
         if scope.sees_nothing or lucene is None:
             return []
         params = {**scope.params(), **self._filters(filters or Filters()), "lucene": lucene, "k": k}
-        fetch = self._fetch(scope, k)
+        fetch = max(self.fetch, 10 * k)
         rows = self.run(self.ft_query, fetch=fetch, **params)
         if len(rows) < k and len(rows) < fetch:
             rows = self.run(self.ft_query, fetch=fetch * 20, **params)
@@ -390,9 +381,6 @@ class MessageSparseRetriever(Retriever):
     name, layer, layer_search = "message_sparse", "interaction", True
     doc = "learned sparse (SPLADE) search over turns with their speakers"
     queries = ("retrieve_messages_sparse",)
-    # Lucene candidates scored exactly per result asked for: 4 × k keeps the exact SPLADE top k
-    # (docs/retrieval.md "Latency pass": 10 × k cost the fused round its p95 at 100k)
-    candidates = 4
 
     def search(
         self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 10
@@ -407,7 +395,7 @@ class MessageSparseRetriever(Retriever):
         lucene, terms = sparse_query(weights)
         params = {**scope.params(), **_message_filters(filters or Filters()), "lucene": lucene}
         params["weights"] = terms
-        fetch = self._fetch(scope, k)
+        fetch = max(self.fetch, 10 * k)
         rows = self.run("retrieve_messages_sparse", fetch=fetch, k=k, **params)
         if len(rows) < k:  # scope or filters removed candidates: widen once
             rows = self.run("retrieve_messages_sparse", fetch=fetch * 20, k=k, **params)
