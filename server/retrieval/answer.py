@@ -348,8 +348,9 @@ def _to_listener(sentence: str, entry: FusedEvidence) -> bool:
     relax.") and the sentence names no third person (he, she, they …). Why: "What did Ana realise
     after her race?" is not answered by Ana praising her friend's race; a turn that speaks of its
     speaker too ("Been busy. Started the gym last week. How about you?") keeps its sentences
-    without a subject."""
-    if _SELF.search(sentence):
+    without a subject. Only for a turn with one addressee: with several, or none recorded, who
+    "you" is is not known."""
+    if len(entry.evidence.addressees) != 1 or _SELF.search(sentence):
         return False
     if _addresses(sentence, entry):
         return True

@@ -304,6 +304,9 @@ def test_what_a_person_says_to_the_listener_is_about_the_listener():
     # a greeting is no address: the news after it is the speaker's
     news = [_hit("m1", "Hey Sophie, the gardening course last weekend was a blast!", "Leo", ["Sophie"])]
     assert "gardening course" in _ask("How was Leo's gardening course?", news).answer
+    # with several listeners (or none recorded) who "you" is is not known: the rule stays out
+    group = [_hit("m1", "That bake sale sounds amazing! So proud of you for it.", "Leo", ["Sophie", "Peter"])]
+    assert "bake sale" in _ask("What did Leo learn from his bake sale?", group).answer
     # "What did Leo say about …" asks for his words, whoever they are about
     said = [_hit("m1", "Gardening is a great way to unwind, you should try it!", "Leo", ["Sophie"])]
     assert "unwind" in _ask("What did Leo say about gardening?", said).answer
