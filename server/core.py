@@ -76,7 +76,7 @@ class Voxmem:
         )
         self.schema_version: int | None = None
         self.offline: dict[str, str] = {
-            "text_embedding": "local sentence-transformers model (no network)",
+            "text_embedding": embedder.describe(),
             **llm_describe(settings),  # which answerer runs: the LLM (and which) or extractive
         }
         self._lock = threading.RLock()

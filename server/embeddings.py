@@ -137,6 +137,11 @@ class TextEmbedder:
     def loaded(self) -> bool:
         return (self._query if self.backend == "onnx" else self._model).loaded
 
+    def describe(self) -> str:
+        """What computes stored vectors, for the offline-components line answers and the demo print."""
+        runtime = "int8 ONNX Runtime" if self.backend == "onnx" else "sentence-transformers (torch)"
+        return f"{self.model_name.removeprefix('bundled:')} through {runtime}, local files (no network)"
+
     def _load_model(self) -> Any:
         os.environ["HF_HUB_OFFLINE"] = "1"
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

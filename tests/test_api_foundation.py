@@ -22,6 +22,8 @@ def test_health_reports_neo4j_schema_and_models(app_client: TestClient) -> None:
     assert health["schema_version"] >= 1
     assert health["models"]["text_embedding"]["loaded"] is True
     assert "llm" in health["offline"]
+    # says which runtime computes stored vectors (the default is the int8 ONNX export)
+    assert health["offline"]["text_embedding"].startswith("all-MiniLM-L6-v2 through int8 ONNX Runtime")
 
 
 def test_schema_has_vector_and_fulltext_indexes(services: Voxmem) -> None:
