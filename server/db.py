@@ -18,6 +18,7 @@ import functools
 import logging
 import time
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any, TypeVar
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction
@@ -39,6 +40,12 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 _RETRYABLE = (ServiceUnavailable, SessionExpired, TransientError, ConnectionError, OSError)
+
+
+def native_time(value: Any) -> datetime | None:
+    """A Neo4j temporal read from a record as Python's (``datetime``; None stays None). The
+    stores' typed records carry Python times, which the pure rules compare and order."""
+    return value.to_native() if hasattr(value, "to_native") else value
 
 
 class Database:

@@ -10,16 +10,17 @@ with its memory or not at all); reads and text maintenance run their own.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from neo4j import ManagedTransaction
 
 from voxmem.cypher import query
-from voxmem.db import Database
-from voxmem.ids import new_id
+from voxmem.db import Database, native_time
+
+K = TypeVar("K", bound=Hashable)
 
 
 @dataclass(frozen=True)
@@ -68,8 +69,8 @@ class NewFact:
     addressees: list[str]
     about: list[str]
     embedding: list[float]
-    id: str = ""  # given by the rules' candidate (decide_facts), else made at creation
-    message_id: str = ""
+    id: str  # made when staged: the rules' candidate (decide_facts) refers to it
+    message_id: str
 
 
 @dataclass(frozen=True)
@@ -83,8 +84,8 @@ class NewAttribute:
     extractor: str
     confidence: float
     embedding: list[float]
-    id: str = ""
-    message_id: str = ""
+    id: str
+    message_id: str
 
 
 @dataclass
@@ -146,9 +147,16 @@ def _run(tx: ManagedTransaction, name: str, /, **params: Any) -> list[dict[str, 
     return [r.data() for r in tx.run(query(name), params)]
 
 
-def _native(value: Any) -> datetime | None:
-    """A Neo4j temporal as a Python datetime (the rules order candidates by it)."""
-    return value.to_native() if hasattr(value, "to_native") else value
+def _texts_and_slots(keys: Iterable[tuple[K, str | None, str]]) -> dict[K, tuple[list[str], list[str]]]:
+    """The texts and slots asked about per owner (a fact's subject, an attribute's holder and
+    kind), each sorted: the parameters of one candidate read for many statements."""
+    wanted: dict[K, tuple[set[str], set[str]]] = {}
+    for owner, slot, text in keys:
+        texts, slots = wanted.setdefault(owner, (set(), set()))
+        texts.add(text)
+        if slot is not None:
+            slots.add(slot)
+    return {owner: (sorted(texts), sorted(slots)) for owner, (texts, slots) in wanted.items()}
 
 
 class FactStore:
@@ -163,19 +171,11 @@ class FactStore:
     ) -> dict[str, list[CurrentFact]]:
         """Current facts with the same subject and content or slot as any of ``keys``
         ``(subject, slot, content)``, by subject, newest first (one statement for all)."""
-        wanted: dict[str, dict[str, set[str]]] = {}
-        for subject, slot, content in keys:
-            entry = wanted.setdefault(subject, {"contents": set(), "slots": set()})
-            entry["contents"].add(content)
-            if slot is not None:
-                entry["slots"].add(slot)
+        wanted = _texts_and_slots(keys)
         out: dict[str, list[CurrentFact]] = {s: [] for s in wanted}
         if not wanted:
             return out
-        params = [
-            {"subject": s, "contents": sorted(e["contents"]), "slots": sorted(e["slots"])}
-            for s, e in wanted.items()
-        ]
+        params = [{"subject": s, "contents": c, "slots": sl} for s, (c, sl) in wanted.items()]
         for r in _run(tx, "fact_slot_current", space=space, keys=params):
             out[r["subject"]].append(
                 CurrentFact(
@@ -184,7 +184,7 @@ class FactStore:
                     r["slot"],
                     r["value"],
                     tuple(r["stated_by"]),
-                    _native(r["valid_from"]),
+                    native_time(r["valid_from"]),
                 )
             )
         return out
@@ -202,27 +202,8 @@ class FactStore:
         the new facts (each with its id and message), ``support`` (fact, message) pairs,
         ``supersede`` (new, old) and ``conflicts`` (new, old) pairs; conflicts before
         supersessions, so a fact both flagged and superseded ends unflagged, as in turn order."""
-        if create:
-            rows = [
-                {
-                    "id": f.id or new_id("fact"),
-                    "message_id": f.message_id,
-                    "seq": seq,
-                    "content": f.content,
-                    "subject_key": f.subject_key,
-                    "slot": f.slot,
-                    "value": f.value,
-                    "event_time": f.event_time,
-                    "time_text": f.time_text,
-                    "extractor": f.extractor,
-                    "confidence": f.confidence,
-                    "speaker": f.speaker,
-                    "addressees": f.addressees,
-                    "about": f.about,
-                    "embedding": f.embedding,
-                }
-                for seq, f in enumerate(create)
-            ]
+        if create:  # every field of each fact, plus its order in the chunk
+            rows = [{**vars(f), "seq": seq} for seq, f in enumerate(create)]
             _run(tx, "fact_create", space=space, facts=rows)
         if support:
             _run(tx, "fact_add_support", space=space, rows=[{"id": i, "message_id": m} for i, m in support])
@@ -236,22 +217,14 @@ class FactStore:
     ) -> dict[tuple[str, str], list[CurrentAttribute]]:
         """Current attributes with the same holder, kind and text or slot as any of ``keys``
         ``(holder, kind, slot, text)``, by (holder, kind), newest first (one statement)."""
-        wanted: dict[tuple[str, str], dict[str, set[str]]] = {}
-        for holder, kind, slot, text in keys:
-            entry = wanted.setdefault((holder, kind), {"texts": set(), "slots": set()})
-            entry["texts"].add(text)
-            if slot is not None:
-                entry["slots"].add(slot)
+        wanted = _texts_and_slots(((holder, kind), slot, text) for holder, kind, slot, text in keys)
         out: dict[tuple[str, str], list[CurrentAttribute]] = {k: [] for k in wanted}
         if not wanted:
             return out
-        params = [
-            {"holder": h, "kind": k, "texts": sorted(e["texts"]), "slots": sorted(e["slots"])}
-            for (h, k), e in wanted.items()
-        ]
+        params = [{"holder": h, "kind": k, "texts": t, "slots": sl} for (h, k), (t, sl) in wanted.items()]
         for r in _run(tx, "attribute_slot_current", space=space, keys=params):
             out[(r["holder"], r["kind"])].append(
-                CurrentAttribute(r["id"], r["text"], r["slot"], _native(r["valid_from"]))
+                CurrentAttribute(r["id"], r["text"], r["slot"], native_time(r["valid_from"]))
             )
         return out
 
@@ -265,21 +238,7 @@ class FactStore:
     ) -> None:
         """Apply the attribute decisions, one ``UNWIND`` statement per kind of write."""
         if create:
-            rows = [
-                {
-                    "id": a.id or new_id("attr"),
-                    "message_id": a.message_id,
-                    "seq": seq,
-                    "holder": a.holder,
-                    "kind": a.kind,
-                    "text": a.text,
-                    "slot": a.slot,
-                    "extractor": a.extractor,
-                    "confidence": a.confidence,
-                    "embedding": a.embedding,
-                }
-                for seq, a in enumerate(create)
-            ]
+            rows = [{**vars(a), "seq": seq} for seq, a in enumerate(create)]
             _run(tx, "attribute_create", space=space, attributes=rows)
         if support:
             _run(

@@ -19,7 +19,7 @@ from neo4j import ManagedTransaction
 from neo4j.exceptions import ConstraintError
 
 from voxmem.cypher import query
-from voxmem.db import Database
+from voxmem.db import Database, native_time
 from voxmem.embeddings import SparseEncoder, TextEmbedder, sparse_encoder
 from voxmem.errors import InvalidInput, NotFound
 from voxmem.ids import (
@@ -465,13 +465,13 @@ class MessageStore:
         return {
             row["id"]: MessageContext(
                 session=row["session"],
-                started_at=_native(row["started_at"]),
+                started_at=native_time(row["started_at"]),
                 turns=[
                     ContextMessage(
                         id=t["id"],
                         idx=t["idx"],
                         text=t["text"],
-                        ts=_native(t["ts"]),
+                        ts=native_time(t["ts"]),
                         speaker=_context_person(t["speaker"]) if t["speaker"] else None,
                         # sorted (and the roster by id): a batch import adds a turn's vocatives
                         # and new participants to the later windows it has already read
@@ -586,8 +586,3 @@ def rrf(rankings: list[list[str]], k: int = 60) -> dict[str, float]:
 
 def _context_person(row: dict[str, Any]) -> ContextPerson:
     return ContextPerson(row["id"], row.get("name"), list(row.get("aliases") or []))
-
-
-def _native(value: Any) -> datetime | None:
-    """A Neo4j temporal as a Python datetime (None stays None)."""
-    return value.to_native() if hasattr(value, "to_native") else value
