@@ -186,6 +186,10 @@ def up(settings: Settings, model: str | None = None, threads: int | None = None)
             "--host", "127.0.0.1", "--port", str(settings.llm_local_port),
             "--n_threads", str(threads), "--n_threads_batch", str(threads),
             "--n_ctx", str(settings.llm_local_ctx),
+            # llama_cpp.server defaults to logits for every prompt token (for logprobs, which no
+            # caller asks for): the vocabulary projection of each of ~250 prompt tokens plus a
+            # copy of 152k floats per token, ~15 % of a reader question's CPU (docs/retrieval.md)
+            "--logits_all", "False",
         ]  # fmt: skip
         logfile = log_path(settings)
         logfile.parent.mkdir(parents=True, exist_ok=True)

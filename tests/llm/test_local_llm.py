@@ -73,6 +73,14 @@ def test_status_reports_the_running_model_on_loopback(local: Settings):
     assert state["running"] and state["model"] == MODEL and state["base_url"] == f"http://127.0.0.1:{PORT}/v1"
 
 
+def test_the_server_computes_logits_only_for_the_token_it_samples(local: Settings):
+    """llama_cpp.server's default (logits for every prompt token) cost ~15 % of a question's CPU."""
+    state = json.loads(voxmem_llm("status", "--json").stdout)
+    with open(f"/proc/{state['pid']}/cmdline", "rb") as f:
+        args = f.read().decode().split("\0")
+    assert args[args.index("--logits_all") + 1] == "False"
+
+
 def test_the_real_model_answers_from_the_graph_with_its_evidence(local: Settings, services, house):
     service = RetrievalService(local, services.db, services.embedder)
     assert service.default_policy == "llm"  # configured as `local`: the LLM plans too
