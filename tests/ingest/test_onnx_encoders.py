@@ -8,9 +8,11 @@ length-sorted batch must not change a text's vector), not the benchmark's data.
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
+import onnx
 
 from voxmem.config import Settings
 from voxmem.embeddings import SparseEncoder, TextEmbedder
@@ -49,6 +51,19 @@ def test_onnx_stored_vectors_are_within_cosine_099_of_torch() -> None:
     assert ((alone * stored).sum(axis=1) >= 0.9999).all()
     # and a query vector (always ONNX) equals the stored vector of the same text
     assert ((onnx.embed_queries(TEXTS) * stored).sum(axis=1) >= 0.9999).all()
+
+
+def test_stored_vectors_come_from_the_int8_export(tmp_path: Path) -> None:
+    """The bundled MiniLM is exported with int8 weight products (MatMulNBits) into the cache
+    dir and serves, rather than the fallback graph whose int8 weights are cast back to float."""
+    embedder = TextEmbedder(Settings(cache_dir=tmp_path))
+    vectors = embedder.embed(TEXTS[:3])
+    (export,) = (tmp_path / "models").glob("minilm-l6-q8b*.onnx")
+    ops = Counter(node.op_type for node in onnx.load(str(export)).graph.node)
+    assert ops["MatMulNBits"] == 36  # 6 layers x (Q, K, V, output, 2 feed-forward)
+    assert ops["MatMul"] == 12  # only the attention products (queries x keys, weights x values)
+    reference = TextEmbedder(Settings(text_embedding_backend="torch")).embed(TEXTS[:3])
+    assert ((vectors * reference).sum(axis=1) >= 0.99).all()
 
 
 def test_a_non_bundled_model_keeps_torch(tmp_path: Path) -> None:
