@@ -143,18 +143,28 @@ RETRIES = RetryCounter()
 logging.getLogger("neo4j.session").addHandler(RETRIES)
 
 
+# Stages timed inside a mode (seconds, wall): the two models' ONNX/torch runs (MiniLM ``_pool``,
+# SPLADE ``_weights``), what their encode calls spend around them (tokenising, padding, pooling,
+# term selection), and the extractor; the rest of a mode's time is Neo4j and the pipeline's Python.
+STAGES = ("minilm", "splade", "tokenize_pool", "extract")
+
+
 class Work:
     """What a mode costs besides wall time: Cypher statements sent (every ``tx.run`` of the
-    product goes through the driver's ``ManagedTransaction.run``) and seconds inside the two
-    models' ONNX/torch calls (MiniLM ``_pool``, SPLADE ``_weights``; tokenising excluded) —
-    the model seconds per message are the floor no transaction batching can go below."""
+    product goes through the driver's ``ManagedTransaction.run``) and seconds per stage
+    (:data:`STAGES`); the model seconds per message are the floor no transaction batching can
+    go below."""
 
     def __init__(self) -> None:
         self.statements = 0
-        self.model_s = 0.0
+        self.seconds = dict.fromkeys(STAGES, 0.0)
         self._lock = threading.Lock()
 
-    def install(self) -> None:
+    @property
+    def model_s(self) -> float:
+        return self.seconds["minilm"] + self.seconds["splade"]
+
+    def install(self, svc: Voxmem) -> None:
         import neo4j
 
         import voxmem.embeddings as emb
@@ -167,10 +177,23 @@ class Work:
             return run(tx, *args, **kwargs)
 
         neo4j.ManagedTransaction.run = counted_run  # type: ignore[method-assign]
-        emb._pool = self._timed(emb._pool)
-        emb.SparseEncoder._weights = self._timed(emb.SparseEncoder._weights)  # type: ignore[method-assign]
+        emb._pool = self._timed(emb._pool, "minilm")
+        emb.SparseEncoder._weights = self._timed(emb.SparseEncoder._weights, "splade")  # type: ignore[method-assign]
+        # whole encode calls, minus the model runs inside them (subtracted in ``stages``)
+        # (the coalescer holds the bound method it was built with; Uncoalesced calls _encode)
+        for model in (svc.embedder, svc.sparse):
+            model._batched._run = self._timed(model._batched._run, "tokenize_pool")  # type: ignore[assignment]
+            model._encode = self._timed(model._encode, "tokenize_pool")  # type: ignore[method-assign]
+        extractor = svc.memory.extractor
+        extractor.extract = self._timed(extractor.extract, "extract")  # type: ignore[method-assign]
 
-    def _timed(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+    def stages(self, before: dict[str, float]) -> dict[str, float]:
+        """Seconds per stage since ``before`` (a copy of ``seconds``)."""
+        out = {k: self.seconds[k] - before[k] for k in STAGES}
+        out["tokenize_pool"] -= out["minilm"] + out["splade"]
+        return {k: round(v, 3) for k, v in out.items()}
+
+    def _timed(self, fn: Callable[..., Any], stage: str) -> Callable[..., Any]:
         @functools.wraps(fn)
         def timed(*args: Any, **kwargs: Any) -> Any:
             t0 = time.perf_counter()
@@ -178,7 +201,7 @@ class Work:
                 return fn(*args, **kwargs)
             finally:
                 with self._lock:
-                    self.model_s += time.perf_counter() - t0
+                    self.seconds[stage] += time.perf_counter() - t0
 
         return timed
 
@@ -189,12 +212,14 @@ WORK = Work()
 def measure(name: str, run: Callable[[], int]) -> dict[str, Any]:
     before = load()
     deadlocks, other = RETRIES.deadlocks, RETRIES.other
-    statements, model_s = WORK.statements, WORK.model_s
+    statements, model_s, stages = WORK.statements, WORK.model_s, dict(WORK.seconds)
     t0 = time.perf_counter()
     n = run()
     seconds = time.perf_counter() - t0
     row = {"mode": name, "n": n, "seconds": round(seconds, 2), "per_s": round(n / seconds, 3)}
     row |= {"statements": WORK.statements - statements, "model_s": round(WORK.model_s - model_s, 2)}
+    row["stages_s"] = WORK.stages(stages)
+    row["stages_s"]["neo4j_and_rest"] = round(seconds - sum(row["stages_s"].values()), 3)
     row |= {"load_before": before, "load_after": load()}
     row |= {"deadlock_retries": RETRIES.deadlocks - deadlocks, "other_retries": RETRIES.other - other}
     after = row["load_after"][0]
@@ -350,9 +375,9 @@ def main() -> None:
     SAME_PEOPLE = args.same_people
     logging.basicConfig(level=logging.WARNING)
 
-    WORK.install()
     settings = Settings()
     svc = Voxmem.build(settings)
+    WORK.install(svc)
     svc.start()
     svc.sparse.warm_up()
     base_url, stop = serve(svc)
@@ -419,6 +444,11 @@ def main() -> None:
     # the floor: model inference alone, per message, in the bulk runs (2 cores, this load)
     per_msg = [1000 * r["model_s"] / r["n"] for r in bulk_rows]
     result["bulk_model_ms_per_msg_median"] = statistics.median(per_msg)
+    # where a bulk message's time goes, ms per message per stage (medians over rounds)
+    result["bulk_stage_ms_per_msg_median"] = {
+        k: round(statistics.median(1000 * r["stages_s"][k] / r["n"] for r in bulk_rows), 2)
+        for k in bulk_rows[0]["stages_s"]
+    }
     result["ratio_bulk_over_sequential"] = statistics.median(
         v["bulk"] / v["sequential"] for v in per_round.values() if v.get("sequential")
     )
@@ -438,6 +468,7 @@ def main() -> None:
         f"bulk: {result['bulk_statements_median']} Cypher statements per {args.bulk_turns} turns, "
         f"model inference {result['bulk_model_ms_per_msg_median']:.1f} ms per message (medians)"
     )
+    print("bulk ms per message by stage (medians):", result["bulk_stage_ms_per_msg_median"])
     print(f"cores {result['cores']}, load average start {result['load_start']}, end {result['load_end']}")
     print(f"wrote {args.out / 'ingest.json'} and ingest.png")
 
