@@ -410,9 +410,12 @@ class OfflineExtractor:
                     confidence=0.6,
                 )
             )
-        for d in drafts(cur.text, speaker.display, addressee_name, terms):
+        known = [n for person in window.people.values() for n in person.all_names()]
+        for d in drafts(cur.text, speaker.display, addressee_name, terms, known):
             refs = labels or [t for t in targets if t != GROUP]
             subject = refs[0] if d.subject == "addressee" and refs else cur.speaker
+            if d.named is not None:
+                subject = window.label_for_name(d.named) or subject
             about = [t for t in refs if t != subject] if d.mentions_you else []
             if d.relation and d.relation[1]:
                 about.append(d.relation[1])

@@ -210,13 +210,14 @@ class Draft:
     """A rewritten sentence before it becomes a FactRecord/AttributeRecord."""
 
     content: str
-    subject: str  # "speaker" | "addressee"
+    subject: str  # "speaker" | "addressee" | "named" (the person in ``named``)
     slot: str | None
     value: str | None
     kinds: list[str]  # attribute kinds the sentence also carries
     relation: tuple[str, str | None] | None  # (noun, name)
     mentions_you: bool
     source: str
+    named: str | None = None  # a known person the sentence is about as its subject ("Maya's checkout …")
 
 
 def _third_person(verb: str) -> str:
@@ -316,10 +317,34 @@ def strip_vocatives(sentence: str, terms: list[str]) -> str:
     return s[:1].upper() + s[1:] if s else s
 
 
+_NAMED_SUBJECT_VERB = re.compile(
+    r"(?:['’]s\b|\s+(?:is|was|has|had|will|would|can|could|does|did|needs|wants|likes|loves|hates"
+    r"|prefers|works|lives|arrives|leaves|starts|finishes|moved|left|arrived|got|went)\b)"
+)
+
+
+def named_subject(sentence: str, people: list[str]) -> str | None:
+    """The known person a sentence opens with as its subject ("Maya's checkout is at noon.", "Maya
+    is vegetarian.") when the sentence has no first or second person, else None. Why: once its
+    vocative is dropped ("Tom, Maya's checkout is at noon."), such a sentence is about Maya, not
+    about the speaker who said it nor the person addressed. Only names the window knows count,
+    so "Monday's meeting is at noon" names nobody."""
+    s = sentence.strip()
+    for name in sorted(people, key=len, reverse=True):
+        if name and s.lower().startswith(name.lower()) and _NAMED_SUBJECT_VERB.match(s[len(name) :]):
+            return name
+    return None
+
+
 def drafts(
-    text: str, speaker: str, addressee: str | None, vocative_terms: list[str] | None = None
+    text: str,
+    speaker: str,
+    addressee: str | None,
+    vocative_terms: list[str] | None = None,
+    people: list[str] | None = None,
 ) -> list[Draft]:
-    """Every informative sentence of a turn, rewritten, with its slot and attribute kinds."""
+    """Every informative sentence of a turn, rewritten, with its slot and attribute kinds
+    (``people``: names of the people the window knows, for :func:`named_subject`)."""
     out: list[Draft] = []
     terms = sorted(set(vocative_terms or []), key=len, reverse=True)
     clauses = [strip_vocatives(c, terms) for s in sentences(text) for c in _CLAUSE.split(s) if c.strip()]
@@ -330,7 +355,8 @@ def drafts(
         you = bool(re.search(r"\b(?:you|your|yours|yourself)\b", sentence, re.I))
         if you and not addressee and not first:
             continue  # "you should try it" to nobody known: not self-contained
-        subject = "addressee" if (you and not first and addressee) else "speaker"
+        named = None if first else named_subject(sentence, people or [])
+        subject = "named" if named else "addressee" if (you and not first and addressee) else "speaker"
         slot, value = slot_of(sentence)
         kinds: list[str] = []
         if first:
@@ -356,6 +382,7 @@ def drafts(
                 relation=relation,
                 mentions_you=you,
                 source=sentence,
+                named=named,
             )
         )
     return out

@@ -146,6 +146,21 @@ def test_second_person_fact_is_about_the_addressee():
     assert fact.content == "Maya's room is 412." and fact.subject == "S1" and fact.slot == "room"
 
 
+def test_a_known_person_named_as_subject_after_a_vocative_is_the_facts_subject():
+    names = {"m": "Maya", "t": "Tom", "d": "Dana"}
+    turns = [("m", "Hi."), ("t", "Morning."), ("d", "Tom, Maya's checkout is at noon.")]
+    fact = run(turns, names=names).facts[0]
+    # about Maya (S1), not the speaker Dana (S3) nor Tom whom she addressed (S2)
+    assert fact.content == "Maya's checkout is at noon." and fact.subject == "S1"
+    assert fact.slot == "checkout_time"
+    assert run([*turns[:2], ("d", "Tom, Maya is vegetarian.")], names=names).facts[0].subject == "S1"
+    # a capitalised word nobody in the window bears names no one: the speaker's fact as before
+    assert run([*turns[:2], ("d", "Tom, Monday's meeting is at noon.")], names=names).facts[0].subject == "S3"
+    # a first-person sentence stays the speaker's, whoever it names
+    fact = run([*turns[:2], ("d", "Tom, Maya's friend and I went hiking.")], names=names).facts[0]
+    assert fact.subject == "S3"
+
+
 def test_questions_and_pleasantries_are_not_facts():
     assert run([("a", "How are you doing today?")]).facts == []
     assert run([("a", "Thanks, sounds good.")]).facts == []
