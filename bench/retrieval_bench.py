@@ -45,6 +45,7 @@ from voxmem.config import Settings
 from voxmem.core import Voxmem
 from voxmem.cypher import query as product_query
 from voxmem.embeddings import sparse_encoder
+from voxmem.ids import new_id
 from voxmem.passages import MessageIndexer, passage, sparse_fields
 from voxmem.retrieval.agent import POLICIES
 from voxmem.retrieval.answer import compose
@@ -499,12 +500,18 @@ def latency(
                 times.append((time.perf_counter() - t) * 1000)
             entry["query_embedding"] = _percentiles(times)
             retrieval.embed.prime(questions)
-            for policy_name, asker_id in (("open", None), ("participant", asker), ("private", asker)):
+            listener = _listener(services, space)
+            for policy_name, asker_id, who in (
+                ("open", None, ""),
+                ("participant", asker, "+asker"),
+                ("private", asker, "+asker"),
+                ("participant", listener, "+listener"),
+            ):
                 services.db.execute(
                     "MATCH (s:Space {id: $space}) SET s.policy = $p", space=space, p=policy_name
                 )
                 scope = resolve_scope(services.db, space, asker_id)
-                tag = f"{policy_name}{'' if asker_id is None else '+asker'}"
+                tag = f"{policy_name}{who}"
                 sparse_cache = retrieval.tools["message_sparse"].sparse
                 if sparse_cache is not None:
                     for q in questions:  # SPLADE query weights cached too, like the embeddings
@@ -557,6 +564,25 @@ def latency(
         if not keep:
             services.spaces.delete(space, batch=5000)
     return results
+
+
+def _listener(services: Voxmem, space: str, every: int = 10) -> str:
+    """A participant who took part in every ``every``-th session of the synthetic space and never
+    spoke: the selective scope (issue 17: within 2 × open), where the Lucene filter keeps its
+    session clause. Made once, idempotent (a few edges, no messages)."""
+    return services.db.execute(
+        "MATCH (sp:Space {id: $space}) "
+        "MERGE (p:Participant {space: $space, key: 'bench-listener'}) "
+        "ON CREATE SET p.id = $id, p.name = 'Bench Listener' "
+        "WITH p MATCH (s:Session) WHERE s.space = $space AND s.id IS NOT NULL "
+        "WITH p, s ORDER BY s.id WITH p, collect(s) AS sessions "
+        "FOREACH (s IN [i IN range(0, size(sessions) - 1, $every) | sessions[i]] | "
+        "  MERGE (p)-[:PARTICIPATED_IN]->(s)) "
+        "RETURN p.id AS id",
+        space=space,
+        id=new_id("p"),
+        every=every,
+    )[0]["id"]
 
 
 class PreviousSparse(MessageSparseRetriever):

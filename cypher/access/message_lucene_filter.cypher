@@ -4,18 +4,23 @@
 // the asker elsewhere (inferred addressees; the asker SPEAKS only in sessions they
 // PARTICIPATED_IN). Boosted ^0, so they never change a BM25 score. Ends with a space; the query
 // appends its own `+text:(…)`. Ids are quoted (they hold no quote or space). More than 512
-// sessions fall back to the space alone (Lucene's clause limit). A shortcut, never the gate:
-// the query still applies @access.message to every hit.
+// sessions fall back to the space alone (Lucene's clause limit). No session clause either when
+// the asker took part in every session of the space: it would filter nothing (the hits, and so
+// the ranking, are the same), and it is the costly part of the query — a disjunction of one
+// clause per session, each a phrase under the standard analyzer of `message_scoped_text`
+// (ids split at '-'), 10 × the open query at 500 sessions (docs/retrieval.md "Latency,
+// third pass"). A shortcut, never the gate: the query still applies @access.message to every hit.
 // Needs `asker` and `asker_sessions` from @access.asker().
 // Params: $space, $access_policy
 '+space:"' + $space + '"^0 '
-+ CASE WHEN $access_policy = 'participant' AND 0 < size(asker_sessions) <= 512
++ CASE WHEN NOT $access_policy IN ['participant', 'private'] OR asker IS NULL
+         OR NOT 0 < size(asker_sessions) <= 512
+         OR size(asker_sessions) >= COUNT { (every:Session) WHERE every.space = $space AND every.id IS NOT NULL }
+         THEN ''
+       WHEN $access_policy = 'participant'
          THEN '+session:(' + reduce(s = '', sid IN asker_sessions | s + ' "' + sid + '"') + ')^0 '
-       WHEN $access_policy = 'private' AND asker IS NOT NULL
-         THEN CASE WHEN 0 < size(asker_sessions) <= 512
-                   THEN '+session:(' + reduce(s = '', sid IN asker_sessions
-                                                 + [(m2:Message)-[:ADDRESSES]->(asker)
-                                                    WHERE NOT m2.session IN asker_sessions | m2.session]
-                                              | s + ' "' + sid + '"') + ')^0 '
-                   ELSE '' END
-       ELSE '' END
+       ELSE '+session:(' + reduce(s = '', sid IN asker_sessions
+                                     + [(m2:Message)-[:ADDRESSES]->(asker)
+                                        WHERE NOT m2.session IN asker_sessions | m2.session]
+                                  | s + ' "' + sid + '"') + ')^0 '
+       END

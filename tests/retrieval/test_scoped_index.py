@@ -9,14 +9,17 @@ from the index query alone, without the exact fallback) and that the 5.26 fallba
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
 
 from voxmem.config import Settings
+from voxmem.cypher import compose
 from voxmem.graph_schema.migrate import available_migrations
 from voxmem.retrieval.scope import resolve_scope
 from voxmem.retrieval.tools import LEGACY_QUERIES, Filters, Retriever
+from voxmem.stores.messages import Turn
 
 QUESTIONS = ["garage door code", "pizza on Friday", "the plumber appointment", "peanuts allergy"]
 
@@ -84,3 +87,55 @@ def test_neo4j_5_runs_the_legacy_vector_query() -> None:
         ln for ln in query(LEGACY_QUERIES["retrieve_messages_vector"]).splitlines() if not ln.startswith("//")
     ]
     assert not any("SEARCH" in ln or "CYPHER 25" in ln for ln in legacy)
+
+
+_LUCENE_FILTER = compose("@access.asker()\nRETURN @access.message_lucene_filter() AS lucene")
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("policy", ["participant", "private"])
+def test_no_session_clause_when_the_asker_took_part_in_every_session(services, retrieval, policy) -> None:
+    """The Lucene session clause is left out only when the asker took part in every session of the
+    space (it would filter nothing and is the costly part of the query); the scope still holds:
+    under private, Maya (in both sessions) gets only her own turns and the turns addressed to her,
+    and Omar (in one session) keeps the session clause and reads only his session."""
+    name = f"test-lucene-sessions-{uuid.uuid4().hex[:8]}"
+    services.spaces.create(name, policy)
+    try:
+        turns = [
+            Turn(session="kitchen-mon", speaker="Maya", text="The plumber comes at nine.", turn_id="k0"),
+            Turn(session="kitchen-mon", speaker="Tom", text="The plumber wants cash.", turn_id="k1"),
+            Turn(
+                session="kitchen-mon",
+                speaker="Tom",
+                text="Maya, the plumber is late.",
+                turn_id="k2",
+                addressees=["Maya"],
+            ),
+            Turn(session="car-tue", speaker="Maya", text="Call the plumber again.", turn_id="c0"),
+            Turn(session="car-tue", speaker="Omar", text="The plumber never called back.", turn_id="c1"),
+        ]
+        for turn in turns:
+            services.messages.append(name, turn)
+        people = {
+            r["key"]: r["id"]
+            for r in services.db.query(
+                "MATCH (p:Participant {space: $space}) RETURN p.key AS key, p.id AS id", space=name
+            )
+        }
+        expected = {
+            ("maya", "participant"): {"k0", "k1", "k2", "c0", "c1"},
+            ("maya", "private"): {"k0", "k2", "c0"},
+            ("omar", "participant"): {"c0", "c1"},
+            ("omar", "private"): {"c1"},
+        }
+        for key, clause in (("maya", False), ("omar", True)):
+            scope = resolve_scope(services.db, name, people[key])
+            lucene = services.db.query(_LUCENE_FILTER, **scope.params())[0]["lucene"]
+            assert ("+session:" in lucene) is clause, (key, lucene)
+            for tool in ("message_fulltext", "message_sparse"):
+                hits = retrieval.tools[tool].search(scope, "plumber", Filters(), k=10)
+                got = {h.id.rsplit("~", 1)[-1] for h in hits}
+                assert got == expected[(key, policy)], (tool, key, got)
+    finally:
+        services.spaces.delete(name)
