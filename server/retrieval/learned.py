@@ -448,9 +448,16 @@ def digest(payload: Any) -> str:
 
 # --- the policy the agent runs -----------------------------------------------------------------
 class LearnedPolicy:
-    """Runs a trained network greedily: stop if the stop head says so (rounds 2-3), else the most
-    probable plan size and the round's most probable plan of that many slots
-    (:func:`greedy_plan`), leaving out actions tried in earlier rounds."""
+    """Runs a trained network greedily: stop if the stop logit exceeds the policy's stop threshold
+    (rounds 2-3), else the most probable plan size and the round's most probable plan of that many
+    slots (:func:`greedy_plan`), leaving out actions tried in earlier rounds.
+
+    The stop threshold (``meta["stop_threshold"]``, 0 = P(stop) > 0.5) is calibrated after
+    training on the training-side probe (``bench.train_policy.calibrate_stop``): GRPO with a round
+    cost leaves the stop head stopping earlier than the heuristic, so its logit is read as a
+    ranking of when stopping is safest and the threshold spends the heuristic's round budget.
+    Measured: spending it changed no recall (docs/retrieval.md, "Fifth session"); a policy file
+    without the key runs at 0, as every policy before it did."""
 
     name = "learned"
 
@@ -459,6 +466,7 @@ class LearnedPolicy:
         self.meta = meta
         self.space = ActionSpace([ToolSpec(**t) for t in meta["tools"]])
         self.dim = int(meta["embedding_dim"])
+        self.stop_threshold = float(meta.get("stop_threshold", 0.0))
 
     @classmethod
     def load(cls, path: Path = POLICY_FILE) -> LearnedPolicy:
@@ -477,17 +485,24 @@ class LearnedPolicy:
         return np.asarray(state.embed(state.query), dtype=np.float32)
 
     def plan(self, state: AgentState) -> list[Action]:
+        stop_logit, actions = self.decide(state)
+        if stop_logit is not None and stop_logit > self.stop_threshold:
+            return []
+        return actions
+
+    def decide(self, state: AgentState) -> tuple[float | None, list[Action]]:
+        """The stop logit (None in round 1, where the policy always acts) and the plan it runs if it
+        goes on. Split from :meth:`plan` so calibration can read the logit of every round of one
+        never-stopping rollout and know the outcome of any threshold from it."""
         torch = _torch()
         cand = self.space.candidates(state)
         combos = self.space.combos(cand)
         if not len(combos) or state.round > state.max_rounds:
-            return []
+            return None, []
         slot = slots(combos)
         with torch.no_grad():
             out = self.net(torch.as_tensor(features(state, self.question_vector(state))))
             heads = split_logits(out, len(self.space.tools))
-            if state.round > 1 and float(heads.stop) > 0:
-                return []
             lp = combo_logprobs(out, cand, combos, len(self.space.tools)).numpy()
             size = int(size_logprobs(heads.size, len(np.unique(slot))).argmax()) + 1
 
@@ -495,7 +510,8 @@ class LearnedPolicy:
             return state.tried(self.space.action(cand, combos[i]))
 
         chosen = greedy_plan(lp, slot, size, tried)
-        return [self.space.action(cand, combos[i]) for i in chosen]
+        stop_logit = float(heads.stop) if state.round > 1 else None
+        return stop_logit, [self.space.action(cand, combos[i]) for i in chosen]
 
 
 _LOADED: dict[Path, LearnedPolicy] = {}

@@ -357,3 +357,101 @@ def test_the_probe_never_holds_a_training_question() -> None:
     train = T.questions([corpus], spaces, 4, {})
     probe = T.probe_questions([corpus], spaces, {q.qid for q in train}, 3, {})
     assert len(probe) == 3 and not {q.qid for q in probe} & {q.qid for q in train}
+
+
+# --- stop calibration on the training-side probe ------------------------------------------------
+def test_stop_outcome_cuts_each_episode_at_the_first_logit_above_the_threshold() -> None:
+    from bench import train_policy as T
+
+    profiles = [
+        [(None, 0.2), (1.0, 0.6), (-1.0, 0.9)],  # round 2's logit is high, round 3's low
+        [(None, 0.5), (-2.0, 0.5), (0.5, 1.0)],
+        [(None, 1.0)],  # the agent's own stop rule ended it after round 1
+        [],  # no plan at all: nothing retrieved
+    ]
+    assert T.stop_outcome(profiles, 0.0) == (pytest.approx((0.2 + 0.5 + 1.0) / 4), pytest.approx(4 / 4))
+    # above every logit: never stops early
+    assert T.stop_outcome(profiles, 5.0) == (pytest.approx((0.9 + 1.0 + 1.0) / 4), pytest.approx(7 / 4))
+    # below every logit: always stops after round 1
+    assert T.stop_outcome(profiles, -5.0) == (pytest.approx((0.2 + 0.5 + 1.0) / 4), pytest.approx(3 / 4))
+    # a threshold of 0.7: the first goes on to round 2 only if its logit 1.0 does not exceed it
+    assert T.stop_outcome(profiles, 0.7)[1] == pytest.approx((1 + 3 + 1) / 4)
+
+
+def test_calibration_spends_the_round_budget_where_recall_is_gained() -> None:
+    from bench import train_policy as T
+
+    profiles = [
+        [(None, 0.0), (0.5, 1.0)],  # the stop head leans to stopping, but round 2 finds the gold
+        [(None, 0.5), (2.0, 0.5), (3.0, 0.5)],  # surer, and right: going on gains nothing
+        [(None, 0.5), (-1.0, 0.5)],  # goes on at threshold 0, gaining nothing
+    ]
+    # threshold 0 stops the first two: recall 1/3 in 4/3 rounds
+    assert T.stop_outcome(profiles, 0.0) == (pytest.approx(1 / 3), pytest.approx(4 / 3))
+    # a budget of 5/3 rounds: the threshold lets the first go on (between its logit 0.5 and the
+    # second's 2.0: recall 2/3 in 5/3 rounds); above 2.0 the second's useless round breaks the budget
+    t, recall, rounds = T.calibrate_stop(profiles, 5 / 3)
+    assert (recall, rounds) == (pytest.approx(2 / 3), pytest.approx(5 / 3)) and 0.5 < t < 2.0
+    assert T.stop_outcome(profiles, t) == (recall, rounds)
+    # a budget of 2: equal recall, the budget spent (rounds are the heuristic's to spend)
+    t, recall, rounds = T.calibrate_stop(profiles, 2.0)
+    assert (recall, rounds) == (pytest.approx(2 / 3), pytest.approx(2.0)) and 2.0 < t < 3.0
+    # a budget no gain fits in: the threshold as trained, not one that stops everywhere
+    t, recall, rounds = T.calibrate_stop(profiles, 4 / 3)
+    assert (recall, rounds) == (pytest.approx(1 / 3), pytest.approx(4 / 3)) and t == 0.0
+    # equal outcomes: the threshold nearest 0 (the stop head as trained)
+    assert T.calibrate_stop([[(None, 0.5), (3.0, 1.0)]], 1.0) == (0.0, 0.5, 1.0)
+    # no threshold fits: the fewest rounds
+    t, _, rounds = T.calibrate_stop(profiles, 0.5)
+    assert rounds == pytest.approx(1.0) and t < -1.0
+    # same recall either way: the budget is spent, not saved
+    flat = [[(None, 1.0), (0.0, 1.0)], [(None, 1.0), (1.0, 1.0)]]
+    assert T.calibrate_stop(flat, 3.0)[2] == pytest.approx(2.0)
+    assert T.calibrate_stop(flat, 1.5) == (0.0, 1.0, 1.5)  # 0.0 goes on, 1.0 stops
+    # recall within less than one question of the best counts as equal: the budget is spent
+    # (round 2 of the first pushes a tenth of its gold out of the top 10; 1/n = 0.5 here)
+    slight = [[(None, 1.0), (0.5, 0.9)], [(None, 1.0), (1.5, 1.0)]]
+    assert T.calibrate_stop(slight, 2.0) == (2.5, pytest.approx(0.95), 2.0)
+    # a whole question lost is not: the best recall, at the threshold nearest 0
+    lost = [[(None, 1.0), (0.5, 0.0)], [(None, 1.0), (1.5, 1.0)]]
+    assert T.calibrate_stop(lost, 2.0) == (0.0, 1.0, 1.0)
+
+
+def test_stop_profiles_predict_the_agents_run_at_any_threshold(services, households, retrieval) -> None:
+    """One never-stopping rollout per question gives what the agent does at every threshold: the
+    recall and rounds read off the profiles equal the agent's own runs of the policy."""
+    from bench import train_policy as T
+
+    house = households["open"]
+    qs = [
+        T.Question(
+            "q1", "Which code opens the garage door?", "4417", "single", {house.mid("kitchen-1")}, house.space
+        ),
+        T.Question("q2", "Who is allergic to peanuts?", "Lena", "single", {house.mid("car-3")}, house.space),
+        T.Question(
+            "q3",
+            "When is Lena's dentist appointment?",
+            "Friday",
+            "temporal",
+            {house.mid("hall-1"), house.mid("hall-2")},
+            house.space,
+        ),
+    ]
+    env = T.Env(services, retrieval, {})
+    torch.manual_seed(5)
+    net = L.build_net(384 + L.N_SCALARS, 8, len(env.space.tools))
+    torch.nn.init.normal_(net[2].weight, std=0.5)
+    trainer = T.Trainer(env, T.Config())
+    trainer.net = net
+    policy = L.LearnedPolicy(net, trainer.meta(qs, 384 + L.N_SCALARS))
+    profiles = T.stop_profiles(env, policy, qs)
+    logits = sorted({x for p in profiles for x, _ in p if x is not None})
+    assert logits, "the rollouts reached round 2"
+    for t in (logits[0] - 1, *logits, logits[-1] + 1):
+        policy.stop_threshold = t
+        rows = T.evaluate(env.agent, policy, qs, env)
+        want = (sum(r["r@10"] for r in rows) / len(rows), sum(r["rounds"] for r in rows) / len(rows))
+        assert T.stop_outcome(profiles, t) == (pytest.approx(want[0], abs=1e-4), pytest.approx(want[1]))
+    policy.stop_threshold = 0.0
+    saved = L.LearnedPolicy(net, trainer.meta(qs, 384 + L.N_SCALARS) | {"stop_threshold": 1.5})
+    assert saved.stop_threshold == 1.5
