@@ -301,13 +301,21 @@ class _VectorRetriever(Retriever):
     def _hits(self, rows: list[dict[str, Any]]) -> list[Hit]:
         raise NotImplementedError
 
+    def _filtered_in_index(self, scope: AccessScope, filters: Filters) -> bool:
+        """Whether the index filter alone is the scope, so no candidate is dropped after it."""
+        return False
+
     def search(
         self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 10
     ) -> list[Hit]:
         if scope.sees_nothing:
             return []
-        params = {**scope.params(), **self._filters(filters or Filters()), "embedding": self._vector(text)}
-        fetch = max(self.fetch, 10 * k)
+        filters = filters or Filters()
+        params = {**scope.params(), **self._filters(filters), "embedding": self._vector(text)}
+        # 10 × k leaves room for candidates the rule drops after the index; when the index filter
+        # is the whole scope, 4 × k (the search's ef) finds the same top k and costs less
+        # (docs/retrieval.md "Latency, third pass")
+        fetch = max(self.fetch, (4 if self._filtered_in_index(scope, filters) else 10) * k)
         rows = self.run(self.ann_query, fetch=fetch, k=k, **params)
         if len(rows) < k and len(rows) > 0:
             # other spaces crowd the shared index: widen the over-fetch before any scan
@@ -351,6 +359,14 @@ class MessageVectorRetriever(_VectorRetriever):
     doc = "semantic search over conversation turns"
     ann_query, exact_query = "retrieve_messages_vector", "retrieve_messages_vector_exact"
     queries = (ann_query, exact_query)
+
+    def _filtered_in_index(self, scope: AccessScope, filters: Filters) -> bool:
+        # open: the index filters by the space (@access.message_search), exactly the scope. Not
+        # participant (a same-named session of another space shares the session filter), not
+        # private, not a speaker/time filter, not Neo4j 5.26 (no index filter): those drop
+        # candidates after the index
+        unfiltered = not any(_message_filters(filters).values())
+        return unfiltered and scope.access_policy == "open" and self.db.cypher25
 
     def _filters(self, filters: Filters) -> dict[str, Any]:
         return _message_filters(filters)

@@ -139,3 +139,37 @@ def test_no_session_clause_when_the_asker_took_part_in_every_session(services, r
                 assert got == expected[(key, policy)], (tool, key, got)
     finally:
         services.spaces.delete(name)
+
+
+class _Recorder:
+    """A server that records each query's candidate count and returns k rows."""
+
+    cypher25 = True
+
+    def __init__(self) -> None:
+        self.fetches: list[int] = []
+
+    def query(self, text: str, **params: Any) -> list[dict[str, Any]]:
+        self.fetches.append(params.get("fetch", -1))
+        row = {"id": "m", "session": "s", "idx": 0, "text": "t", "score": 1.0}
+        return [row] * params["k"]
+
+
+@pytest.mark.parametrize(
+    ("policy", "filters", "fetch"),
+    [
+        ("open", Filters(), 200),  # the space filter inside the index is the whole scope: 4 × k
+        ("participant", Filters(), 500),  # a same-named session of another space shares the filter
+        ("private", Filters(), 500),  # the private rule drops candidates after the index
+        ("open", Filters(speaker="Tom"), 500),  # so does a speaker filter
+    ],
+)
+def test_vector_candidates_are_4k_only_when_the_index_filter_is_the_scope(policy, filters, fetch) -> None:
+    from voxmem.retrieval.scope import AccessScope
+    from voxmem.retrieval.tools import MessageVectorRetriever
+
+    server = _Recorder()
+    tool = MessageVectorRetriever(db=server, embed=lambda text: [0.1] * 4)  # type: ignore[arg-type]
+    scope = AccessScope(space="s", access_policy=policy, asker=None if policy == "open" else "p_1")
+    assert len(tool.search(scope, "plumber", filters, k=50)) == 50
+    assert server.fetches == [fetch]
