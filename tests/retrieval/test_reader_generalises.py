@@ -400,6 +400,29 @@ def test_a_sentence_holding_the_asked_kind_fits_it():
     assert "coffee" in out.answer and out.used == ["m2"]
 
 
+def test_deeper_evidence_answers_only_with_a_span_of_the_asked_shape():
+    # ten better-ranked turns share the question's words but hold no date; the 12th holds one
+    undated = [_hit(f"m{i}", f"I went to the dentist with {n}.", "Leo") for i, n in enumerate("ABCDEFGHIJ")]
+    nice = _hit("m10", "Ok.", "Sophie")
+    dated = _hit("m11", "I went to the dentist on 3 May.", "Leo")
+    assert _ask("When did Leo go to the dentist?", [*undated, nice, dated]).answer == "3 May"
+    # read no deeper than the top ten when they hold the span
+    first = _hit("m12", "I went to the dentist on 9 April.", "Leo")
+    assert _ask("When did Leo go to the dentist?", [first, *undated, dated]).answer == "9 April"
+    # a deeper turn without a span of the asked shape never replaces the first reading
+    out = _ask(
+        "When did Leo go to the dentist?", [*undated, nice, _hit("m11", "The dentist went well.", "Leo")]
+    )
+    assert out.used == ["m0"]
+    # a free-text question reads the top ten only
+    fillers = [
+        _hit(f"m{i}", f"What I like best about {t} is the people.", "Peter")
+        for i, t in enumerate("ABCDEFGHIJ")
+    ]
+    deep = _hit("m11", "Black tea is the drink I like best.", "Peter")
+    assert _ask("What drink does Peter like best?", [*fillers, nice, deep]).used != ["m11"]
+
+
 def test_a_person_is_never_the_answer_to_a_where_question():
     assert short_span("place", "I gave the keys to Rachel.", None, {"rachel"}) is None
     assert short_span("place", "I gave the keys to Rachel in Paris.", None, {"rachel"}) == "Paris"
@@ -438,3 +461,14 @@ def test_a_list_question_gathers_the_persons_turns_on_its_topic():
     assert set(out.used) == {"m1", "m3"} and "cookies" not in out.answer
     # a one-fact question quotes one turn
     assert _ask("What did Sophie bake for the party?", hits).used == ["m1"]
+
+
+def test_a_list_question_gathers_items_ranked_below_the_top_ten():
+    chat = [_hit(f"m{i}", f"Lovely weather in {c}!", "Peter", ["Sophie"]) for i, c in enumerate("ABCDEFGH")]
+    cake = _hit("m20", "I baked a lemon cake for the party.", "Sophie", ["Peter"])
+    bread = _hit("m21", "Yesterday I baked sourdough bread, my first loaf.", "Sophie", ["Peter"])
+    hits = [cake, *chat, _hit("m9", "Nice.", "Peter"), bread]
+    out = _ask("What has Sophie baked?", hits)
+    assert set(out.used) == {"m20", "m21"} and "sourdough" in out.answer
+    # a single-fact question still reads only the top ten
+    assert _ask("What did Sophie bake for the party?", hits).used == ["m20"]
