@@ -7,6 +7,7 @@ import itertools
 import math
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -197,13 +198,11 @@ def test_the_heuristic_planners_plans_are_in_the_action_space() -> None:
 
 
 # --- training end to end (real Neo4j, a tiny dataset) -------------------------------------------
-def test_eg_grpo_trains_end_to_end_and_the_agent_runs_the_saved_policy(
-    services, households, retrieval, tmp_path: Path
-) -> None:
+def _tiny_questions(house: Any) -> list[Any]:
+    """Three questions with gold turns in the open household: the tiny training/profile set."""
     from bench import train_policy as T
 
-    house = households["open"]
-    qs = [
+    return [
         T.Question(
             "q1", "Which code opens the garage door?", "4417", "single", {house.mid("kitchen-1")}, house.space
         ),
@@ -217,6 +216,15 @@ def test_eg_grpo_trains_end_to_end_and_the_agent_runs_the_saved_policy(
             house.space,
         ),
     ]
+
+
+def test_eg_grpo_trains_end_to_end_and_the_agent_runs_the_saved_policy(
+    services, households, retrieval, tmp_path: Path
+) -> None:
+    from bench import train_policy as T
+
+    house = households["open"]
+    qs = _tiny_questions(house)
     env = T.Env(services, retrieval, {})
     cfg = T.Config(group=2, epochs=2, updates=1, clone=False)
     trainer, curve = T.train(env, cfg, qs, qs[:1], log_every=False)
@@ -422,21 +430,7 @@ def test_stop_profiles_predict_the_agents_run_at_any_threshold(services, househo
     recall and rounds read off the profiles equal the agent's own runs of the policy."""
     from bench import train_policy as T
 
-    house = households["open"]
-    qs = [
-        T.Question(
-            "q1", "Which code opens the garage door?", "4417", "single", {house.mid("kitchen-1")}, house.space
-        ),
-        T.Question("q2", "Who is allergic to peanuts?", "Lena", "single", {house.mid("car-3")}, house.space),
-        T.Question(
-            "q3",
-            "When is Lena's dentist appointment?",
-            "Friday",
-            "temporal",
-            {house.mid("hall-1"), house.mid("hall-2")},
-            house.space,
-        ),
-    ]
+    qs = _tiny_questions(households["open"])
     env = T.Env(services, retrieval, {})
     torch.manual_seed(5)
     net = L.build_net(384 + L.N_SCALARS, 8, len(env.space.tools))
