@@ -977,6 +977,41 @@ def calibrate_stop(profiles: list[Profile], max_rounds: float) -> tuple[float, f
     return max(near, key=lambda s: (s[2], s[1], -abs(s[0])))
 
 
+def _probe_and_heldout(
+    ax: Any,
+    curve: list[dict[str, Any]],
+    metric: str,
+    probe_heuristic: float | None,
+    calibrated: bool,
+    labels: tuple[str, str, str],
+) -> None:
+    """One metric per epoch (``recall@10`` or ``rounds``): the training-side probe, greedy (with the
+    heuristic's value on the probe) and calibrated, then the held-out questions; ``labels`` are the
+    greedy probe's, the calibrated probe's and the held-out line's."""
+    every = [c["epoch"] for c in curve]
+    if any(c.get(f"probe_greedy_{metric}") is not None for c in curve):
+        ax.plot(
+            every,
+            [c.get(f"probe_greedy_{metric}") for c in curve],
+            marker="s",
+            color="tab:green",
+            label=labels[0],
+        )
+        if probe_heuristic is not None:
+            ax.axhline(probe_heuristic, color="tab:green", linestyle=":", label="heuristic, probe")
+    if calibrated:
+        ax.plot(
+            every,
+            [c.get(f"probe_calibrated_{metric}") for c in curve],
+            marker="D",
+            color="tab:olive",
+            label=labels[1],
+        )
+    ax.plot(
+        every, [c[f"heldout_greedy_{metric}"] for c in curve], marker="o", color="tab:orange", label=labels[2]
+    )
+
+
 def plot(curve: list[dict[str, Any]], baseline: float | None, path: Path) -> None:
     """Reward, KL, recall@10 (training-side probe and held-out, each beside the heuristic on the
     same questions; the epoch kept ringed) and rounds with the stop head's P(stop)."""
@@ -987,7 +1022,6 @@ def plot(curve: list[dict[str, Any]], baseline: float | None, path: Path) -> Non
 
     grpo = [c for c in curve if c["epoch"] > 0]
     epochs = [c["epoch"] for c in grpo]
-    every = [c["epoch"] for c in curve]
     probe_h = curve[0].get("probe_heuristic") if curve else None
     fig, axes = plt.subplots(1, 4, figsize=(20, 4.4))
     axes[0].plot(epochs, [c["reward"] for c in grpo], marker="o")
@@ -998,31 +1032,14 @@ def plot(curve: list[dict[str, Any]], baseline: float | None, path: Path) -> Non
     if kls and max(kls) > 100 * min(kls):  # one epoch's blow-up would flatten the others
         axes[1].set_yscale("log")
     axes[2].plot(epochs, [c["sampled_recall@10"] for c in grpo], marker="o", label="train, sampled")
-    if any(c.get("probe_greedy_recall@10") is not None for c in curve):
-        axes[2].plot(
-            every,
-            [c.get("probe_greedy_recall@10") for c in curve],
-            marker="s",
-            color="tab:green",
-            label="training-side probe, greedy, threshold 0",
-        )
-        if probe_h:
-            axes[2].axhline(probe_h["r@10"], color="tab:green", linestyle=":", label="heuristic, probe")
     calibrated = any(c.get("probe_calibrated_recall@10") is not None for c in curve)
-    if calibrated:
-        axes[2].plot(
-            every,
-            [c.get("probe_calibrated_recall@10") for c in curve],
-            marker="D",
-            color="tab:olive",
-            label="probe, calibrated stop threshold (picks the epoch kept)",
-        )
-    axes[2].plot(
-        every,
-        [c["heldout_greedy_recall@10"] for c in curve],
-        marker="o",
-        color="tab:orange",
-        label=f"held-out (60 q), greedy{', calibrated' if calibrated else ''}; epoch 0 = the clone",
+    held = f"held-out (60 q), greedy{', calibrated' if calibrated else ''}; epoch 0 = the clone"
+    labels = (
+        "training-side probe, greedy, threshold 0",
+        "probe, calibrated stop threshold (picks the epoch kept)",
+    )
+    _probe_and_heldout(
+        axes[2], curve, "recall@10", probe_h["r@10"] if probe_h else None, calibrated, (*labels, held)
     )
     if baseline is not None:
         axes[2].axhline(baseline, color="k", linestyle="--", label="heuristic, same held-out questions")
@@ -1039,31 +1056,8 @@ def plot(curve: list[dict[str, Any]], baseline: float | None, path: Path) -> Non
             )
     axes[2].set_title("evidence recall@10")
     axes[2].legend(fontsize=7)
-    if any(c.get("probe_greedy_rounds") is not None for c in curve):
-        axes[3].plot(
-            every,
-            [c.get("probe_greedy_rounds") for c in curve],
-            marker="s",
-            color="tab:green",
-            label="probe, greedy",
-        )
-        if probe_h:
-            axes[3].axhline(probe_h["rounds"], color="tab:green", linestyle=":", label="heuristic, probe")
-    if calibrated:
-        axes[3].plot(
-            every,
-            [c.get("probe_calibrated_rounds") for c in curve],
-            marker="D",
-            color="tab:olive",
-            label="probe, calibrated",
-        )
-    axes[3].plot(
-        every,
-        [c.get("heldout_greedy_rounds") for c in curve],
-        marker="o",
-        color="tab:orange",
-        label="held-out, greedy",
-    )
+    labels = ("probe, greedy", "probe, calibrated", "held-out, greedy")
+    _probe_and_heldout(axes[3], curve, "rounds", probe_h["rounds"] if probe_h else None, calibrated, labels)
     axes[3].set_title("mean rounds (left) / sampled P(stop), rounds 2-3 (right)")
     twin = axes[3].twinx()
     twin.plot(
