@@ -74,10 +74,23 @@ class Config:
 
     group: int = 4
     epochs: int = 6
-    lr: float = 3e-3
+    # GRPO's learning rate (the clone has its own, clone_lr). 3e-3 until the sixth session: with
+    # it the k3 KL blew up to 2.4e5 (run A, epoch 4) and 19.5 (run B, epoch 6), a sampled plan's
+    # probability collapsing far below the reference's; 1e-3 plus the gradient-norm clip below
+    # bound the step.
+    lr: float = 1e-3
     clip: float = 0.2
     kl: float = 0.04
     updates: int = 2  # gradient passes per epoch over the sampled states
+    # the gradient norm of each GRPO minibatch is clipped to this (0 = no clip); the norm before
+    # clipping is logged per epoch beside the KL
+    max_grad_norm: float = 1.0
+    # round 1's group: G plans with distinct action sets, drawn from the policy without
+    # replacement (sample_group). Why: the clone puts most of its mass on the heuristic's plan, so
+    # G draws with replacement were mostly that one set in other orders, with equal rewards and
+    # zero advantages, and round 1's plan never learned (docs/retrieval.md, "Fifth session").
+    # Rounds 2-3 keep sampling with replacement (a group may hold several stops).
+    distinct_round1: bool = True
     hidden: int = 64
     reward: str = "eg"  # 'eg' | 'terminal'
     rank_weight: float = 0.5
@@ -454,6 +467,42 @@ def sample_plan(lp: np.ndarray, slot: np.ndarray, size_lp: np.ndarray, rng: np.r
     return out
 
 
+def sample_group(
+    lp: np.ndarray,
+    slot: np.ndarray,
+    size_lp: np.ndarray,
+    rng: np.random.Generator,
+    g: int,
+    distinct: bool,
+    max_draws: int = 200,
+) -> list[list[int]]:
+    """A state's group of ``g`` plans drawn from the policy (:func:`sample_plan`). With
+    ``distinct``, without replacement over plans as *sets* of actions (the same actions in
+    another order retrieve the same evidence, so they are the same plan to the reward): a draw
+    whose set is already in the group is rejected and drawn again, i.e. member j comes from the
+    policy conditioned on not being one of members 1..j-1. After ``max_draws`` × ``g`` draws the
+    group is left smaller (a state with fewer distinct plans than ``g``), never padded with a
+    duplicate.
+
+    Each member keeps its own order and its exact probability under the policy
+    (:func:`voxmem.retrieval.learned.plan_logprob`), so the clipped ratio π_new/π_old and the
+    k3 KL term are read on the policy's own probabilities; what changes is which plans enter the
+    group: without replacement, less probable plans enter more often than on-policy, which is the
+    exploration asked for and a bias of the estimate (not corrected by importance weights)."""
+    plans: list[list[int]] = []
+    seen: set[frozenset[int]] = set()
+    draws = 0
+    while len(plans) < g and draws < max_draws * g:
+        plan = sample_plan(lp, slot, size_lp, rng)
+        draws += 1
+        key = frozenset(plan)
+        if distinct and key in seen:
+            continue
+        seen.add(key)
+        plans.append(plan)
+    return plans
+
+
 class Trainer:
     def __init__(self, env: Env, cfg: Config) -> None:
         import torch
@@ -597,9 +646,17 @@ class Trainer:
         record = StateRecord(x, cand, combos, state.round, [], [])
         recalls: list[float] = []
         found: list[float] = []
-        for _ in range(cfg.group):
-            stop = None if state.round == 1 else bool(self.rng.random() < p_stop)
-            chosen = [] if stop else sample_plan(lp.numpy(), slot, size_lp, self.rng)
+        if state.round == 1:  # the policy always acts in round 1
+            draws: list[tuple[bool | None, list[int]]] = [
+                (None, plan)
+                for plan in sample_group(lp.numpy(), slot, size_lp, self.rng, cfg.group, cfg.distinct_round1)
+            ]
+        else:
+            draws = []
+            for _ in range(cfg.group):
+                stop = bool(self.rng.random() < p_stop)
+                draws.append((stop, [] if stop else sample_plan(lp.numpy(), slot, size_lp, self.rng)))
+        for stop, chosen in draws:
             with torch.no_grad():
                 record.old_logp.append(float(L.plan_logprob(lp, chosen, stop_logit, stop, slot, size_logits)))
             record.members.append((stop, chosen))
@@ -637,7 +694,7 @@ class Trainer:
     def update(self, records: list[StateRecord]) -> dict[str, float]:
         """Clipped-ratio GRPO with a KL penalty (k3) to the frozen reference, minibatches of 32 states."""
         torch, cfg = self.torch, self.cfg
-        kls, losses = [], []
+        kls, losses, norms = [], [], []
         useful = [r for r in records if len(r.members) > 1]
         for _ in range(cfg.updates):
             random.Random(len(losses)).shuffle(useful)
@@ -670,11 +727,15 @@ class Trainer:
                 loss = torch.stack(terms).mean()
                 self.opt.zero_grad()
                 loss.backward()
+                norms.append(grad_norm(self.net.parameters(), cfg.max_grad_norm))
                 self.opt.step()
                 losses.append(float(loss.detach()))
         return {
             "kl": statistics.fmean(kls) if kls else 0.0,
+            "kl_max": max(kls) if kls else 0.0,
             "loss": statistics.fmean(losses) if losses else 0.0,
+            "grad_norm": statistics.fmean(norms) if norms else 0.0,
+            "grad_norm_max": max(norms) if norms else 0.0,
         }
 
     def meta(self, train: list[Question], n_in: int) -> dict[str, Any]:
@@ -699,6 +760,27 @@ class Trainer:
 
     def policy(self, train: list[Question]) -> L.LearnedPolicy:
         return L.LearnedPolicy(self.net, self.meta(train, self.net[0].in_features))
+
+
+def grad_norm(parameters: Any, max_norm: float) -> float:
+    """The gradients' total norm before clipping; clipped in place to ``max_norm`` when it is > 0."""
+    import torch
+
+    return float(torch.nn.utils.clip_grad_norm_(list(parameters), max_norm if max_norm > 0 else float("inf")))
+
+
+def round1_spread(records: list[StateRecord]) -> dict[str, float | None]:
+    """Round 1's groups: how many distinct action sets a group held, and the share of groups
+    whose rewards differ (a group of equal rewards has zero advantages and teaches nothing)."""
+    first = [r for r in records if r.round == 1]
+    if not first:
+        return {"round1_distinct_plans": None, "round1_groups_with_advantage": None}
+    distinct = [len({frozenset(c) for _, c in r.members}) for r in first]
+    spread = [float(np.ptp(r.rewards) > 1e-9) if len(r.rewards) > 1 else 0.0 for r in first]
+    return {
+        "round1_distinct_plans": round(statistics.fmean(distinct), 3),
+        "round1_groups_with_advantage": round(statistics.fmean(spread), 4),
+    }
 
 
 def heuristic_records(
@@ -862,7 +944,11 @@ def train(
             "epoch": epoch,
             "reward": round(statistics.fmean(rewards), 4),
             "kl": round(stats["kl"], 5),
+            "kl_max": round(stats["kl_max"], 4),
+            "grad_norm": round(stats["grad_norm"], 4),
+            "grad_norm_max": round(stats["grad_norm_max"], 4),
             "loss": round(stats["loss"], 4),
+            **round1_spread(records),
             "sampled_recall@10": round(statistics.fmean(recalls), 4),
             "sampled_answer_found": round(statistics.fmean(found), 4),
             "states": len(records),
@@ -1137,7 +1223,15 @@ def main(argv: list[str] | None = None) -> int:
         "--no-calibrate", action="store_true", help="stop threshold 0, not calibrated on the probe"
     )
     parser.add_argument("--stop-smoothing", type=float, default=Config.stop_smoothing)
-    parser.add_argument("--lr", type=float, default=Config.lr)
+    parser.add_argument("--lr", type=float, default=Config.lr, help="GRPO learning rate (after the clone)")
+    parser.add_argument(
+        "--max-grad-norm", type=float, default=Config.max_grad_norm, help="GRPO gradient-norm clip (0 = none)"
+    )
+    parser.add_argument(
+        "--no-distinct",
+        action="store_true",
+        help="round-1 groups drawn with replacement (the fifth session's sampling)",
+    )
     parser.add_argument(
         "--curve-heldout", type=int, default=60, help="held-out questions scored per epoch (curve only)"
     )
@@ -1208,6 +1302,8 @@ def main(argv: list[str] | None = None) -> int:
         clone_epochs=args.clone_epochs,
         stop_smoothing=args.stop_smoothing,
         lr=args.lr,
+        max_grad_norm=args.max_grad_norm,
+        distinct_round1=not args.no_distinct,
         select_on_probe=not args.no_select,
         calibrate_stop=not args.no_calibrate,
     )
@@ -1360,6 +1456,8 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "KL 0.2": {"kl": 0.2},
     "no round cost": {"round_cost": 0.0},
     "clone stop unsmoothed (third run)": {"stop_smoothing": 0.0},
+    "round 1 with replacement (fifth session)": {"distinct_round1": False},
+    "lr 3e-3, no gradient clip (fifth session)": {"lr": 3e-3, "max_grad_norm": 0.0},
     "clone only (no GRPO)": {"epochs": 0},
     "no clone (uniform start and reference)": {"clone": False},
 }

@@ -231,6 +231,9 @@ def test_eg_grpo_trains_end_to_end_and_the_agent_runs_the_saved_policy(
     assert [c["epoch"] for c in curve] == [1, 2]
     assert all(c["states"] >= 1 + cfg.group for c in curve)  # the root and its successors' groups
     assert all(math.isfinite(c["reward"]) and c["kl"] >= 0 for c in curve)
+    # per epoch: the KL's mean and max, the gradient norm before the clip, round 1's groups
+    assert all(c["kl_max"] >= c["kl"] and c["grad_norm_max"] >= c["grad_norm"] >= 0 for c in curve)
+    assert all(c["round1_distinct_plans"] == cfg.group for c in curve)  # uniform: distinct sets exist
     assert env.stats["calls"] > 0 and env.stats["hits"] > 0  # the second epoch reads the cache
     # the update moved the policy away from the (uniform) reference
     moved = sum(
@@ -340,6 +343,83 @@ def test_behaviour_clone_reproduces_the_heuristic_and_becomes_the_kl_reference(
         theirs = agent.run(q.question, env.scope(q), HeuristicPlanner()).trace[0].actions
         key = lambda a: (a["tool"], a["query"], sorted(a["filters"].items()))  # noqa: E731
         assert sorted(map(key, mine)) == sorted(map(key, theirs)), q.question
+
+
+# --- round-1 group sampling and the bounded GRPO step ---------------------------------------------
+def _peaked() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Four combos in four slots; combo 0 holds 97 % of the mass and the plan size is always 1,
+    so a plan is one combo: the clone's situation, one plan almost certain."""
+    lp = np.log(np.array([0.97, 0.01, 0.01, 0.01]))
+    size_lp = np.full(L.MAX_PLAN, -1e9)
+    size_lp[0] = 0.0
+    return lp, np.arange(4), size_lp
+
+
+def test_a_distinct_group_holds_no_plan_twice_where_sampling_with_replacement_would() -> None:
+    from bench import train_policy as T
+
+    lp, slot, size_lp = _peaked()
+    for seed in range(20):
+        group = T.sample_group(lp, slot, size_lp, np.random.default_rng(seed), 4, distinct=True)
+        assert len(group) == 4 and len({frozenset(p) for p in group}) == 4, group
+    # the same draws with replacement repeat the likely plan: what made round-1 advantages zero
+    repeats = [
+        T.sample_group(lp, slot, size_lp, np.random.default_rng(seed), 4, distinct=False)
+        for seed in range(20)
+    ]
+    assert all(len(g) == 4 for g in repeats)
+    assert sum(len({frozenset(p) for p in g}) < 4 for g in repeats) >= 15
+
+
+def test_a_distinct_group_is_smaller_when_fewer_distinct_plans_exist_and_same_set_is_one_plan() -> None:
+    from bench import train_policy as T
+
+    # two combos sharing no slot, any size: plans {0}, {1}, {0, 1} -- [0, 1] and [1, 0] are one set
+    lp = np.log(np.array([0.5, 0.5]))
+    size_lp = np.log(np.array([0.5, 0.5] + [1e-12] * (L.MAX_PLAN - 2)))
+    group = T.sample_group(
+        lp, np.arange(2), size_lp, np.random.default_rng(0), 6, distinct=True, max_draws=50
+    )
+    assert sorted(sorted(p) for p in group) == [[0], [0, 1], [1]]
+
+
+def test_the_first_member_of_a_distinct_group_is_an_on_policy_draw() -> None:
+    """Without replacement, member 1 comes from the policy itself and member 2 from it conditioned
+    on differing: over many groups the first member is the likely plan ~97 % of the time."""
+    from bench import train_policy as T
+
+    lp, slot, size_lp = _peaked()
+    rng = np.random.default_rng(1)
+    first = [T.sample_group(lp, slot, size_lp, rng, 2, distinct=True)[0] == [0] for _ in range(2000)]
+    assert 0.95 < np.mean(first) < 0.99
+
+
+def test_grad_norm_reports_the_norm_before_clipping_and_clips_to_the_bound() -> None:
+    from bench import train_policy as T
+
+    w = torch.nn.Parameter(torch.zeros(2))
+    (w * torch.tensor([3.0, 4.0])).sum().backward()  # gradient (3, 4), norm 5
+    assert T.grad_norm([w], 1.0) == pytest.approx(5.0)
+    assert float(w.grad.norm()) == pytest.approx(1.0, abs=1e-5)
+    assert torch.allclose(w.grad, torch.tensor([0.6, 0.8]), atol=1e-5)
+    w.grad = torch.tensor([3.0, 4.0])
+    assert T.grad_norm([w], 0.0) == pytest.approx(5.0)  # 0 = no clip: the gradient is untouched
+    assert torch.equal(w.grad, torch.tensor([3.0, 4.0]))
+
+
+def test_round1_spread_counts_distinct_sets_and_groups_whose_rewards_differ() -> None:
+    from bench import train_policy as T
+
+    def rec(rnd: int, members: list[list[int]], rewards: list[float]) -> Any:
+        cand: Any = None  # not read by round1_spread
+        return T.StateRecord(np.zeros(1), cand, np.zeros((0, 4)), rnd, [(None, m) for m in members], rewards)
+
+    records = [
+        rec(1, [[0, 1], [1, 0], [2]], [0.1, 0.1, 0.1]),  # two sets (an order is not a plan), no advantage
+        rec(1, [[0], [1], [2]], [0.0, 0.2, 0.0]),
+        rec(2, [[5], [5]], [0.0, 1.0]),  # later rounds are not counted
+    ]
+    assert T.round1_spread(records) == {"round1_distinct_plans": 2.5, "round1_groups_with_advantage": 0.5}
 
 
 # --- training-side probe and the epoch kept -----------------------------------------------------
