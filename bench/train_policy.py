@@ -1112,9 +1112,14 @@ def plot(curve: list[dict[str, Any]], baseline: float | None, path: Path) -> Non
     fig, axes = plt.subplots(1, 4, figsize=(20, 4.4))
     axes[0].plot(epochs, [c["reward"] for c in grpo], marker="o")
     axes[0].set_title("mean EG reward of sampled plans")
-    axes[1].plot(epochs, [c["kl"] for c in grpo], marker="o", color="tab:red")
-    axes[1].set_title("KL to the reference policy (k3)")
-    kls = [c["kl"] for c in grpo if c["kl"] > 0]
+    axes[1].plot(epochs, [c["kl"] for c in grpo], marker="o", color="tab:red", label="mean")
+    if any("kl_max" in c for c in grpo):  # logged from the sixth session on
+        axes[1].plot(
+            epochs, [c.get("kl_max") for c in grpo], marker="v", color="tab:red", linestyle=":", label="max"
+        )
+        axes[1].legend(fontsize=7)
+    axes[1].set_title("KL to the reference policy (k3), per minibatch")
+    kls = [k for c in grpo for k in (c["kl"], c.get("kl_max")) if k]
     if kls and max(kls) > 100 * min(kls):  # one epoch's blow-up would flatten the others
         axes[1].set_yscale("log")
     axes[2].plot(epochs, [c["sampled_recall@10"] for c in grpo], marker="o", label="train, sampled")
@@ -1457,7 +1462,7 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "no round cost": {"round_cost": 0.0},
     "clone stop unsmoothed (third run)": {"stop_smoothing": 0.0},
     "round 1 with replacement (fifth session)": {"distinct_round1": False},
-    "lr 3e-3, no gradient clip (fifth session)": {"lr": 3e-3, "max_grad_norm": 0.0},
+    "lr 3e-3 and no gradient clip (fifth session)": {"lr": 3e-3, "max_grad_norm": 0.0},
     "clone only (no GRPO)": {"epochs": 0},
     "no clone (uniform start and reference)": {"clone": False},
 }
