@@ -328,25 +328,23 @@ class Baselines:
     def __init__(self, services: Voxmem) -> None:
         import bm25s
 
-        n = services.db.query("MATCH (m:Message {space: $space}) RETURN count(m) AS n", space=MAIN)[0]["n"]
         self.ids: list[str] = []
         texts: list[str] = []
-        matrix: list[np.ndarray] = []
+        blocks: list[np.ndarray] = []
+        step = 50_000
 
         def fill(tx: Any) -> None:
-            # streamed row by row into float32: at 500k messages a list of Python float lists
-            # would take ~6 GB, the matrix takes 0.8 GB
-            block = np.empty((min(n, 50_000), 0), np.float32)
+            # streamed row by row into float32 blocks: at 500k messages a list of Python float
+            # lists would take ~6 GB, the matrix takes 0.8 GB
             for i, r in enumerate(tx.run(_BASELINE_ROWS, space=MAIN)):
-                if i % 50_000 == 0:
-                    block = np.empty((min(50_000, n - i), len(r["e"])), np.float32)
-                    matrix.append(block)
-                block[i % 50_000] = r["e"]
+                if i % step == 0:
+                    blocks.append(np.empty((step, len(r["e"])), np.float32))
+                blocks[-1][i % step] = r["e"]
                 self.ids.append(r["id"])
                 texts.append(r["text"])
 
         services.db.read(fill)
-        self.matrix = np.concatenate(matrix) if matrix else np.empty((0, 0), np.float32)
+        self.matrix = np.concatenate(blocks)[: len(self.ids)] if blocks else np.empty((0, 0), np.float32)
         self.retriever = bm25s.BM25()
         corpus = bm25s.tokenize(texts, stopwords="en", show_progress=False)
         self.retriever.index(corpus, show_progress=False)
