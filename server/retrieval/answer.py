@@ -23,7 +23,7 @@ from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
 from voxmem.retrieval.llm_reader import ATTRIBUTION_KINDS, LLMReader
 from voxmem.retrieval.question import Reading
-from voxmem.retrieval.spans import place_phrase, short_span, spoken_date, wanted_shape, wants_list
+from voxmem.retrieval.spans import day_of, place_phrase, short_span, spoken_date, wanted_shape, wants_list
 from voxmem.retrieval.text import content_words, normalise, words
 
 NOT_IN_MEMORY = "not in memory"
@@ -683,7 +683,7 @@ class ExtractiveAnswerer:
         if sentence == entry.evidence.text:  # a reply: what it states, not what it asks back
             stated = [x for x in _SENTENCE.split(sentence) if x.strip() and not _asks(x)]
             sentence = " ".join(stated) or sentence
-        said = _day_of(entry.evidence.ts)
+        said = day_of(entry.evidence.ts)
         shape = wanted_shape(reading.text)
         span = short_span(shape, sentence, said, _people_words(result))
         if span is None and shape == "date":
@@ -818,14 +818,6 @@ def _dated_nearby(sentence: str, turn: str, said: date | None) -> str | None:
             if span is not None:
                 return span
     return None
-
-
-def _day_of(ts: str | None) -> date | None:
-    """The calendar day of an ISO timestamp, or None when there is none or it does not parse."""
-    try:
-        return date.fromisoformat(ts[:10]) if ts else None
-    except ValueError:
-        return None
 
 
 def parse_json_object(text: str) -> dict[str, Any] | None:

@@ -43,7 +43,8 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_expo
 from voxmem.llm.client import Endpoint, LLMUnavailable, constrain
 from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
-from voxmem.retrieval.spans import wanted_shape
+from voxmem.retrieval.spans import day_of, wanted_shape, with_dates
+from voxmem.retrieval.text import content_words, normalise
 
 ATTRIBUTION_KINDS = ("who_said", "addressee")
 
@@ -122,6 +123,12 @@ def _when(ts: str | None) -> str:
     return f"{moment.day} {moment:%B %Y}"
 
 
+def _dated(entry: FusedEvidence) -> str:
+    """The turn's text with its relative times resolved against the day it was said
+    (``spans.with_dates``: "last year" → "last year (2022)")."""
+    return with_dates(entry.evidence.text, day_of(entry.evidence.ts))
+
+
 def _clip(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -175,7 +182,7 @@ def layout(
     focus = _keys(" ".join(result.reading.keywords) or result.query)
     scored = []
     for rank, entry in enumerate(result.evidence[:pool]):
-        text, share = _focus(entry.evidence.text, focus, max_chars)
+        text, share = _focus(_dated(entry), focus, max_chars)
         scored.append((entry.id in keep, share + 0.5 / (1 + rank), rank, entry, text))
     chosen = sorted(scored, key=lambda s: (s[0], s[1], -s[2]), reverse=True)[:max_evidence]
     chosen.sort(key=lambda s: (s[3].evidence.ts or "", s[3].evidence.session or "", s[3].evidence.idx))
@@ -255,7 +262,7 @@ def _cited_words(cited: list[FusedEvidence]) -> set[str]:
     seen = " ".join(
         " ".join(
             [
-                e.evidence.text,
+                _dated(e),
                 _person(e.evidence.speaker),
                 *(_person(a) for a in e.evidence.addressees),
                 *(str(s.get("text", "")) for s in e.support),
@@ -316,17 +323,29 @@ def _check_numbers(answer: str, cited: list[FusedEvidence]) -> None:
 def _holds(answer: str, entry: FusedEvidence) -> bool:
     """Whether a turn (its text or the facts on it) contains one of the answer's content words."""
     words = {w for w in re.findall(r"[a-z0-9]+", answer.lower()) if len(w) > 2 or w.isdigit()}
-    text = " ".join([entry.evidence.text, *(str(s.get("text", "")) for s in entry.support)]).lower()
+    text = " ".join([_dated(entry), *(str(s.get("text", "")) for s in entry.support)]).lower()
     return bool(words & set(re.findall(r"[a-z0-9]+", text)))
+
+
+def restates(answer: str, question: str) -> bool:
+    """Whether an answer only repeats the question's own words ("What book did Caroline recommend
+    to Melanie?" → "The book Caroline recommended to Melanie"): it adds nothing, so it is no
+    better than the draft. A choice the question offers ("… tea or coffee?") is an answer."""
+    said = {w[:5] for w in content_words(answer)}
+    asked = {w[:5] for w in content_words(question)}
+    return bool(said) and " or " not in f" {question.lower()} " and said <= asked
 
 
 def _kept(answer: str, draft: str) -> bool:
     """Whether the model copied the draft (the schema caps an answer at ``MAX_ANSWER_CHARS``, the
     draft may be longer): the answer is the draft's beginning, at least 30 characters of it, with
-    or without the draft's leading "Speaker: "."""
-    a, d = " ".join(answer.split()).rstrip("….").lower(), " ".join(draft.split()).lower()
-    bare = d.split(": ", 1)[1] if ": " in d[:40] else d
-    return a in (d, bare) or (len(a) >= 30 and (d.startswith(a) or bare.startswith(a)))
+    or without the draft's leading "Speaker: ", compared on letters and digits only: the model
+    retypes quotes and dashes ('The Lean Startup' for "The Lean Startup"), and such a copy that
+    lost the draft's tail ("(said on 29 May 2023)") must still keep the draft whole."""
+    d = " ".join(draft.split())
+    bare, a = normalise(d.split(": ", 1)[1] if ": " in d[:40] else d), normalise(answer)
+    d = normalise(d)
+    return bool(a) and (a in (d, bare) or (len(a) >= 30 and (d.startswith(a) or bare.startswith(a))))
 
 
 def parse_turn(text: str, shown: dict[int, FusedEvidence]) -> int | None:
@@ -521,11 +540,14 @@ class LLMReader:
         if parsed is None:
             return None
         answer, numbers = parsed
-        if hint and _kept(answer, hint[0]):  # the draft kept (maybe cut at the answer's length cap)
-            return hint
+        if hint and (_kept(answer, hint[0]) or restates(answer, result.query)):
+            return hint  # the draft copied (maybe cut at the answer's length cap), or no better than it
         # small models cite every line they were shown; keep the cited turns that hold the answer
-        grounded = [n for n in numbers if _holds(answer, shown.entries[n])]
-        return answer, [shown.entries[n].id for n in grounded or numbers]
+        grounded = [n for n in numbers if _holds(answer, shown.entries[n])] or numbers
+        # a relative time copied without its reading ("last year") means nothing later: resolved
+        # against the day the (first) cited turn was said, as the lines showed it
+        answer = with_dates(answer, day_of(shown.entries[grounded[0]].evidence.ts))
+        return answer, [shown.entries[n].id for n in grounded]
 
     def attribute(self, result: AgentResult) -> tuple[str, list[str]] | None:
         """Who said / to whom: the model picks the turn, the graph names the person."""

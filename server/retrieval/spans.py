@@ -124,6 +124,14 @@ def wanted_shape(question: str) -> str | None:
     return None
 
 
+def day_of(ts: str | None) -> date | None:
+    """The calendar day of an ISO timestamp, or None when there is none or it does not parse."""
+    try:
+        return date.fromisoformat(ts[:10]) if ts else None
+    except ValueError:
+        return None
+
+
 def spoken_date(day: date) -> str:
     """How people say a date: "6 April 2026"."""
     return f"{day.day} {day.strftime('%B')} {day.year}"
@@ -142,6 +150,29 @@ def relative_date(sentence: str, said: date | None) -> str | None:
         return None
     match, when = found
     return f"{' '.join(match.group(0).split())} ({when})"
+
+
+def with_dates(text: str, said: date | None) -> str:
+    """``text`` with every relative time phrase followed by its calendar reading, given the day it
+    was said: "Went there yesterday, and last year too" → "Went there yesterday (6 April 2026),
+    and last year (2025) too". A phrase already followed by a parenthesis is left as it is.
+
+    Why: a reader shown the turn and the day it was said must still do the calendar arithmetic,
+    which the small local models get wrong (asked "When did they go to the festival?" with
+    "last year" said on 13 October 2023, the 1.5B model answered "13 October 2023"); done here,
+    the date is in the text the model copies from."""
+    if said is None:
+        return text
+    out, last = [], 0
+    for match in _RELATIVE.finditer(text):
+        if text[match.end() :].lstrip().startswith("("):
+            continue
+        found = _relative(match.group(0), said)
+        if found is None:
+            continue
+        out += [text[last : match.end()], f" ({found[1]})"]
+        last = match.end()
+    return "".join(out) + text[last:]
 
 
 def _relative(sentence: str, said: date | None) -> tuple[re.Match[str], str] | None:

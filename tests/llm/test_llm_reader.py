@@ -323,3 +323,40 @@ def test_a_copied_draft_is_not_rejected_for_its_capitalised_words_or_missing_ids
         draft,
         ["msg-1"],
     )
+
+
+def test_relative_times_in_the_lines_are_resolved_against_the_day_they_were_said():
+    said = turn("msg-3", "We went to the pride festival last year, it was amazing.", TOM, [ANA])
+    shown = layout(result("When did Tom go to the pride festival?", evidence=[said]))
+    assert "last year (2025), it was amazing" in shown.text  # said on 2 November 2026
+    # the year the line now shows grounds a dated answer (rejected as invented without the rule)
+    assert parse_answer('{"answer": "2025", "ids": [1]}', shown.entries) == ("2025", [1])
+
+
+def test_a_relative_time_the_model_copies_bare_is_given_its_date():
+    said = turn("msg-3", "Went to the dentist yesterday, all good.", TOM, [ANA])
+    chat = Replies(replies=['{"answer": "yesterday", "ids": [1]}'])
+    answer = LLMReader(chat).answer(result("When did Tom go to the dentist?", evidence=[said]))
+    assert answer == ("yesterday (1 November 2026)", ["msg-3"])
+
+
+def test_an_answer_that_only_restates_the_question_keeps_the_draft():
+    from voxmem.retrieval.llm_reader import restates
+
+    book = "What book did Caroline recommend to Melanie?"
+    assert restates("The book Caroline recommended to Melanie", book)
+    assert restates("Rome", "What did Jon take a trip to Rome for?")
+    assert not restates("mental health", "What did the charity race raise awareness for?")
+    assert not restates("Yes", "Did Tom go?") and not restates("Rome", "Did he pick Paris or Rome?")
+    draft = ("Tom: The garage door code is 4417, don't tell the kids.", ["msg-1"])
+    chat = Replies(replies=['{"answer": "the garage door code", "ids": [1]}'])
+    assert LLMReader(chat).read(result("What is the garage door code?"), hint=draft).chosen == draft
+
+
+def test_a_draft_copied_with_retyped_quotes_is_kept_whole():
+    draft = 'Jon: I\'m currently reading "The Lean Startup" and hoping it helps. (said on 29 May 2023)'
+    reply = '{"answer": "Jon: I\'m currently reading \'The Lean Startup\' and hoping it helps", "ids": [1]}'
+    chat = Replies(replies=[reply])
+    question = result("When did Jon start reading The Lean Startup?")
+    out = LLMReader(chat).read(question, hint=(draft, ["msg-1"]))
+    assert out.chosen == (draft, ["msg-1"])

@@ -472,3 +472,20 @@ def test_a_list_question_gathers_items_ranked_below_the_top_ten():
     assert set(out.used) == {"m20", "m21"} and "sourdough" in out.answer
     # a single-fact question still reads only the top ten
     assert _ask("What did Sophie bake for the party?", hits).used == ["m20"]
+
+
+def test_every_relative_time_in_a_text_is_followed_by_its_calendar_reading():
+    from voxmem.retrieval.spans import with_dates
+
+    said = date(2023, 10, 13)
+    assert with_dates("Went there yesterday, and last year too", said) == (
+        "Went there yesterday (12 October 2023), and last year (2022) too"
+    )
+    assert with_dates("Two weeks ago I started; last Fri I quit.", said) == (
+        "Two weeks ago (2 weeks before 13 October 2023) I started; "
+        "last Fri (the Friday before 13 October 2023) I quit."
+    )
+    # already read, no relative time, or no day: unchanged
+    assert with_dates("ten years ago (2013) I moved", said) == "ten years ago (2013) I moved"
+    assert with_dates("I like tea", said) == "I like tea"
+    assert with_dates("Went there yesterday", None) == "Went there yesterday"
