@@ -21,7 +21,7 @@ import numpy as np
 
 from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
-from voxmem.retrieval.llm_reader import ATTRIBUTION_KINDS, LLMReader
+from voxmem.retrieval.llm_reader import ATTRIBUTION_KINDS, LLMReader, Outcome
 from voxmem.retrieval.question import Reading
 from voxmem.retrieval.spans import day_of, place_phrase, short_span, spoken_date, wanted_shape, wants_list
 from voxmem.retrieval.text import content_words, normalise, words
@@ -841,6 +841,52 @@ def parse_json_object(text: str) -> dict[str, Any] | None:
     return None
 
 
+def _draft_kind(result: AgentResult, draft: str, embed: Any = None) -> float | None:
+    """How well the offline draft holds a thing of the kind a what/which-question asks for
+    (:class:`KindFit`, 0-1; "What drink does Peter like best?" drafted from "Peter: the music I
+    like best is classical music." → 0), or None when the question names no kind."""
+    people = {w for p in result.reading.people for w in content_words(" ".join(_mentions(p)))}
+    kind = asked_kind(result.reading.text, people)
+    if not kind:
+        return None
+    said = draft.split(": ", 1)[1] if ": " in draft[:40] else draft
+    fit = KindFit(kind, embed)
+    fit.prime([said])
+    return fit(said)
+
+
+# MiniLM word cosines are loose ("drink" ~ "ginger ale" 0.41, ~ "Mexican food" 0.36, ~ "music" 0),
+# so a draft is "off the kind" only when clearly unrelated and "of the kind" only when clearly so
+OFF_KIND, OF_KIND = 0.2, 0.5
+
+
+def _judged(
+    result: AgentResult,
+    outcome: Outcome,
+    fallback: tuple[str, list[str]],
+    embed: Any,
+) -> tuple[tuple[str, list[str]] | None, str, str]:
+    """The LLM's reading against the offline draft: (answer, answerer, note).
+
+    - The small local models abstain on answers their evidence holds (the demo's plumber and
+      boots questions, run to run), so an abstention stands only when the draft holds nothing of
+      the kind asked for: the draft is then the best-matching sentence on another thing, as for a
+      question the memory cannot answer ("What drink does Peter like best?" → his music).
+    - A draft that holds a thing of the asked kind stands when the model answers from other turns
+      only: asked "Which drink was Sophie's favourite earlier?" with the draft "For me it's always
+      orange juice, that's my favourite drink.", the 1.5B model answered her new favourite from
+      another line. The model may still shorten or correct the draft from the draft's own turn."""
+    fit = _draft_kind(result, fallback[0], embed)
+    if outcome.chosen is None:
+        if fit is not None and fit < OFF_KIND:
+            return None, "llm", "the LLM abstained and the offline draft holds nothing of the asked kind"
+        return fallback, "extractive", "the LLM abstained; the offline extractive reader found an answer"
+    if fit is not None and fit >= OF_KIND and not set(outcome.chosen[1]) & set(fallback[1]):
+        why = "the offline draft holds the asked kind; the LLM answered from other turns"
+        return fallback, "extractive", why
+    return outcome.chosen, "llm", ""
+
+
 def compose(
     result: AgentResult, llm: LLMReader | None = None, max_evidence: int = 10, embed: Any = None
 ) -> Answer:
@@ -880,12 +926,11 @@ def compose(
             chosen, answerer = fallback, "extractive" if fallback else "none"
         else:
             notes += outcome.notes
-            chosen, answerer = outcome.chosen, "llm"  # chosen None: the LLM abstained
-            # The small local models abstain on answers their evidence holds (the demo's plumber
-            # and boots questions, run to run), so an abstention is checked by the offline reader.
-            if chosen is None and fallback:
-                chosen, answerer = fallback, "extractive"
-                notes.append("the LLM abstained; the offline extractive reader found an answer")
+            # the LLM's answer, or abstention (None), against the offline draft (see _judged)
+            chosen, answerer, why = (
+                _judged(result, outcome, fallback, embed) if fallback else (outcome.chosen, "llm", "")
+            )
+            notes += [why] if why else []
     else:
         chosen = ExtractiveAnswerer(embed).answer(result)
         answerer = "extractive" if chosen else "none"

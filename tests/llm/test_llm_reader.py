@@ -360,3 +360,35 @@ def test_a_draft_copied_with_retyped_quotes_is_kept_whole():
     question = result("When did Jon start reading The Lean Startup?")
     out = LLMReader(chat).read(question, hint=(draft, ["msg-1"]))
     assert out.chosen == (draft, ["msg-1"])
+
+
+def test_an_llm_abstention_stands_when_the_draft_holds_nothing_of_the_asked_kind():
+    def asked(text: str) -> AgentResult:
+        evidence = [turn("msg-3", f"Honestly, the {text} I like best is classical music.", TOM, [ANA])]
+        asking = result("What drink does Tom like best?", evidence=evidence)
+        asking.reading.keywords = ["drink", "like", "best"]
+        return asking
+
+    chat = Replies(replies=['{"answer": null, "ids": []}'])
+    out = compose(asked("music"), llm=LLMReader(chat))
+    assert chat.prompts, "the offline reader drafted an answer and the LLM read it"
+    assert (out.answer, out.answerer, out.supported) == (NOT_IN_MEMORY, "llm", False)
+    assert any("nothing of the asked kind" in n for n in out.notes)
+    # a draft of the asked kind still overrules the abstention
+    out = compose(asked("drink"), llm=LLMReader(chat))
+    assert out.answerer == "extractive" and "classical music" in out.answer
+
+
+def test_a_draft_of_the_asked_kind_stands_against_an_answer_from_other_turns():
+    old = turn("msg-3", "For me it's always orange juice, that's my favourite drink.", ANA, [TOM])
+    new = turn("msg-4", "I switched, hot chocolate every morning now.", ANA, [TOM])
+    asking = result("Which drink was Ana's favorite before?", evidence=[old, new])
+    asking.reading.keywords = ["drink", "favorite"]
+    chat = Replies(replies=['{"answer": "hot chocolate", "ids": [2]}'])
+    out = compose(asking, llm=LLMReader(chat))
+    assert chat.prompts and "orange juice" in out.answer and out.answerer == "extractive"
+    assert any("asked kind" in n for n in out.notes)
+    # shortening the draft from its own turn is the LLM's answer
+    chat = Replies(replies=['{"answer": "orange juice", "ids": [1]}'])
+    out = compose(asking, llm=LLMReader(chat))
+    assert (out.answer, out.answerer, out.used) == ("orange juice", "llm", ["msg-3"])
