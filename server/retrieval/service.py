@@ -172,16 +172,24 @@ class RetrievalService:
             raise InvalidInput(f"unknown layer(s) {unknown}; choose from interaction, fact, profile")
         if not text.strip():
             raise InvalidInput("search text is empty")
-        present = layers_present(self.db, scope.space)
-        calls = [t.name for layer in layers if layer in present for t in search_tools([layer])]
         self.embed.prime([text])
         depth = max(k, FUSION_DEPTH)  # each tool ranks deeper than k: fusion promotes from below k
-        rankings = list(
-            self.executor.map(
-                lambda name: self.tools[name].search(scope, text, filters or Filters(), k=depth), calls
-            )
-        )
-        return self.fuse_round(scope, rankings, filters, k)
+
+        def run(name: str) -> list[Hit]:
+            return self.tools[name].search(scope, text, filters or Filters(), k=depth)
+
+        # The message tools start at once; which derived layers hold anything is asked beside
+        # them, not before (a sequential round trip on every /retrieve: docs/retrieval.md
+        # "Latency, fourth pass"), and only the present layers' tools follow.
+        derived = [layer for layer in layers if layer != "interaction"]
+        asked = self.executor.submit(layers_present, self.db, scope.space) if derived else None
+        first = search_tools(["interaction"]) if "interaction" in layers else []
+        running = {t.name: self.executor.submit(run, t.name) for t in first}
+        present = asked.result() if asked is not None else set()
+        after = [t for t in search_tools(derived) if t.layer in present]
+        running |= {t.name: self.executor.submit(run, t.name) for t in after}
+        calls = [t.name for layer in layers for t in search_tools([layer]) if t.name in running]
+        return self.fuse_round(scope, [running[name].result() for name in calls], filters, k)
 
     def fuse_round(
         self, scope: AccessScope, rankings: list[list[Hit]], filters: Filters | None = None, k: int = 10

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from voxmem.retrieval.scope import AccessScope, resolve_scope
-from voxmem.retrieval.tools import Filters
+from voxmem.retrieval.service import FUSION_DEPTH
+from voxmem.retrieval.tools import LAYERS, Filters, layers_present, search_tools
 
 pytestmark = pytest.mark.integration
 
@@ -113,3 +114,31 @@ def test_neighbours_of_several_turns_in_one_query_stay_in_scope(households, retr
     assert {e.id for v in around.values() for e in v} <= seen
     assert [e.id for e in around[house.mid("car-2")]] == [house.mid("car-1")]
     assert around[house.mid("kitchen-1")] == []
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("policy", ["open", "participant", "private"])
+def test_concurrent_round_equals_the_sequential_round(households, retrieval, services, policy) -> None:
+    """/retrieve runs its tools on the service's pool, asking which layers hold anything beside
+    the message tools (docs/retrieval.md "Latency, fourth pass"); its answer must be exactly the
+    round run one step after another: the present layers, each search tool in order, then fusion.
+    Fails if a present layer's tool is dropped, an absent layer's tool is run, or the rankings
+    reach fusion in another order (RRF ties and each turn's tool list follow that order)."""
+    house = households[policy]
+    for name in [None, *house.people]:
+        scope = resolve_scope(services.db, house.space, None if name is None else house.people[name])
+        for text, layers in (
+            ("garage door code", None),
+            ("Lena peanuts allergy", ["fact", "interaction"]),
+            ("checkout time", ["profile"]),
+        ):
+            wanted = layers or list(LAYERS)
+            present = layers_present(services.db, house.space)
+            rankings = [
+                retrieval.tools[t.name].search(scope, text, Filters(), k=FUSION_DEPTH)
+                for layer in wanted
+                if layer in present
+                for t in search_tools([layer])
+            ]
+            sequential = retrieval.fuse_round(scope, rankings, None, k=10)
+            assert retrieval.search(scope, text, layers, None, k=10) == sequential, (policy, name, text)
