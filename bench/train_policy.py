@@ -991,6 +991,70 @@ def select_epoch(curve: list[dict[str, Any]], heuristic_rounds: float, which: st
     return int(best["epoch"])
 
 
+# --- round-1 headroom (training side) ---------------------------------------------------------
+def round1_headroom(
+    env: Env, policy: L.LearnedPolicy, qs: list[Question], k: int, seed: int = 0
+) -> list[dict[str, Any]]:
+    """Per question, the Evidence-Gain reward (no round cost, nothing credited yet) of the
+    heuristic's round-1 plan and of up to ``k`` distinct round-1 action sets drawn from ``policy``
+    as GRPO's round-1 groups are (:func:`sample_group`; the heuristic's own set left out), each
+    stepped once through :meth:`Agent.step`. Reads gold: training-side questions only.
+
+    Why: the probe's recall@10 tied at every epoch of runs B and C, so it cannot tell whether a
+    better first plan exists for GRPO to learn; this asks it directly (docs/retrieval.md,
+    "Sixth session")."""
+    torch = L._torch()
+    heuristic = POLICIES["heuristic"]()
+    rng = np.random.default_rng(seed)
+    n_tools = len(env.space.tools)
+    rows = []
+    for q in qs:
+        state = env.start(q)
+        present = env.present(q)
+        mine = [a for a in heuristic.plan(state) if a.tool in env.tools and a.layer in present][: L.MAX_PLAN]
+        cand = env.space.candidates(state)
+        combos = env.space.combos(cand)
+        others: list[float] = []
+        if len(combos):
+            slot = L.slots(combos)
+            with torch.no_grad():
+                out = policy.net(torch.as_tensor(state_features(env, state)))
+                lp = L.combo_logprobs(out, cand, combos, n_tools).numpy()
+                heads = L.split_logits(out, n_tools)
+                size_lp = L.size_logprobs(heads.size, len(np.unique(slot))).numpy()
+            theirs = frozenset(a.key() for a in mine)
+            for plan in sample_group(lp, slot, size_lp, rng, k, True):
+                actions = [env.space.action(cand, combos[i]) for i in plan]
+                if frozenset(a.key() for a in actions) != theirs:
+                    others.append(round1_reward(env, q, state, actions))
+        first = round1_reward(env, q, state, mine) if mine else 0.0
+        rows.append({"qid": q.qid, "source": source(q), "heuristic": first, "others": others})
+    return rows
+
+
+def round1_reward(env: Env, q: Question, state: AgentState, actions: list[Any]) -> float:
+    """EG reward of one round-1 plan on a branch of ``state`` (no round cost, nothing credited)."""
+    trace, rankings = env.agent.step(branch(state), actions, "headroom", env.present(q))
+    return L.evidence_gain(trace.gained, L.first_ranks(rankings), q.gold, set())[0]
+
+
+def headroom_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """How many questions have a sampled round-1 set better than the heuristic's (and how much
+    better, where one is), how many have every sampled set worse, and the mean rewards."""
+    sampled = [r for r in rows if r["others"]]
+    better = [max(r["others"]) - r["heuristic"] for r in sampled if max(r["others"]) > r["heuristic"] + 1e-9]
+    return {
+        "n": len(rows),
+        "some_sampled_set_beats_heuristic": len(better),
+        "every_sampled_set_worse": sum(max(r["others"]) < r["heuristic"] - 1e-9 for r in sampled),
+        "mean_best_gain_where_better": round(statistics.fmean(better), 4) if better else None,
+        "mean_heuristic_reward": round(statistics.fmean(r["heuristic"] for r in rows), 4) if rows else None,
+        "mean_sampled_reward": round(statistics.fmean(x for r in sampled for x in r["others"]), 4)
+        if sampled
+        else None,
+    }
+
+
 # --- stop calibration (training-side probe) ---------------------------------------------------
 Profile = list[tuple[float | None, float]]
 
@@ -1241,6 +1305,14 @@ def main(argv: list[str] | None = None) -> int:
         "--curve-heldout", type=int, default=60, help="held-out questions scored per epoch (curve only)"
     )
     parser.add_argument("--drop", action="store_true", help="delete the policy-* spaces and exit")
+    parser.add_argument(
+        "--round1-headroom",
+        type=Path,
+        default=None,
+        help="a policy file: compare its sampled round-1 sets with the heuristic's plan on the training "
+        "questions and the probe (EG reward), write round1_headroom.json to --out, and exit",
+    )
+    parser.add_argument("--headroom-sets", type=int, default=8, help="distinct round-1 sets per question")
     args = parser.parse_args(argv)
     logging.getLogger("neo4j").setLevel(logging.ERROR)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -1346,6 +1418,20 @@ def main(argv: list[str] | None = None) -> int:
         "config": dataclasses.asdict(cfg),
         "clone_data": dict(clone_stats),
     }
+    if args.round1_headroom is not None:
+        policy = L.LearnedPolicy.load(args.round1_headroom)
+        found: dict[str, Any] = {"policy": str(args.round1_headroom), "sets": args.headroom_sets}
+        for name, qs in (("train", train_qs), ("probe", probe_qs)):
+            rows = round1_headroom(env, policy, qs, args.headroom_sets)
+            found[name] = {"ALL": headroom_summary(rows), "rows": rows}
+            for src in ("locomo", "generated", "friendsqa"):
+                found[name][src] = headroom_summary([r for r in rows if r["source"] == src])
+            print(name, json.dumps(found[name]["ALL"]), flush=True)
+        save_cache(store)
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "round1_headroom.json").write_text(json.dumps(found, indent=1))
+        core.close()
+        return 0
     if args.ablations_only:
         return run_ablations(
             core, env, cfg, args, [corpora[n] for n in train_names], spaces, askers, held_qs, clone_records

@@ -422,6 +422,26 @@ def test_round1_spread_counts_distinct_sets_and_groups_whose_rewards_differ() ->
     assert T.round1_spread(records) == {"round1_distinct_plans": 2.5, "round1_groups_with_advantage": 0.5}
 
 
+def test_headroom_summary_counts_questions_with_a_better_sampled_first_plan() -> None:
+    from bench import train_policy as T
+
+    rows = [
+        {"heuristic": 0.5, "others": [0.5, 0.7, 0.4]},  # one sampled set better by 0.2
+        {"heuristic": 1.0, "others": [1.0, 1.0]},  # ties only
+        {"heuristic": 0.6, "others": [0.2, 0.3]},  # every sampled set worse
+        {"heuristic": 0.0, "others": []},  # no other set was found: counted in n and the heuristic mean only
+    ]
+    got = T.headroom_summary(rows)
+    assert (
+        got["n"] == 4 and got["some_sampled_set_beats_heuristic"] == 1 and got["every_sampled_set_worse"] == 1
+    )
+    assert got["mean_best_gain_where_better"] == pytest.approx(0.2)
+    assert got["mean_heuristic_reward"] == pytest.approx(0.525)
+    assert got["mean_sampled_reward"] == pytest.approx(
+        (0.5 + 0.7 + 0.4 + 1.0 + 1.0 + 0.2 + 0.3) / 7, abs=1e-4
+    )
+
+
 # --- training-side probe and the epoch kept -----------------------------------------------------
 def test_the_epoch_kept_is_the_probes_best_recall_with_rounds_no_higher_than_the_heuristics() -> None:
     from bench import train_policy as T
