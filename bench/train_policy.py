@@ -53,7 +53,7 @@ import numpy as np
 from bench.retrieval_bench import _answer_in, _evidence_texts, subsample
 from bench.retrieval_data import BatchLoader, Corpus, locomo
 from voxmem.config import Settings
-from voxmem.errors import VoxmemError
+from voxmem.errors import DatabaseUnavailable, VoxmemError
 from voxmem.passages import passage
 from voxmem.retrieval import learned as L
 from voxmem.retrieval.agent import POLICIES, Agent, AgentState
@@ -336,20 +336,20 @@ class CachedTool(Retriever):
         key = (self.name, scope.space, scope.access_policy, scope.asker, text, filters)
         if key not in self.store:
             self.stats["calls"] += 1
-            from neo4j.exceptions import DatabaseError
-
             for attempt in range(3):  # the shared server's rare internal errors end a 20-min run
                 try:
                     self.store[key] = self.tool.search(scope, text, f, k=max(k, self.k))
                     break
-                except VoxmemError as exc:
-                    self.store[key] = exc
-                    break
-                except DatabaseError:
+                except DatabaseUnavailable:
+                    # Transient ("nothing was written, retry"): never cached, or the persistent
+                    # tool cache would replay one server hiccup in every later run.
                     if attempt == 2:
                         raise
                     log.warning("tool %s: Neo4j internal error, retrying", self.name)
                     time.sleep(1.0)
+                except VoxmemError as exc:  # a refusal of this action (e.g. scope): an answer
+                    self.store[key] = exc
+                    break
         else:
             self.stats["hits"] += 1
         found = self.store[key]
@@ -1364,6 +1364,8 @@ def main(argv: list[str] | None = None) -> int:
     held_qs = questions([corpora[n] for n in held_names], spaces, args.heldout_questions, askers)
     retrieval = RetrievalService(settings, core.db, core.embedder, chat_model=None)
     store: dict[tuple, Any] = pickle.loads(CACHE.read_bytes()) if CACHE.exists() else {}
+    for key in [k for k, v in store.items() if isinstance(v, DatabaseUnavailable)]:
+        del store[key]  # a server hiccup cached before transient errors were kept out
     dropped = validate_cache(store, core.db, list(spaces.values()))
     print("stale cached tool outputs dropped:", dropped, flush=True)
     env = Env(core, retrieval, store)

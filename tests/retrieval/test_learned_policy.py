@@ -549,3 +549,44 @@ def test_stop_profiles_predict_the_agents_run_at_any_threshold(services, househo
     policy.stop_threshold = 0.0
     saved = L.LearnedPolicy(net, trainer.meta(qs, 384 + L.N_SCALARS) | {"stop_threshold": 1.5})
     assert saved.stop_threshold == 1.5
+
+
+def test_cached_tool_retries_a_transient_neo4j_failure_and_never_caches_it(monkeypatch) -> None:
+    """A server hiccup (503, "nothing written, retry") must not be replayed from the persistent
+    tool cache in every later run; a refusal (403) is the tool's answer and is cached."""
+    from bench import train_policy as T
+    from voxmem.errors import DatabaseUnavailable, Forbidden
+
+    monkeypatch.setattr(T.time, "sleep", lambda s: None)
+
+    class Flaky:
+        name, layer, needs = "message_vector", "interaction", "query"
+
+        def __init__(self, failures: list[Exception]) -> None:
+            self.failures, self.calls = failures, 0
+
+        def search(self, scope, text, filters, k=10):
+            self.calls += 1
+            if self.failures:
+                raise self.failures.pop(0)
+            return [f"hit{i}" for i in range(k)]
+
+    scope = AccessScope(space="s", access_policy="open", asker=None)
+    store: dict = {}
+    flaky = Flaky([DatabaseUnavailable("internal"), DatabaseUnavailable("internal")])
+    tool = T.CachedTool(flaky, store, {"calls": 0, "hits": 0}, k=30)  # type: ignore[arg-type]
+    assert tool.search(scope, "q", k=3) == ["hit0", "hit1", "hit2"]
+    assert flaky.calls == 3 and all(isinstance(v, list) for v in store.values())
+
+    store.clear()
+    down = Flaky([DatabaseUnavailable("x")] * 3)
+    with pytest.raises(DatabaseUnavailable):
+        T.CachedTool(down, store, {"calls": 0, "hits": 0}).search(scope, "q")  # type: ignore[arg-type]
+    assert store == {}
+
+    refused = Flaky([Forbidden("out of scope")])
+    cached = T.CachedTool(refused, store, {"calls": 0, "hits": 0})  # type: ignore[arg-type]
+    for _ in range(2):
+        with pytest.raises(Forbidden):
+            cached.search(scope, "q")
+    assert refused.calls == 1 and len(store) == 1
