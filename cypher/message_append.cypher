@@ -20,6 +20,7 @@
 // The embedding and the SPLADE terms are of the speaker-aware passage (voxmem.passages).
 // Params: $space, $session, $idx, $id, $text, $ts, $source, $embedding (list of floats),
 //         $passage, $sparse_terms, $sparse_weights, $speaker_id, $addressee_ids (participant ids)
+// Returns the stored message as message_get shows it (the route answers with it, no read after).
 MATCH (s:Session {space: $space, id: $session})
 MATCH (p:Participant {space: $space, id: $speaker_id})
 CREATE (m:Message {space: $space, id: $id, session: $session, idx: $idx, text: $text,
@@ -29,9 +30,9 @@ CREATE (s)-[:HAS_MESSAGE]->(m)
 CREATE (p)-[:SPEAKS]->(m)
 MERGE (p)-[:PARTICIPATED_IN]->(s)
 SET s.n_messages = $idx + 1, s.last_ts = datetime($ts)
-WITH s, m
+WITH s, m, p
 CALL db.create.setNodeVectorProperty(m, 'embedding', $embedding)
-WITH s, m
+WITH s, m, p
 CALL (s, m) {
   MATCH (prev:Message {space: $space, session: $session, idx: $idx - 1})
   CREATE (prev)-[:NEXT]->(m)
@@ -42,4 +43,5 @@ CALL (s, m) {
   MERGE (m)-[:ADDRESSES {source: 'given'}]->(ap)
   MERGE (ap)-[:PARTICIPATED_IN]->(s)
 }
-RETURN m.id AS id;
+RETURN m {.id, .session, .idx, .text, ts: toString(m.ts)} AS message, p {.id, .name} AS speaker,
+       [(m)-[:ADDRESSES]->(a:Participant) | a {.id, .name}] AS addressees;

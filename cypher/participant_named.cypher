@@ -2,13 +2,19 @@
 // :param people => [{key: 'maya', id: 'p_browser', name: 'Maya'}]
 // :param space => 'demo-household'
 // :param source => null
+// :param lock => false
 // People known by name (a text turn's speaker and addressees, a voice linked by hand): each
 // found by its normalised name key or created with that name. The only query that creates a
 // named participant outright; placeholders for people only mentioned are participant_placeholder.
 // Params: $space, $people [{key, id, name}] ($id used only if the participant is created),
-//         $source (name_source of a created participant: 'manual' for a link by hand, null otherwise)
+//         $source (name_source of a created participant: 'manual' for a link by hand, null otherwise),
+//         $lock (true: also lock them, in id order, as participant_lock does: a turn's message
+//         write finds and locks its people in one statement)
 UNWIND $people AS person
 MERGE (p:Participant {space: $space, key: person.key})
   ON CREATE SET p.id = person.id, p.name = person.name, p.names_text = person.name, p.aliases = [],
                 p.name_source = $source, p.created_at = datetime()
+WITH person, p
+ORDER BY p.id
+FOREACH (_ IN CASE WHEN $lock THEN [1] ELSE [] END | SET p.locked_at = datetime())
 RETURN person.key AS key, p.id AS id;

@@ -30,15 +30,15 @@ def test_a_turn_left_without_memory_is_derived_before_the_next_turn(
     services: Voxmem, space: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pipeline = services.pipeline
-    derive_memory = services.memory.process_message
+    derive_memory = services.memory.derive_turn
 
     def outage(*args: object) -> dict:
         raise DatabaseUnavailable("Neo4j is unavailable: injected between message and memory")
 
-    monkeypatch.setattr(services.memory, "process_message", outage)
+    monkeypatch.setattr(services.memory, "derive_turn", outage)
     with pytest.raises(DatabaseUnavailable, match="stored as"):
         pipeline.append_text(space, Turn("kitchen", "Maya", SAID, addressees=["Tom"], turn_id="t0"))
-    monkeypatch.setattr(services.memory, "process_message", derive_memory)  # Neo4j is back
+    monkeypatch.setattr(services.memory, "derive_turn", derive_memory)  # Neo4j is back
     lost = services.messages.turn_message_id(space, "t0")
     assert _state(services, space, lost) == (True, 0)
     assert (space, lost) in services.messages.memory_pending(None, None, 0, 100_000)  # start-up finds it

@@ -10,6 +10,7 @@ pipeline derives.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
@@ -22,7 +23,7 @@ from voxmem.embeddings import TextEmbedder
 from voxmem.errors import NotFound
 from voxmem.extractors.base import Extractor
 from voxmem.extractors.window import Window, window_from_rows
-from voxmem.memory.writer import MemoryWriter
+from voxmem.memory.writer import MemoryWriter, WriteSummary
 from voxmem.stores.facts import FactStore
 from voxmem.stores.messages import MessageContext, MessageStore
 from voxmem.stores.participants import ParticipantStore
@@ -63,10 +64,26 @@ class MemoryPipeline:
 
     def process_message(self, space: str, message_id: str) -> dict[str, Any]:
         """Extract and write memory for one stored turn (idempotent: re-running replaces)."""
-        self.map_speakers(space, [message_id])
-        window = self.window(space, message_id)
+        return self.derive_turn(space, message_id).as_dict()
+
+    def derive_turn(
+        self,
+        space: str,
+        message_id: str,
+        context: MessageContext | None = None,
+        done: Callable[[ManagedTransaction], None] | None = None,
+    ) -> WriteSummary:
+        """:meth:`process_message` for the turn pipeline. ``context``: the turn's window as its
+        own write transaction read it (a text turn, whose speaker is a participant already, so
+        no voice to map and no second read); ``done`` runs in the memory transaction
+        (:meth:`MemoryWriter.write`)."""
+        if context is None:
+            self.map_speakers(space, [message_id])
+            window = self.window(space, message_id)
+        else:
+            window = self.window_of(space, context)
         result = self.extractor.extract(window)
-        return self.writer.write(space, window, result).as_dict()
+        return self.writer.write(space, window, result, done=done)
 
     def window(self, space: str, message_id: str) -> Window:
         """The stored turn in its context window (the message store reads it; extractors only

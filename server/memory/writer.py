@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,6 +69,9 @@ class WriteSummary:
     people_changed: set[str] = field(default_factory=set)
     merged: set[str] = field(default_factory=set)
     joined: set[str] = field(default_factory=set)
+    # the turn's pending mark was cleared and its captions refreshed in the memory transaction
+    # (MemoryWriter.write with ``done``): nothing is left to do after the commit
+    done: bool = False
 
     @property
     def vocatives(self) -> list[str]:
@@ -145,16 +148,34 @@ class MemoryWriter:
         self.passages = MessageIndexer(db, embedder, sparse_encoder())
 
     # --- public ----------------------------------------------------------------------------
-    def write(self, space: str, window: Window, result: ExtractionResult) -> WriteSummary:
+    def write(
+        self,
+        space: str,
+        window: Window,
+        result: ExtractionResult,
+        done: Callable[[ManagedTransaction], None] | None = None,
+    ) -> WriteSummary:
+        """One turn's memory in one transaction. ``done`` (the turn pipeline's: clear the
+        turn's pending mark) runs in that transaction too, with the caption refresh, when
+        the turn named nobody: nothing is left for :meth:`after_write` then, so memory,
+        captions and mark commit together (``summary.done``). A naming keeps the old order:
+        commit, back-fill and re-index after it, and the caller marks the turn done last, so
+        an outage in between leaves it pending for repair."""
         vectors = self.vectors(result)
 
         def work(tx: ManagedTransaction) -> WriteSummary:
             ParticipantStore.lock(tx, space, messages=[result.message_id])  # before any other lock
             self.clear_in(tx, space, [result.message_id])
-            return self.write_in(tx, space, window, result, vectors)
+            summary = self.write_in(tx, space, window, result, vectors)
+            if done is not None and not summary.named:
+                self.refresh_turns_in(tx, space, [summary.message_id], [])
+                done(tx)
+                summary.done = True
+            return summary
 
         summary = self.db.write(work)
-        self.after_write(space, [summary])
+        if not summary.done:
+            self.after_write(space, [summary])
         return summary
 
     def vectors(
@@ -295,10 +316,15 @@ class MemoryWriter:
         """
         if message_ids is None:
             rows = self.db.execute(query("memory_display_refresh"), space=space)
-        else:
-            rows = self.db.execute(
-                query("memory_display_refresh_turns"), space=space, ids=message_ids, people=people or []
-            )
+            return sum(int(v) for row in rows for v in row.values())
+        return self.db.write(lambda tx: self.refresh_turns_in(tx, space, message_ids, people or []))
+
+    @staticmethod
+    def refresh_turns_in(
+        tx: ManagedTransaction, space: str, message_ids: list[str], people: list[str]
+    ) -> int:
+        """:meth:`refresh_display` of some turns inside the caller's transaction."""
+        rows = _rows(tx, "memory_display_refresh_turns", space=space, ids=message_ids, people=people)
         return sum(int(v) for row in rows for v in row.values())
 
     def backfill(self, space: str, pid: str, name: str) -> int:

@@ -44,7 +44,7 @@ from voxmem.passages import MessageIndexer
 from voxmem.pipeline.jobs import JobRegistry, Progress
 from voxmem.pipeline.sessions import reconcile_before_new_session
 from voxmem.stores.jobs import Job
-from voxmem.stores.messages import AudioMessage, MessageStore, Turn
+from voxmem.stores.messages import AudioMessage, MessageContext, MessageStore, Turn
 from voxmem.stores.participants import ParticipantStore
 from voxmem.voice.routing import ROUTING_POLICIES
 
@@ -111,23 +111,32 @@ class TurnPipeline:
         self._recordings: RecordingIngestor | None = None
 
     # --- the steps every turn shares -----------------------------------------------------------
-    def derive(self, space: str, message_id: str) -> dict[str, Any]:
+    def derive(
+        self, space: str, message_id: str, context: MessageContext | None = None, indexed: bool = False
+    ) -> dict[str, Any]:
         """Extraction → memory → index for one stored turn; idempotent, so a replay re-derives.
+
+        ``context``: the window the turn's write transaction read (a text turn); ``indexed``:
+        its stored passage is current, so there is nothing to index and the pending mark is
+        cleared inside the memory transaction (unless the turn names someone: then back-fill,
+        re-index and the mark follow the commit, as for every other turn).
 
         The turn is already stored (its own transaction), so if Neo4j goes away now a bare 503
         would hide that: the error names the stored id and that its memory is missing;
         repeating the request with the same turn_id is an idempotent replay that derives it.
         """
+        done = (lambda tx: MessageStore.memory_done_in(tx, space, message_id)) if indexed else None
         try:
-            extraction = self.memory.process_message(space, message_id)
-            self.indexer.index(space, [message_id])
-            self.messages.memory_done(space, message_id)
+            summary = self.memory.derive_turn(space, message_id, context, done)
+            if not summary.done:
+                self.indexer.index(space, [message_id])
+                self.messages.memory_done(space, message_id)
         except DatabaseUnavailable as exc:
             raise DatabaseUnavailable(
                 f"the turn is stored as {message_id!r} but its memory is not derived: {exc.message}; "
                 "repeat the request with the same turn_id once Neo4j is back (idempotent) to derive it"
             ) from exc
-        return extraction
+        return summary.as_dict()
 
     def repair(
         self,
@@ -141,13 +150,18 @@ class TurnPipeline:
         A turn's message and its memory are two transactions (the message must be stored before
         extraction can read its window). Every message is written ``memory_pending`` and
         :meth:`derive` clears the mark, so a Neo4j outage between the two leaves a marked turn;
-        this runs before the next turn of its session is written (so extraction keeps
+        this runs before the next turn of its session is derived (a text turn finds them in
+        its own write transaction, a spoken turn before it is written; so extraction keeps
         conversation order) and at start-up (``Voxmem.start``). Turns younger than
         ``min_age_s`` are left alone: another request may be deriving them right now. A turn
         whose extraction fails for another reason stays marked and is logged.
         """
+        return self._derive_pending(self.messages.memory_pending(space, session, min_age_s, limit))
+
+    def _derive_pending(self, found: Sequence[tuple[str, str]]) -> list[str]:
+        """:meth:`repair`'s derivations, in the order found; returns the ids derived."""
         repaired = []
-        for found_space, message_id in self.messages.memory_pending(space, session, min_age_s, limit):
+        for found_space, message_id in found:
             try:
                 self.derive(found_space, message_id)
             except DatabaseUnavailable:
@@ -169,10 +183,17 @@ class TurnPipeline:
             message = self.messages.append(space, turn)
             self.jobs.enqueue_derive(space, turn.session, message["id"])
             return message
-        self.repair(space, turn.session)  # an outage may have left earlier turns without memory
-        message = self.messages.append(space, turn)
-        self.derive(space, message["id"])
-        return message
+        # one transaction: the session's turns an outage left without memory (repaired next, so
+        # extraction keeps conversation order), the message and its window
+        stored = self.messages.append_turn(
+            space, turn, window=self.memory.context_turns, pending_age_s=PENDING_MIN_AGE_S
+        )
+        repaired = self._derive_pending([(space, i) for i in stored.pending])
+        if stored.id not in repaired:
+            # a repair changed what the window shows (its turns' vocatives): read it again
+            context = None if repaired else stored.context
+            self.derive(space, stored.id, context, indexed=stored.indexed and stored.written)
+        return stored.view
 
     def import_turns(self, space: str, turns: Sequence[Turn]) -> BatchResult:
         """Many text turns (a history), batched: the same steps as :meth:`append_text` for each,

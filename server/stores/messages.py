@@ -34,6 +34,9 @@ from voxmem.passages import passage, sparse_fields
 from voxmem.stopwords import SEARCH_STOP_WORDS
 from voxmem.stores.participants import ParticipantStore, Person
 
+# How many earlier turns of a session left without memory a turn's write reads (then derives).
+PENDING_LIMIT = 100
+
 
 @dataclass
 class Turn:
@@ -90,6 +93,25 @@ class StoredTurn:
     id: str
     stored: bool
     pending: bool
+
+
+@dataclass(frozen=True)
+class AppendedTurn:
+    """A text turn after :meth:`MessageStore.append_turn`: the message as :meth:`MessageStore.get`
+    shows it; whether this call wrote it (else it was stored before: an idempotent replay);
+    its context window, read in the same transaction (None on a replay or when not asked);
+    whether its stored passage already names its people as they are stored (else the index
+    step re-encodes it); and the earlier turns of its session left without memory."""
+
+    view: dict[str, Any]
+    written: bool
+    context: MessageContext | None = None
+    indexed: bool = False
+    pending: list[str] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return str(self.view["id"])
 
 
 @dataclass(frozen=True)
@@ -163,9 +185,29 @@ class MessageStore:
     # --- writes ---------------------------------------------------------------------------
     def append(self, space: str, turn: Turn) -> dict[str, Any]:
         """Store one turn; returns the message view. Idempotent on ``turn.turn_id``."""
+        return self.append_turn(space, turn).view
+
+    def append_turn(
+        self, space: str, turn: Turn, window: int | None = None, pending_age_s: float | None = None
+    ) -> AppendedTurn:
+        """Store one turn in ONE transaction and return what the turn's next steps need.
+
+        The transaction: the session's turns an outage left without memory (``pending_age_s``
+        given: older than that, so a derivation in flight is not taken), whether the turn is
+        stored already (under its legacy or namespaced id: an idempotent replay), the session
+        lock, its people found or created and locked in id order, the message (returned as
+        :meth:`get` shows it) and, with ``window``, its context window of that many earlier
+        turns. Reading these here rather than in their own transactions afterwards is the
+        per-turn route's round-trip budget (docs/scaling.md); the reads see what the
+        transaction wrote, and the session lock keeps other turns of the session out.
+        """
         prepared = PreparedTurn.of(turn)
         text, speaker, addressees = prepared.text, prepared.speaker, prepared.addressees
-        message_id = self.turn_message_id(space, turn.turn_id)
+        if turn.turn_id is None:
+            candidates = [new_id("msg")]
+        else:  # a turn stored before the namespaced ids keeps its legacy id (see turn_message_id)
+            candidates = [legacy_turn_message_id(space, turn.turn_id), turn_message_id(space, turn.turn_id)]
+        message_id = candidates[-1]
         # outside the transaction: no lock held while encoding; the speaker-aware passage is what
         # the embedding and the SPLADE terms describe (voxmem.passages)
         indexed = prepared.passage
@@ -184,28 +226,36 @@ class MessageStore:
             "sparse_weights": sparse_weights,
         }
 
-        def work(tx: ManagedTransaction) -> bool:
-            if self.exists_in(tx, space, message_id):
-                return False
+        def work(tx: ManagedTransaction) -> AppendedTurn:
+            pending = []
+            if pending_age_s is not None:
+                pending = self.memory_pending_in(tx, space, turn.session, pending_age_s, PENDING_LIMIT)
+            if turn.turn_id is not None:
+                found = tx.run(query("message_turn_find"), space=space, ids=candidates).single()
+                if found is not None:
+                    return AppendedTurn(_view(found.data()), written=False, pending=pending)
             idx = self.lock_session(tx, space, turn.session, params["ts"])
-            # identity step of a text turn: its people by name (voxmem.stores.participants)
-            ids = ParticipantStore.named(tx, space, [speaker, *addressees.values()])
-            ParticipantStore.lock(tx, space, sorted(ids.values()))  # id order: no deadlock cycle
-            tx.run(
+            # identity step of a text turn: its people by name, locked in id order (no deadlock
+            # cycle) in the same statement (voxmem.stores.participants)
+            ids = ParticipantStore.named(tx, space, [speaker, *addressees.values()], lock=True)
+            row = tx.run(
                 query("message_append"),
                 idx=idx,
                 speaker_id=ids[speaker.key],
                 addressee_ids=[ids[k] for k in addressees],
                 **params,
-            ).consume()
-            return True
+            ).single()
+            assert row is not None  # the session and the speaker were written just before
+            view = _view(row.data())
+            context = None if window is None else self.context_in(tx, space, message_id, window)
+            return AppendedTurn(view, True, context, _passage_of(view) == indexed, pending)
 
         try:
-            self.db.write(work)
+            return self.db.write(work)
         except ConstraintError:  # a concurrent retry of the same turn_id won the race
             if turn.turn_id is None:
                 raise
-        return self.get(space, message_id)
+        return AppendedTurn(self.get(space, message_id), written=False)
 
     # --- batch import (voxmem.pipeline.batch) ---------------------------------------------------
     def append_many(self, space: str, turns: Sequence[Turn]) -> list[StoredTurn]:
@@ -244,8 +294,7 @@ class MessageStore:
             again = self.stored_turns_in(tx, space, [p.message_id for p in todo])  # a concurrent retry
             writing = [p for p in todo if p.message_id not in again]
             people = {p.key: p for item in writing for p in (item.speaker, *item.addressees.values())}
-            ids = ParticipantStore.named(tx, space, list(people.values())) if people else {}
-            ParticipantStore.lock(tx, space, sorted(ids.values()))
+            ids = ParticipantStore.named(tx, space, list(people.values()), lock=True) if people else {}
             rows, links, sessions = [], [], {}
             for item in writing:
                 turn, idx = item.turn, next_idx[item.turn.session]
@@ -355,21 +404,36 @@ class MessageStore:
         session (``space`` and ``session`` given) or of every space (both None); turns a
         running batch import claimed (:meth:`claim_pending`) are left to it."""
         if space is not None and session is not None:
-            rows = self.db.query(
-                query("message_memory_pending_session"),
-                space=space,
-                session=session,
-                min_age_s=min_age_s,
-                limit=limit,
-            )
-        elif space is None and session is None:
+            ids = self.db.read(lambda tx: self.memory_pending_in(tx, space, session, min_age_s, limit))
+            return [(space, i) for i in ids]
+        if space is None and session is None:
             rows = self.db.query(query("message_memory_pending"), min_age_s=min_age_s, limit=limit)
-        else:
-            raise ValueError("give both space and session, or neither")
-        return [(row["space"], row["id"]) for row in rows]
+            return [(row["space"], row["id"]) for row in rows]
+        raise ValueError("give both space and session, or neither")
+
+    @staticmethod
+    def memory_pending_in(
+        tx: ManagedTransaction, space: str, session: str, min_age_s: float, limit: int
+    ) -> list[str]:
+        """:meth:`memory_pending` of one session inside the caller's transaction (a text turn's
+        write reads them with its own message)."""
+        rows = tx.run(
+            query("message_memory_pending_session"),
+            space=space,
+            session=session,
+            min_age_s=min_age_s,
+            limit=limit,
+        )
+        return [row["id"] for row in rows]
 
     def memory_done(self, space: str, message_id: str) -> None:
-        self.db.execute(query("message_memory_done"), space=space, id=message_id)
+        self.db.write(lambda tx: self.memory_done_in(tx, space, message_id))
+
+    @staticmethod
+    def memory_done_in(tx: ManagedTransaction, space: str, message_id: str) -> None:
+        """Clear a turn's pending mark inside the caller's transaction: the memory writer's,
+        so a turn's memory and its mark commit together (voxmem.memory.writer)."""
+        tx.run(query("message_memory_done"), space=space, id=message_id).consume()
 
     # --- recordings: the messages of one whole-recording job ---------------------------------
     def recording_state(self, space: str, recording_id: str) -> dict[str, Any]:
@@ -582,6 +646,14 @@ def rrf(rankings: list[list[str]], k: int = 60) -> dict[str, float]:
         for rank, item in enumerate(ranking, start=1):
             scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
     return scores
+
+
+def _passage_of(view: dict[str, Any]) -> str:
+    """The passage of a stored message from its view, as the indexer computes it
+    (``message_index_read``: the speaker's and the given addressees' stored names)."""
+    speaker = view.get("speaker") or {}
+    named = sorted(a["name"] for a in view["addressees"] if a.get("name"))
+    return passage(view["text"], speaker.get("name"), named)
 
 
 def _context_person(row: dict[str, Any]) -> ContextPerson:

@@ -74,10 +74,16 @@ class ParticipantStore:
 
     @staticmethod
     def named(
-        tx: ManagedTransaction, space: str, people: list[Person], source: str | None = None
+        tx: ManagedTransaction,
+        space: str,
+        people: list[Person],
+        source: str | None = None,
+        lock: bool = False,
     ) -> dict[str, str]:
         """Each person's participant id, found by name key or created (``source`` becomes the
-        created node's ``name_source``: ``manual`` for a link by hand)."""
+        created node's ``name_source``: ``manual`` for a link by hand). ``lock``: also lock
+        them in id order, as :meth:`lock` with ``ids`` does, in the same statement (a message
+        write's people: one round trip instead of two)."""
         rows = tx.run(
             query("participant_named"),
             space=space,
@@ -85,6 +91,7 @@ class ParticipantStore:
                 {"key": p.key, "name": p.name, "id": new_id("p")} for p in sorted(people, key=lambda p: p.key)
             ],
             source=source,
+            lock=lock,
         )
         return {row["key"]: row["id"] for row in rows}
 
