@@ -15,7 +15,7 @@ import numpy as np
 import onnx
 
 from voxmem.config import Settings
-from voxmem.embeddings import SparseEncoder, TextEmbedder
+from voxmem.embeddings import MAX_PADDING, SparseEncoder, TextEmbedder, padded_batches
 
 TEXTS = [
     "Maya to Tom: Dad, can we stop for pizza on the way home?",
@@ -83,3 +83,29 @@ def test_splade_onnx_export_gives_the_torch_terms(tmp_path: Path) -> None:
         same = set(g) & set(w)
         assert len(same) >= len(w) - 2, text
         assert max(abs(g[t] - w[t]) for t in same) <= 0.002, text
+
+
+class _Tokens:
+    """A stand-in tokenizer: text 'n' is n tokens long."""
+
+    class _Encoding:
+        def __init__(self, n: int) -> None:
+            self.ids = list(range(1, n + 1))
+
+    def encode_batch(self, texts: list[str]) -> list[_Encoding]:
+        return [self._Encoding(int(t)) for t in texts]
+
+
+def test_batches_stop_where_padding_would_exceed_a_quarter() -> None:
+    # eight concurrent turns' passages of very different lengths, as the coalescer merges them
+    texts = ["9", "40", "10", "12", "38", "11", "80", "41"]
+    batches = list(padded_batches(_Tokens(), texts, batch_size=32))
+    assert sorted(i for chunk, _, _ in batches for i in chunk) == list(range(len(texts)))
+    for chunk, ids, mask in batches:
+        real = int(mask.sum())
+        assert len(chunk) == 1 or ids.size <= (1 + MAX_PADDING) * real, (chunk, ids.shape, real)
+        for row, i in enumerate(chunk):  # each row is its text, padded with zeros after it
+            assert int(mask[row].sum()) == int(texts[i]) and ids[row, : int(texts[i])].tolist()[0] == 1
+    assert [len(c) for c, _, _ in batches] == [4, 3, 1]  # 9-12, 38-41, 80: not one batch of width 80
+    # texts of one length still fill whole batches
+    assert [len(c) for c, _, _ in padded_batches(_Tokens(), ["20"] * 40, batch_size=32)] == [32, 8]
