@@ -364,6 +364,11 @@ class Agent:
         question = question.strip()
         if not question:
             raise InvalidInput("question is empty")
+        # which layers hold anything is asked beside the participant list, not after it (one
+        # sequential round trip fewer before round 1: docs/retrieval.md "Latency, fourth pass")
+        asked = None
+        if self.layers is not None and self.executor is not None and not scope.sees_nothing:
+            asked = self.executor.submit(self.layers, scope.space)
         people = self.participants(scope.space)
         asker = {"id": scope.asker, "name": scope.asker_name} if scope.asker else None
         state = AgentState(
@@ -375,7 +380,9 @@ class Agent:
             max_rounds=self.max_rounds,
             embed=self.embed,
         )
-        present = self.layers(scope.space) if (self.layers and not scope.sees_nothing) else None
+        present = None
+        if self.layers is not None and not scope.sees_nothing:
+            present = asked.result() if asked is not None else self.layers(scope.space)
         state.layers = present
         while state.round <= self.max_rounds:
             planned = policy.plan(state)

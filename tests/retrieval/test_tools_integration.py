@@ -142,3 +142,22 @@ def test_concurrent_round_equals_the_sequential_round(households, retrieval, ser
             ]
             sequential = retrieval.fuse_round(scope, rankings, None, k=10)
             assert retrieval.search(scope, text, layers, None, k=10) == sequential, (policy, name, text)
+
+
+@pytest.mark.parametrize("policy", ["open", "private"])
+def test_agent_asks_layers_beside_the_participants_same_result(households, retrieval, services, policy):
+    """The agent asks which layers hold anything on its pool, beside the participant list; with
+    and without a pool (layers then asked in line) the rounds, skips and evidence are the same."""
+    from voxmem.retrieval.agent import POLICIES
+
+    house = households[policy]
+    pooled = retrieval.agent()
+    inline = retrieval.agent()
+    inline.executor = None
+    for name in [None, *house.people]:
+        scope = resolve_scope(services.db, house.space, None if name is None else house.people[name])
+        for question in ("What is the garage door code?", "When is Lena's dentist appointment?"):
+            a = pooled.run(question, scope, POLICIES["heuristic"]())
+            b = inline.run(question, scope, POLICIES["heuristic"]())
+            assert [e.id for e in a.evidence] == [e.id for e in b.evidence], (policy, name, question)
+            assert [(r.actions, r.skipped) for r in a.trace] == [(r.actions, r.skipped) for r in b.trace]
