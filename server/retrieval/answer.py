@@ -21,7 +21,7 @@ import numpy as np
 
 from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
-from voxmem.retrieval.llm_reader import ATTRIBUTION_KINDS, LLMReader, Outcome
+from voxmem.retrieval.llm_reader import ATTRIBUTION_KINDS, LLMReader, Outcome, unlabelled
 from voxmem.retrieval.question import Reading
 from voxmem.retrieval.spans import day_of, place_phrase, short_span, spoken_date, wanted_shape, wants_list
 from voxmem.retrieval.text import content_words, normalise, words
@@ -593,10 +593,11 @@ class ExtractiveAnswerer:
         named_ids: set[str] = {p["id"] for p in people if p.get("id")}
         mentions = [m for p in people for m in _mentions(p)]
         semantic = self.meaning.scores(reading.text, [c[0] for c in candidates])
-        name_stems = {_stem(w) for p in people for w in content_words(" ".join(_mentions(p)))}
+        name_words = _name_words(people)
+        name_stems = {_stem(w) for w in name_words}
         topic = {stems[w] for w in wanted} - name_stems
         speech_only = bool(named_ids) and topic <= _SPEECH_STEMS
-        kind = asked_kind(reading.text, {w for p in people for w in content_words(" ".join(_mentions(p)))})
+        kind = asked_kind(reading.text, name_words)
         kind_fit = KindFit(kind, self.meaning.embed)
         kind_fit.prime([c[0] for c in candidates])
 
@@ -775,6 +776,12 @@ def _gathered(
     return text, [e.id for _, e in chosen]
 
 
+def _name_words(people: list[dict[str, Any]]) -> set[str]:
+    """The content words of the names and aliases of ``people`` (a question's kind word is never
+    one of them: "What is Rose's favourite colour?" asks for a colour, not a rose)."""
+    return {w for p in people for w in content_words(" ".join(_mentions(p)))}
+
+
 def _people_words(result: AgentResult) -> set[str]:
     """Lower-case words of the names of everyone in the evidence (speakers, addressees) and the
     question: a span that is only such words names a person, not a place."""
@@ -845,11 +852,10 @@ def _draft_kind(result: AgentResult, draft: str, embed: Any = None) -> float | N
     """How well the offline draft holds a thing of the kind a what/which-question asks for
     (:class:`KindFit`, 0-1; "What drink does Peter like best?" drafted from "Peter: the music I
     like best is classical music." → 0), or None when the question names no kind."""
-    people = {w for p in result.reading.people for w in content_words(" ".join(_mentions(p)))}
-    kind = asked_kind(result.reading.text, people)
+    kind = asked_kind(result.reading.text, _name_words(result.reading.people))
     if not kind:
         return None
-    said = draft.split(": ", 1)[1] if ": " in draft[:40] else draft
+    said = unlabelled(draft)
     fit = KindFit(kind, embed)
     fit.prime([said])
     return fit(said)

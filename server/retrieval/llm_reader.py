@@ -336,6 +336,12 @@ def restates(answer: str, question: str) -> bool:
     return bool(said) and " or " not in f" {question.lower()} " and said <= asked
 
 
+def unlabelled(draft: str) -> str:
+    """A draft answer without its leading "Speaker: " label (the offline reader quotes turns as
+    "Maya: …"; a colon further in is part of what was said)."""
+    return draft.split(": ", 1)[1] if ": " in draft[:40] else draft
+
+
 def _kept(answer: str, draft: str) -> bool:
     """Whether the model copied the draft (the schema caps an answer at ``MAX_ANSWER_CHARS``, the
     draft may be longer): the answer is the draft's beginning, at least 30 characters of it, with
@@ -343,7 +349,7 @@ def _kept(answer: str, draft: str) -> bool:
     retypes quotes and dashes ('The Lean Startup' for "The Lean Startup"), and such a copy that
     lost the draft's tail ("(said on 29 May 2023)") must still keep the draft whole."""
     d = " ".join(draft.split())
-    bare, a = normalise(d.split(": ", 1)[1] if ": " in d[:40] else d), normalise(answer)
+    bare, a = normalise(unlabelled(d)), normalise(answer)
     d = normalise(d)
     return bool(a) and (a in (d, bare) or (len(a) >= 30 and (d.startswith(a) or bare.startswith(a))))
 

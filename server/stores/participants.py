@@ -82,7 +82,7 @@ class ParticipantStore:
     ) -> dict[str, str]:
         """Each person's participant id, found by name key or created (``source`` becomes the
         created node's ``name_source``: ``manual`` for a link by hand). ``lock``: also lock
-        them in id order, as :meth:`lock` with ``ids`` does, in the same statement (a message
+        them in id order, as :meth:`lock` does a session's people, in the same statement (a message
         write's people: one round trip instead of two)."""
         rows = tx.run(
             query("participant_named"),
@@ -96,14 +96,12 @@ class ParticipantStore:
         return {row["key"]: row["id"] for row in rows}
 
     @staticmethod
-    def lock(
-        tx: ManagedTransaction, space: str, ids: Sequence[str] = (), messages: Sequence[str] = ()
-    ) -> None:
-        """Lock, first thing in a write transaction, the sessions of ``messages`` and the
-        participants ``ids`` plus those sessions' participants, each in id order
-        (``participant_lock``): concurrent turns naming the same people then queue instead of
-        deadlocking."""
-        tx.run(query("participant_lock"), space=space, ids=list(ids), messages=list(messages)).consume()
+    def lock(tx: ManagedTransaction, space: str, messages: Sequence[str]) -> None:
+        """Lock, first thing in a write transaction, the sessions of ``messages`` and those
+        sessions' participants, each in id order (``participant_lock``): concurrent turns naming
+        the same people then queue instead of deadlocking. A message write locks the people it
+        names with :meth:`named` (``lock=True``)."""
+        tx.run(query("participant_lock"), space=space, messages=list(messages)).consume()
 
     @staticmethod
     def for_new_speaker(tx: ManagedTransaction, space: str, speaker_id: str, label: str, source: str) -> str:
