@@ -172,6 +172,13 @@ def up(settings: Settings, model: str | None = None, threads: int | None = None)
         current = status(settings)
         if current.running and current.model == name and current.threads == threads:
             return current
+        if current.pid is not None and current.model == name and current.threads == threads:
+            # ours, alive, the same model, but its endpoint did not answer the 2 s probe: one worker
+            # busy with a long request on a loaded CPU (or still loading). Restarting it here killed
+            # another client's request mid-answer (a benchmark's `up` broke a judge run): wait.
+            waited = _await_answer(settings, current.pid)
+            if waited is not None:
+                return waited
         if current.pid is not None:
             _stop(settings, current.pid)
         if _port_open(settings.llm_local_port):
@@ -221,6 +228,16 @@ def up(settings: Settings, model: str | None = None, threads: int | None = None)
             f"the llama.cpp server did not answer within {settings.llm_start_timeout_s:.0f} s:\n"
             + _tail(logfile)
         )
+
+
+def _await_answer(settings: Settings, pid: int) -> LLMStatus | None:
+    """The status once the running server answers (within ``llm_start_timeout_s``), else None."""
+    deadline = time.monotonic() + settings.llm_start_timeout_s
+    while time.monotonic() < deadline and _is_ours(pid, settings.llm_local_port):
+        if _models_answer(base_url(settings), timeout=10.0) is not None:
+            return status(settings)
+        time.sleep(0.5)
+    return None
 
 
 def _tail(path: Path, lines: int = 15) -> str:
