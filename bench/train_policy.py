@@ -380,9 +380,20 @@ class Env:
     def __init__(self, core: Any, retrieval: RetrievalService, store: dict[tuple, Any]) -> None:
         self.stats = {"calls": 0, "hits": 0}
         self.store = store
+        self.db = core.db
+        self._scopes: dict[str, AccessScope] = {}
+        self._people: dict[str, list[dict[str, Any]]] = {}
+        self._present: dict[str, set[str]] = {}
         top = max(retrieval.budgets)
         self.tools = {name: CachedTool(t, store, self.stats, top) for name, t in retrieval.tools.items()}
         self.vectors = QuestionVectors(core.embedder)
+        # The agent is told which layers hold anything, as the service's agent is
+        # (RetrievalService.agent): an episode run through Agent.run (evaluate) then sees the
+        # states training sees (env.start). Without it every layer was valid in evaluation, so
+        # on the messages-only LoCoMo and FriendsQA spaces the learned policy planned the empty
+        # fact and profile tools it was never trained to plan there (timeline first on temporal
+        # questions, as on the generated cases) and left out message tools (docs/retrieval.md,
+        # "Seventh session").
         self.agent = Agent(
             self.tools,  # type: ignore[arg-type]
             retrieval.directory.list,
@@ -390,23 +401,26 @@ class Env:
             max_rounds=retrieval.max_rounds,
             rrf_k=core.settings.rrf_k,
             embed=self.vectors,  # type: ignore[arg-type]
+            layers=self.layers,
         )
         self.space = L.ActionSpace(L.tool_specs())
-        self.db = core.db
-        self._scopes: dict[str, AccessScope] = {}
-        self._people: dict[str, list[dict[str, Any]]] = {}
-        self._present: dict[str, set[str]] = {}
 
     def scope(self, q: Question) -> AccessScope:
         """The question's scope (open spaces; a named asker personalises), as the agent resolves it."""
         key = f"{q.space}|{q.asker}"
         if key not in self._scopes:
-            from voxmem.retrieval.tools import layers_present
-
             self._scopes[key] = resolve_scope(self.db, q.space, q.asker)
             self._people[q.space] = self.agent.participants(q.space)
-            self._present[q.space] = layers_present(self.db, q.space)
         return self._scopes[key]
+
+    def layers(self, space: str) -> set[str]:
+        """The memory layers that hold anything in the space, asked once per run (the spaces do
+        not change during one)."""
+        if space not in self._present:
+            from voxmem.retrieval.tools import layers_present
+
+            self._present[space] = layers_present(self.db, space)
+        return self._present[space]
 
     def start(self, q: Question) -> AgentState:
         scope = self.scope(q)
@@ -419,11 +433,11 @@ class Env:
             budgets=self.agent.budgets,
             max_rounds=self.agent.max_rounds,
             embed=self.vectors,  # type: ignore[arg-type]
-            layers=self._present[q.space],
+            layers=self.layers(q.space),
         )
 
     def present(self, q: Question) -> set[str]:
-        return self._present[q.space]
+        return self.layers(q.space)
 
 
 def branch(state: AgentState) -> AgentState:

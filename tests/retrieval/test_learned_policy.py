@@ -551,6 +551,52 @@ def test_stop_profiles_predict_the_agents_run_at_any_threshold(services, househo
     assert saved.stop_threshold == 1.5
 
 
+def test_evaluation_runs_the_policy_in_the_states_training_sees(
+    services, households, retrieval, monkeypatch
+) -> None:
+    """The held-out and probe scores (``evaluate``, i.e. ``Agent.run``) must run a policy in the
+    states it is trained in (``Env.start``: the layers that hold anything known), as the service's
+    agent does. They did not: on the messages-only LoCoMo and FriendsQA spaces every layer was
+    valid in evaluation, and the learned policy planned the empty fact and profile tools there
+    (``timeline`` first on temporal questions) in place of message tools (docs/retrieval.md,
+    "Seventh session"). Here the household is made to read as messages-only."""
+    from bench import train_policy as T
+    from voxmem.retrieval import tools as tools_module
+
+    monkeypatch.setattr(tools_module, "layers_present", lambda db, space: {"interaction"})
+    qs = _tiny_questions(households["open"])
+    env = T.Env(services, retrieval, {})
+    torch.manual_seed(3)
+    net = L.build_net(384 + L.N_SCALARS, 8, len(env.space.tools))
+    torch.nn.init.normal_(net[2].weight, std=0.5)
+    trainer = T.Trainer(env, T.Config())
+    trainer.net = net
+    policy = L.LearnedPolicy(net, trainer.meta(qs, 384 + L.N_SCALARS))
+    # the same weights plan fact and profile tools when every layer is valid (what evaluation saw)
+    unknown = env.start(qs[2])
+    unknown.layers = None
+    assert {a.layer for a in policy.plan(unknown)} - {"interaction"}
+    seen: list[set[str] | None] = []
+
+    class Recording:
+        name = "learned"
+
+        def plan(self, state: AgentState) -> list:
+            seen.append(state.layers)
+            return policy.plan(state)
+
+    rows = T.evaluate(env.agent, Recording(), qs, env)
+    assert seen and all(layers == {"interaction"} for layers in seen)
+    for q in qs:
+        result = env.agent.run(q.question, env.scope(q), policy)
+        assert {a["layer"] for r in result.trace for a in r.actions} == {"interaction"}
+        assert not [s for r in result.trace for s in r.skipped if "layer empty" in s]
+    # evaluation and the training-side rollouts are the same episodes
+    recall, rounds = T.stop_outcome(T.stop_profiles(env, policy, qs), policy.stop_threshold)
+    assert recall == pytest.approx(sum(r["r@10"] for r in rows) / len(rows), abs=1e-4)
+    assert rounds == pytest.approx(sum(r["rounds"] for r in rows) / len(rows))
+
+
 def test_cached_tool_retries_a_transient_neo4j_failure_and_never_caches_it(monkeypatch) -> None:
     """A server hiccup (503, "nothing written, retry") must not be replayed from the persistent
     tool cache in every later run; a refusal (403) is the tool's answer and is cached."""
