@@ -1,5 +1,5 @@
-"""``bench.scale`` helpers that need no Neo4j: the timed questions' quiet lock and the copies'
-reproducible perturbation."""
+"""``bench.scale`` helpers that need no Neo4j: the timed questions' quiet lock, the copies'
+reproducible perturbation and the loader's split between two writers and its pause for the lock."""
 
 from __future__ import annotations
 
@@ -65,3 +65,47 @@ def test_copy_perturbation_is_the_same_in_every_run():
     assert payload(3) == payload(3)
     assert payload(3) != payload(4)
     assert 0.97 < float(np.dot(payload(3), vec.dense[0])) < 0.999  # perturbed, cosine ~0.99
+
+
+class _CountingLayout(scale.Layout):
+    """The loader's split and pause logic without Neo4j: a "write" only counts a unit's rows."""
+
+    def __init__(self, writers: int, yield_to: Path | None = None) -> None:
+        self.units = [scale.Unit(f"u{i}", [None] * (10 + i)) for i in range(3)]  # type: ignore[list-item]
+        self.writers, self.yield_to, self.batch = writers, yield_to, 1
+        self._lock = threading.Lock()
+        self.counts = {scale.MAIN: 0}
+        self.main_copies, self.others = 0, []
+        self.threads: set[str] = set()
+        self.services = SimpleNamespace(db=SimpleNamespace(execute=lambda *a, **k: []))  # type: ignore[assignment]
+
+    def _write(self, space: str, unit: scale.Unit, copy: int) -> int:
+        self.threads.add(threading.current_thread().name)
+        time.sleep(0.002)  # a write takes time, so the two halves overlap as real transactions do
+        with self._lock:
+            self.counts[space] = self.counts.get(space, 0) + len(unit.rows)
+        return len(unit.rows)
+
+
+@pytest.mark.parametrize("writers", [1, 2])
+def test_loader_fills_both_halves_with_either_writer_count(writers: int):
+    layout = _CountingLayout(writers)
+    report = layout.grow(1000)
+    main = layout.counts[scale.MAIN]
+    assert layout.total >= 1000
+    assert report["written"] == layout.total
+    assert abs(main - (layout.total - main)) <= 12  # half each, within one unit
+    assert len(layout.threads) == writers  # two writers: the halves were written by two threads
+
+
+def test_loader_starts_no_batch_while_the_quiet_lock_exists(tmp_path: Path):
+    lock = tmp_path / "quiet.lock"
+    lock.write_text("someone timing")
+    layout = _CountingLayout(2, yield_to=lock)
+    worker = threading.Thread(target=layout.grow, args=(200,))
+    worker.start()
+    time.sleep(0.3)
+    assert layout.total == 0  # paused while someone holds the lock
+    lock.unlink()
+    worker.join(timeout=30)
+    assert layout.total >= 200
