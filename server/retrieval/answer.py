@@ -22,7 +22,7 @@ import numpy as np
 from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
 from voxmem.retrieval.llm_reader import ATTRIBUTION_KINDS, LLMReader, Outcome, unlabelled
-from voxmem.retrieval.question import Reading
+from voxmem.retrieval.question import Reading, asked_about
 from voxmem.retrieval.spans import day_of, place_phrase, short_span, spoken_date, wanted_shape, wants_list
 from voxmem.retrieval.text import content_words, normalise, words
 
@@ -401,8 +401,6 @@ def _asks(sentence: str) -> bool:
     return text.rstrip().endswith("?") and bool(_ASKING.match(text))
 
 
-_POSSESSIVE_ME = re.compile(r"\b(?:my|mine|me|i)\b", re.I)
-
 # Verbs of saying, advising and wanting. "What does nbx909 suggest?", "What did Tom say?", "What
 # does Ana want?": when nothing but such a verb is left of a question about a person, the verb is
 # the act of speaking itself, so any of that person's turns may answer (none need repeat it).
@@ -585,11 +583,9 @@ class ExtractiveAnswerer:
         total = sum(weight.values()) or 1.0
         # A question about named people is answered only from what they said or what names them:
         # "What is Grace's favourite food?" must not be answered by Lucy's favourite food.
-        people = list(reading.people)
-        # A first-person question ("What's my favourite drink?", "Where do I work?") is about the
-        # asker: their turns answer it, not the same generic turn for every asker.
-        if reading.first_person and result.scope.asker and _POSSESSIVE_ME.search(reading.text):
-            people.append({"id": result.scope.asker, "name": result.scope.asker_name or ""})
+        # A first-person question ("What's my favourite drink?") is about the asker: their turns
+        # answer it, not the same generic turn for every asker.
+        people = asked_about(reading, result.scope.asker, result.scope.asker_name)
         named_ids: set[str] = {p["id"] for p in people if p.get("id")}
         mentions = [m for p in people for m in _mentions(p)]
         semantic = self.meaning.scores(reading.text, [c[0] for c in candidates])
@@ -866,14 +862,43 @@ def _draft_kind(result: AgentResult, draft: str, embed: Any = None) -> float | N
 OFF_KIND, OF_KIND = 0.2, 0.5
 
 
+def _rests_on_asked(result: AgentResult, chosen: tuple[str, list[str]]) -> bool:
+    """Whether an LLM answer about named people (or the asker, :func:`asked_about`) rests on a turn
+    by them, about them (naming them other than as an address), or spoken to them about them
+    ("Your painting of the lake is lovely" to Ana) -- the rule the extractive reader keeps. Judged
+    on the cited sentences that hold the answer's words, or on the whole cited turns when none
+    does (a yes/no answer). Why: asked "What did Melanie make for a local church?", the small
+    model answers from Caroline's turn about her own painting; asked "Which drink is Peter's
+    favourite?", from another person's "black coffee"."""
+    people = asked_about(result.reading, result.scope.asker, result.scope.asker_name)
+    if not people:
+        return True
+    ids = {p["id"] for p in people if p.get("id")}
+    mentions = [m for p in people for m in _mentions(p)]
+    said = {_stem(w) for w in content_words(chosen[0])}
+    cited = [e for e in result.evidence if e.id in chosen[1]]
+    pieces = [(s, e) for e in cited for s in _SENTENCE.split(e.evidence.text) if s.strip()]
+    pieces += [(str(x.get("text", "")), e) for e in cited for x in e.support]
+    holding = [(s, e) for s, e in pieces if said & {_stem(w) for w in content_words(s)}] or pieces
+
+    def about(sentence: str, entry: FusedEvidence) -> bool:
+        to_them = any(a.get("id") in ids for a in entry.evidence.addressees)
+        return _about(entry, sentence, ids, mentions) or (to_them and _to_listener(sentence, entry))
+
+    return any(about(s, e) for s, e in holding)
+
+
 def _judged(
     result: AgentResult,
     outcome: Outcome,
-    fallback: tuple[str, list[str]],
+    fallback: tuple[str, list[str]] | None,
     embed: Any,
 ) -> tuple[tuple[str, list[str]] | None, str, str]:
-    """The LLM's reading against the offline draft: (answer, answerer, note).
+    """The LLM's reading against the offline draft (``fallback``, None when the offline reader
+    found nothing): (answer, answerer, note).
 
+    - An answer about named people that rests on no turn by or about them (:func:`_rests_on_asked`)
+      is dropped: the draft stands, or nothing.
     - The small local models abstain on answers their evidence holds (the demo's plumber and
       boots questions, run to run), so an abstention stands only when the draft holds nothing of
       the kind asked for: the draft is then the best-matching sentence on another thing, as for a
@@ -882,6 +907,12 @@ def _judged(
       only: asked "Which drink was Sophie's favourite earlier?" with the draft "For me it's always
       orange juice, that's my favourite drink.", the 1.5B model answered her new favourite from
       another line. The model may still shorten or correct the draft from the draft's own turn."""
+    if outcome.chosen is not None and not _rests_on_asked(result, outcome.chosen):
+        who = _names(asked_about(result.reading, result.scope.asker, result.scope.asker_name))
+        why = f"the LLM's answer rests on no turn by or about {who}"
+        return fallback, "extractive" if fallback else "none", why
+    if fallback is None:
+        return outcome.chosen, "llm", ""
     fit = _draft_kind(result, fallback[0], embed)
     if outcome.chosen is None:
         if fit is not None and fit < OFF_KIND:
@@ -933,9 +964,7 @@ def compose(
         else:
             notes += outcome.notes
             # the LLM's answer, or abstention (None), against the offline draft (see _judged)
-            chosen, answerer, why = (
-                _judged(result, outcome, fallback, embed) if fallback else (outcome.chosen, "llm", "")
-            )
+            chosen, answerer, why = _judged(result, outcome, fallback, embed)
             notes += [why] if why else []
     else:
         chosen = ExtractiveAnswerer(embed).answer(result)

@@ -5,14 +5,18 @@ Why this shape (2 CPU cores, 0.5–1.5 B models): on this machine llama.cpp read
 cost (the first version's 12 whole turns were ~900 tokens, ~45 s per question). So:
 
 - the prompt shows at most ``max_evidence`` (5) turns, each one line
-  ``[n] date, session, speaker -> addressees: text`` clipped to the sentences that share the
+  ``[n] speaker -> addressees: text`` under a ``date, session:`` heading per run of lines from one
+  session and day (the issue's ``[n] date, session, speaker -> addressees: text`` without
+  repeating date and session), clipped to the sentences that share the
   most words with the question (≤ ``max_chars``), chosen by retrieval rank and that overlap,
   the offline reader's cited turn always among them, in the order they were said; at most one
   fact or profile attribute fused onto a turn is indented beneath it;
 - the system prompt is fixed and comes first, so the llama.cpp server reuses its evaluated
   prefix (its KV cache) from one question to the next;
-- the offline reader's answer is shown as a *draft*: the model keeps it, corrects it or
-  abstains — the model reads ~150 tokens instead of searching ~900;
+- the offline reader's answer is the *draft*, shown as the line(s) it rests on ("Likely line: 3"),
+  not its words (shown them, the model copied whole turns back where a few words were asked
+  for): the model answers from that line or another, or abstains — it reads ~150 tokens instead
+  of searching ~900;
 - the reply is constrained to a JSON schema (``voxmem.llm.client.constrain``: a grammar on the
   local server), ``{"answer": str|null, "ids": [n]}`` with the evidence numbers as an enum, so
   generation is the answer's few tokens plus ~10 of JSON.
@@ -43,13 +47,15 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_expo
 from voxmem.llm.client import Endpoint, LLMUnavailable, constrain
 from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
+from voxmem.retrieval.question import asked_about
 from voxmem.retrieval.spans import day_of, wanted_shape, with_dates
 from voxmem.retrieval.text import content_words, normalise
 
 ATTRIBUTION_KINDS = ("who_said", "addressee")
 
-ANSWER_SYSTEM = """Answer the question from the numbered conversation lines only.
-A draft answer may follow: keep it if the lines support it, else correct it.
+ANSWER_SYSTEM = """Answer the question from the numbered conversation lines only,
+in a few words, not the whole line.
+The line that likely answers may be named: use it if it does, else another line.
 Reply with JSON {"answer": "<a few words>", "ids": [<line numbers>]},
 or {"answer": null, "ids": []} if the lines do not say."""
 
@@ -174,7 +180,10 @@ def layout(
     keep: tuple[str, ...] = (),
     pool: int = 12,
 ) -> Layout:
-    """``[n] date, session, speaker -> addressees: text`` per turn, facts/attributes beneath.
+    """``date, session:`` once per run of lines said that day in that session, then
+    ``[n] speaker -> addressees: text`` per turn, facts/attributes beneath (the issue's
+    ``[n] date, session, speaker -> addressees: text`` with the date and session not repeated:
+    ~10 tokens a line on 2 cores).
 
     Of the first ``pool`` turns retrieved, the ``max_evidence`` best by retrieval rank and word
     overlap with the question (``keep``: ids shown whatever their score, e.g. the draft's),
@@ -188,10 +197,14 @@ def layout(
     chosen.sort(key=lambda s: (s[3].evidence.ts or "", s[3].evidence.session or "", s[3].evidence.idx))
     lines: list[str] = []
     entries: dict[int, FusedEvidence] = {}
+    heading = None
     for n, (_, _, _, entry, text) in enumerate(chosen, start=1):
         ev = entry.evidence
+        if (_when(ev.ts), ev.session) != heading:  # the date and session once per run of lines
+            heading = (_when(ev.ts), ev.session)
+            lines.append(f"{heading[0]}, {ev.session}:")
         to = ", ".join(_person(a) for a in ev.addressees) or "everyone"
-        lines.append(f"[{n}] {_when(ev.ts)}, {ev.session}, {_person(ev.speaker)} -> {to}: {text}")
+        lines.append(f"[{n}] {_person(ev.speaker)} -> {to}: {text}")
         for support in entry.support[:max_support]:
             kind = "fact" if support.get("layer") == "fact" else "profile"
             lines.append(f"    {kind}: {_clip(str(support.get('text', '')), 100)}")
@@ -394,9 +407,9 @@ class LLMReader:
         self,
         chat_model: Any,
         endpoint: Endpoint | None = None,
-        max_evidence: int = 4,
+        max_evidence: int = 5,
         connect_attempts: int = 3,
-        max_chars: int = 140,
+        max_chars: int = 120,
     ) -> None:
         self.chat_model = chat_model
         self.endpoint = endpoint
@@ -427,9 +440,14 @@ class LLMReader:
         asker = f"\nAsker: {result.scope.asker_name}" if result.scope.asker_name else ""
         user = f"Question: {result.query}{asker}\nLines:\n{shown.text}"
         if hint and not attribution:
+            # the offline draft as the lines it rests on, not its text: shown its words, the 1.5B
+            # model copied the whole turn back (8 of 13 LLM-read LoCoMo dev questions) where a
+            # few words were asked for, and the copy cost ~35 prompt and ~40 generated tokens
             lines = [n for n, e in shown.entries.items() if e.id in hint[1]]
-            where = f" (line {', '.join(map(str, lines))})" if lines else ""
-            user += f"\nDraft answer: {_clip(hint[0], 140)}{where}"
+            if lines:
+                user += f"\nLikely line: {', '.join(map(str, lines))}"
+            else:
+                user += f"\nDraft answer: {_clip(hint[0], 140)}"
         system = TURN_SYSTEM if attribution else ANSWER_SYSTEM
         return [SystemMessage(system), HumanMessage(user)], shown
 
@@ -441,9 +459,16 @@ class LLMReader:
         "yesterday (7 May 2023)" back into "yesterday" and cost 40–50 s doing it. Not when the
         offline reader found nothing: on the same 24 dev questions the 0.5B model then answered
         every adversarial question ("a local church" where the gold is "not mentioned") and
-        recovered no answerable one. So the LLM reads the questions whose draft is a sentence."""
+        recovered no answerable one. So the LLM reads the questions whose draft is a sentence, and
+        those without a draft that are about named people (or the asker: ``asked_about``): its
+        answer must then rest on a turn by or about them (``answer._rests_on_asked``), which is what
+        the adversarial answers failed ("What did Melanie make for a local church?" from Caroline's
+        own painting). On the household tune set 4 of the LLM's 6 misses were such questions ("What
+        drink do I like best?"); asked, the 1.5B model answered 3 of them right."""
         if draft is None:
-            return False
+            return bool(result.evidence) and bool(
+                asked_about(result.reading, result.scope.asker, result.scope.asker_name)
+            )
         if wanted_shape(result.query) is None:
             return True
         cited = [e.evidence for e in result.evidence if e.id in draft[1]]

@@ -157,6 +157,19 @@ _REQUESTS = re.compile(
 )
 
 
+_POSSESSIVE_ME = re.compile(r"\b(?:my|mine|me|i)\b", re.I)
+
+
+def asked_about(reading: Reading, asker: str | None, asker_name: str | None = None) -> list[dict[str, Any]]:
+    """The people a question is about: those it names, and the asker when the question is about
+    themself ("What's my favourite drink?", "Where do I work?"). Why one helper: the extractive
+    reader answers only from these people's turns, and an LLM answer must rest on one of them."""
+    people = list(reading.people)
+    if reading.first_person and asker and _POSSESSIVE_ME.search(reading.text):
+        people.append({"id": asker, "name": asker_name or ""})
+    return people
+
+
 def _name_index(participants: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Every full name and alias, and every part of one (first or last name) when only one
     participant has that part → participant."""

@@ -82,14 +82,18 @@ def result(question: str, kind: str = "general", evidence: list[FusedEvidence] |
 def test_prompt_lays_out_numbered_turns_with_time_session_people_and_support():
     shown = layout(result("What is the garage door code?"))
     lines = shown.text.splitlines()
-    assert lines[0] == (
-        "[1] 2 November 2026, kitchen, Tom -> Ana: The garage door code is 4417, don't tell the kids."
-    )
-    assert lines[1] == "    fact: The garage door code is 4417."
-    assert lines[2].startswith("[2] 2 November 2026, kitchen, Ana -> Tom: Can we have pizza")
+    assert lines[0] == "2 November 2026, kitchen:"  # date and session once for the lines beneath
+    assert lines[1] == "[1] Tom -> Ana: The garage door code is 4417, don't tell the kids."
+    assert lines[2] == "    fact: The garage door code is 4417."
+    assert lines[3].startswith("[2] Ana -> Tom: Can we have pizza")
     assert {n: e.id for n, e in shown.entries.items()} == {1: "msg-1", 2: "msg-2"}
     messages, _ = LLMReader(Replies(replies=["{}"])).prompt(result("What is the garage door code?"))
-    assert "Question: What is the garage door code?\nAsker: Ana\nLines:\n[1]" in messages[1].content
+    assert "Question: What is the garage door code?\nAsker: Ana\nLines:\n2 November" in messages[1].content
+    # another session (or day) gets its own heading
+    later = turn("msg-3", "Pizza it is.", TOM, [ANA])
+    later.evidence.session, later.evidence.ts = "hall", "2026-11-03T08:00:00+00:00"
+    lines = layout(result("pizza?", evidence=[*EVIDENCE, later])).text.splitlines()
+    assert lines[-2:] == ["3 November 2026, hall:", "[3] Tom -> Ana: Pizza it is."]
 
 
 def test_answer_maps_numbers_back_to_message_ids():
@@ -260,7 +264,8 @@ def test_the_offline_draft_is_shown_with_its_line_and_the_note_says_so():
     out = reader.read(
         result("What is the garage door code?"), hint=("Tom: The garage door code is 4417", ["msg-1"])
     )
-    assert "Draft answer: Tom: The garage door code is 4417 (line 1)" in chat.prompts[0][1].content
+    prompt = chat.prompts[0][1].content
+    assert prompt.endswith("\nLikely line: 1") and "Draft answer" not in prompt  # the line, not its words
     assert out.chosen == ("4417", ["msg-1"]) and "the offline draft was shown" in out.notes[0]
 
 
@@ -392,3 +397,39 @@ def test_a_draft_of_the_asked_kind_stands_against_an_answer_from_other_turns():
     chat = Replies(replies=['{"answer": "orange juice", "ids": [1]}'])
     out = compose(asking, llm=LLMReader(chat))
     assert (out.answer, out.answerer, out.used) == ("orange juice", "llm", ["msg-3"])
+
+
+def _about_ana(text: str, speaker: dict) -> AgentResult:
+    asking = result("What did Ana paint for the church?", evidence=[turn("msg-5", text, speaker, [])])
+    asking.evidence[0].evidence.addressees = [TOM if speaker is ANA else ANA]
+    asking.reading.people = [ANA]
+    asking.reading.keywords = ["paint", "church"]
+    return asking
+
+
+def test_an_answer_about_a_named_person_must_rest_on_a_turn_by_or_about_them():
+    chat = Replies(replies=['{"answer": "a picture of the lake", "ids": [1]}'])
+    # Tom's own painting answers nothing about Ana: dropped, and the offline reader had nothing
+    out = compose(_about_ana("I painted a picture of the lake for the church.", TOM), llm=LLMReader(chat))
+    assert chat.prompts, "a question about a named person is read by the LLM even without a draft"
+    assert (out.answer, out.answerer, out.supported) == (NOT_IN_MEMORY, "none", False)
+    assert any("rests on no turn by or about Ana" in n for n in out.notes)
+    # her own turn, or one spoken to her about her, grounds the same answer
+    for text, speaker in [
+        ("I painted a picture of the lake for the church.", ANA),
+        ("Your picture of the lake for the church is lovely.", TOM),
+        ("Thanks, Ana! Your picture of the lake for the church is lovely.", TOM),
+    ]:
+        out = compose(_about_ana(text, speaker), llm=LLMReader(chat))
+        assert (out.answer, out.answerer, out.used) == ("a picture of the lake", "llm", ["msg-5"]), text
+
+
+def test_an_answer_from_another_persons_turn_keeps_the_offline_draft():
+    own = turn("msg-6", "I painted the old mill for the church bazaar.", ANA, [TOM])
+    his = turn("msg-7", "I painted a picture of the lake for the church.", TOM, [ANA])
+    asking = result("What did Ana paint for the church?", evidence=[own, his])
+    asking.reading.people, asking.reading.keywords = [ANA], ["paint", "church"]
+    chat = Replies(replies=['{"answer": "a picture of the lake", "ids": [2]}'])
+    out = compose(asking, llm=LLMReader(chat))
+    assert chat.prompts and out.answerer == "extractive" and "old mill" in out.answer
+    assert any("rests on no turn by or about Ana" in n for n in out.notes)
