@@ -13,10 +13,9 @@ cost (the first version's 12 whole turns were ~900 tokens, ~45 s per question). 
   fact or profile attribute fused onto a turn is indented beneath it;
 - the system prompt is fixed and comes first, so the llama.cpp server reuses its evaluated
   prefix (its KV cache) from one question to the next;
-- the offline reader's answer is the *draft*, shown as the line(s) it rests on ("Likely line: 3"),
-  not its words (shown them, the model copied whole turns back where a few words were asked
-  for): the model answers from that line or another, or abstains — it reads ~150 tokens instead
-  of searching ~900;
+- the offline reader's answer is shown as a *draft* with its line; the system prompt asks for a
+  few words, not the whole line (the 1.5B model copied whole drafts back): the model answers from
+  that line or another, or abstains — it reads ~150 tokens instead of searching ~900;
 - the reply is constrained to a JSON schema (``voxmem.llm.client.constrain``: a grammar on the
   local server), ``{"answer": str|null, "ids": [n]}`` with the evidence numbers as an enum, so
   generation is the answer's few tokens plus ~10 of JSON.
@@ -55,7 +54,7 @@ ATTRIBUTION_KINDS = ("who_said", "addressee")
 
 ANSWER_SYSTEM = """Answer the question from the numbered conversation lines only,
 in a few words, not the whole line.
-The line that likely answers may be named: use it if it does, else another line.
+A draft answer may follow: use its line if it answers, else another line.
 Reply with JSON {"answer": "<a few words>", "ids": [<line numbers>]},
 or {"answer": null, "ids": []} if the lines do not say."""
 
@@ -440,14 +439,12 @@ class LLMReader:
         asker = f"\nAsker: {result.scope.asker_name}" if result.scope.asker_name else ""
         user = f"Question: {result.query}{asker}\nLines:\n{shown.text}"
         if hint and not attribution:
-            # the offline draft as the lines it rests on, not its text: shown its words, the 1.5B
-            # model copied the whole turn back (8 of 13 LLM-read LoCoMo dev questions) where a
-            # few words were asked for, and the copy cost ~35 prompt and ~40 generated tokens
+            # the draft's words with its line: shown only "Likely line: n", the 0.5B model abstained
+            # on the garage-code question its line answers (tests/llm/test_local_llm.py); the
+            # system prompt asks for a few words, since the 1.5B model copied whole drafts back
             lines = [n for n, e in shown.entries.items() if e.id in hint[1]]
-            if lines:
-                user += f"\nLikely line: {', '.join(map(str, lines))}"
-            else:
-                user += f"\nDraft answer: {_clip(hint[0], 140)}"
+            where = f" (line {', '.join(map(str, lines))})" if lines else ""
+            user += f"\nDraft answer: {_clip(hint[0], 140)}{where}"
         system = TURN_SYSTEM if attribution else ANSWER_SYSTEM
         return [SystemMessage(system), HumanMessage(user)], shown
 

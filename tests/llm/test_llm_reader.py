@@ -264,8 +264,8 @@ def test_the_offline_draft_is_shown_with_its_line_and_the_note_says_so():
     out = reader.read(
         result("What is the garage door code?"), hint=("Tom: The garage door code is 4417", ["msg-1"])
     )
-    prompt = chat.prompts[0][1].content
-    assert prompt.endswith("\nLikely line: 1") and "Draft answer" not in prompt  # the line, not its words
+    assert "Draft answer: Tom: The garage door code is 4417 (line 1)" in chat.prompts[0][1].content
+    assert "in a few words, not the whole line" in chat.prompts[0][0].content
     assert out.chosen == ("4417", ["msg-1"]) and "the offline draft was shown" in out.notes[0]
 
 
