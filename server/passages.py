@@ -14,7 +14,7 @@ with no SPLADE terms until none are left).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from voxmem.cypher import query
@@ -36,13 +36,23 @@ def sparse_fields(weights: dict[int, float]) -> tuple[str, list[float]]:
     return " ".join(f"t{t}" for t, _ in items), [w for _, w in items]
 
 
-def sparse_query(weights: dict[int, float], max_terms: int = 64) -> tuple[str, dict[str, float]]:
+def sparse_query(
+    weights: dict[int, float], max_terms: int = 64, common: Collection[str] = ()
+) -> tuple[str, dict[str, float]]:
     """The Lucene clauses of the candidate query (the query's heaviest terms, boosted by weight)
-    and the term map; the retrieval query prepends the space and session filters itself
-    (``cypher/retrieve_messages_sparse.cypher``, the access fragment ``message_lucene_filter``)."""
+    and the term map that scores the candidates exactly; the retrieval query prepends the space
+    and session filters itself (``cypher/retrieve_messages_sparse.cypher``, the access fragment
+    ``message_lucene_filter``).
+
+    ``common``: terms held by a large share of the space's messages (``SparseTermStats``). They stay
+    in the term map (scores are unchanged) but leave the Lucene clauses: a speaker's name is in
+    nearly every passage of a conversation, so one such term made the disjunction match most of
+    the space, and Lucene scores every match whatever the limit (docs/retrieval.md "Latency,
+    fifth pass"). When every term is common the clauses keep them all (nothing else to select on)."""
     top = sorted(weights.items(), key=lambda kv: -kv[1])[:max_terms]
     terms = {f"t{t}": w for t, w in top}
-    return " ".join(f"{t}^{w:.3f}" for t, w in terms.items()), terms
+    clauses = {t: w for t, w in terms.items() if t not in common} or terms
+    return " ".join(f"{t}^{w:.3f}" for t, w in clauses.items()), terms
 
 
 class MessageIndexer:

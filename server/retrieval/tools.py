@@ -21,7 +21,8 @@ the access rule.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
+import time
+from collections import Counter, OrderedDict
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar, TypeVar
@@ -190,6 +191,56 @@ class SparseQueryCache:
             weights = self.encoder.encode([text])[0]
             self._lru.put(text, weights)
         return weights
+
+
+class SparseTermStats:
+    """Per space, the SPLADE terms held by more than ``share`` of its most recent ``sample`` indexed
+    messages (cypher/message_sparse_sample.cypher), cached ``ttl`` seconds.
+
+    Why: the SPLADE tool's Lucene disjunction matched 72-94 % of a 100k space, because a query
+    shares a few terms with nearly every passage (the speakers' names lead every
+    "Caroline to Melanie: ..." passage of a LoCoMo conversation); Neo4j's full-text procedure
+    scores every match whatever its limit, so those terms cost the most and select nothing.
+    :func:`voxmem.passages.sparse_query` leaves them out of the Lucene clauses; exact scoring keeps
+    them. A space with fewer than ``sample`` indexed messages has no common terms (its query is
+    cheap anyway, and a small sample says little). Reading the statistics is one index-ordered read
+    of ``sample`` term lists (~25 ms at 100k, load ~10), once per space per ``ttl``, after the
+    first time in a background thread while the stale statistics serve. They are
+    candidate-selection statistics like Lucene's own idf, never returned to an asker."""
+
+    def __init__(self, db: Database, share: float = 0.2, sample: int = 500, ttl: float = 600.0) -> None:
+        self.db = db
+        self.share = share
+        self.sample = sample
+        self.ttl = ttl
+        self._cache: dict[str, tuple[float, frozenset[str]]] = {}
+        self._refreshing: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, space: str) -> frozenset[str]:
+        with self._lock:
+            cached = self._cache.get(space)
+            stale = cached is not None and time.monotonic() - cached[0] >= self.ttl
+            if stale and space not in self._refreshing:  # refreshed off the query's path
+                self._refreshing.add(space)
+                threading.Thread(target=self._refresh, args=(space,), daemon=True).start()
+        if cached is not None:
+            return cached[1]
+        return self._refresh(space)
+
+    def _refresh(self, space: str) -> frozenset[str]:
+        try:
+            rows = self.db.query(query("message_sparse_sample"), space=space, sample=self.sample)
+            common: frozenset[str] = frozenset()
+            if len(rows) >= self.sample:
+                df = Counter(t for row in rows for t in set(row["terms"].split()))
+                common = frozenset(t for t, n in df.items() if n > self.share * len(rows))
+            with self._lock:
+                self._cache[space] = (time.monotonic(), common)
+            return common
+        finally:
+            with self._lock:
+                self._refreshing.discard(space)
 
 
 class Retriever:
@@ -398,6 +449,16 @@ class MessageSparseRetriever(Retriever):
     doc = "learned sparse (SPLADE) search over turns with their speakers"
     queries = ("retrieve_messages_sparse",)
 
+    def __init__(
+        self,
+        db: Database,
+        embed: EmbeddingCache | None = None,
+        fetch: int = 200,
+        sparse: SparseQueryCache | None = None,
+    ) -> None:
+        super().__init__(db, embed, fetch, sparse)
+        self.common = SparseTermStats(db)
+
     def search(
         self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 10
     ) -> list[Hit]:
@@ -408,12 +469,14 @@ class MessageSparseRetriever(Retriever):
         weights = self.sparse(text)
         if scope.sees_nothing or not weights:
             return []
-        lucene, terms = sparse_query(weights)
+        lucene, terms = sparse_query(weights, common=self.common(scope.space))
         params = {**scope.params(), **_message_filters(filters or Filters()), "lucene": lucene}
         params["weights"] = terms
         fetch = max(self.fetch, 10 * k)
         rows = self.run("retrieve_messages_sparse", fetch=fetch, k=k, **params)
-        if len(rows) < k:  # scope or filters removed candidates: widen once
+        if len(rows) < k:  # scope or filters removed candidates, or the rare terms were too few:
+            # widen once, with every term
+            params["lucene"] = sparse_query(weights)[0]
             rows = self.run("retrieve_messages_sparse", fetch=fetch * 20, k=k, **params)
         return _message_hits(rows, self.name)
 

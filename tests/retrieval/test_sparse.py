@@ -10,6 +10,7 @@ renaming re-indexes the passages that name the participant.
 from __future__ import annotations
 
 import sys
+import time
 import uuid
 
 import numpy as np
@@ -21,7 +22,7 @@ from voxmem.embeddings import TextEmbedder, sparse_encoder
 from voxmem.ids import turn_message_id
 from voxmem.passages import MessageIndexer, passage, sparse_query
 from voxmem.retrieval.scope import resolve_scope
-from voxmem.retrieval.tools import build_tools
+from voxmem.retrieval.tools import SparseTermStats, build_tools
 from voxmem.stores.messages import Turn
 
 SENTENCE = "The garage door code is 4417, don't tell the kids."
@@ -71,6 +72,14 @@ def test_passage_and_query_text():
     lucene, terms = sparse_query({7: 1.5, 9: 0.25, 11: 0.1}, max_terms=2)
     assert lucene == "t7^1.500 t9^0.250"
     assert terms == {"t7": 1.5, "t9": 0.25}
+
+
+def test_common_terms_leave_the_lucene_clauses_not_the_scores():
+    lucene, terms = sparse_query({7: 1.5, 9: 0.25, 11: 0.1}, common={"t7"})
+    assert lucene == "t9^0.250 t11^0.100"
+    assert terms == {"t7": 1.5, "t9": 0.25, "t11": 0.1}
+    lucene, terms = sparse_query({7: 1.5, 9: 0.25}, common={"t7", "t9"})
+    assert lucene == "t7^1.500 t9^0.250"  # every term common: nothing else to select candidates on
 
 
 @pytest.fixture()
@@ -209,5 +218,85 @@ def test_sparse_candidates_are_filtered_by_the_askers_sessions_inside_the_index(
             **{**scope.params(), "access_policy": "open", "asker": None},
         )
         assert open_rows and open_rows[0]["session"] == "garage"  # the open scope's best is elsewhere
+    finally:
+        services.spaces.delete(name)
+
+
+class _CountingDb:
+    def __init__(self, rows):
+        self.rows, self.calls = rows, 0
+
+    def query(self, _cypher, **_params):
+        self.calls += 1
+        return self.rows
+
+
+def test_term_stats_share_sample_and_refresh_off_the_query_path():
+    rows = [{"terms": "t1 t2 t1"}, {"terms": "t1 t3"}, {"terms": "t1 t2"}, {"terms": "t4"}]
+    db = _CountingDb(rows)
+    stats = SparseTermStats(db, share=0.5, sample=4, ttl=0.0)  # type: ignore[arg-type]
+    assert stats("s") == frozenset({"t1"})  # 3 of 4 documents (t2: 2 of 4 is not more than half)
+    assert db.calls == 1
+    db.rows = rows[:1] * 4
+    assert stats("s") == frozenset({"t1"})  # stale: answered at once, refreshed in the background
+    for _ in range(100):
+        if db.calls == 2 and not stats._refreshing:
+            break
+        time.sleep(0.01)
+    assert stats("s") == frozenset({"t1", "t2"})
+    few = SparseTermStats(_CountingDb(rows), sample=5)  # type: ignore[arg-type]
+    assert few("s") == frozenset()  # fewer rows than the sample: nothing is common
+
+
+_TOPICS = [
+    "the dentist appointment moved to Friday",
+    "the piano lesson is at four",
+    "we need milk and eggs",
+    "the car service costs too much",
+    "the garden needs water",
+    "my laptop battery died",
+    "the football match starts at nine",
+    "grandma arrives by train",
+    "the heating bill came today",
+    "the dog chewed my shoe",
+    "school pickup is at three",
+    "the hotel checkout is at noon",
+]
+
+
+@pytest.mark.integration
+def test_common_terms_of_a_space_and_the_ranking_without_them(services):
+    """Every passage of a two-person conversation names both speakers, so their names are common
+    terms of the space (a space with fewer messages than the sample has none). Without them in
+    the Lucene clauses the best turn is still found, and when the rare terms match fewer turns
+    than asked for, the tool widens with every term: the same hits as the full query."""
+    name = f"test-sparse-common-{uuid.uuid4().hex[:8]}"
+    services.spaces.create(name, "open")
+    try:
+        for i, topic in enumerate(_TOPICS * 2):
+            speaker, other = ("Maya", "Tom") if i % 2 == 0 else ("Tom", "Maya")
+            text = f"{topic.capitalize()}." if i < len(_TOPICS) else f"Remember, {topic}!"
+            turn = Turn(session="kitchen", speaker=speaker, text=text, addressees=[other], turn_id=f"c{i}")
+            services.messages.append(name, turn)
+        stats = SparseTermStats(services.db, share=0.5, sample=20)
+        common = stats(name)
+        maya = f"t{_token_id('maya')}"
+        assert {maya, f"t{_token_id('tom')}"} <= common
+        assert f"t{_token_id('piano')}" not in common and f"t{_token_id('dentist')}" not in common
+        assert SparseTermStats(services.db, sample=100)(name) == frozenset()  # fewer messages than the sample
+        tool = build_tools(services.db, services.embedder)["message_sparse"]
+        full_query = SparseTermStats(services.db, sample=10_000)  # never any common term
+        scope = resolve_scope(services.db, name, None)
+        question = "When is Maya's dentist appointment?"
+        lucene, _ = sparse_query(tool.sparse(question), common=common)  # type: ignore[misc]
+        assert maya not in lucene.split("^")[0] and f" {maya}^" not in f" {lucene}"
+        tool.common = stats  # type: ignore[attr-defined]
+        best = tool.search(scope, question, k=1)
+        widened = tool.search(scope, question, k=len(_TOPICS) * 2)
+        tool.common = full_query  # type: ignore[attr-defined]
+        assert best[0].id == tool.search(scope, question, k=1)[0].id == turn_message_id(name, "c0")
+        assert [(h.id, round(h.score, 6)) for h in widened] == [
+            (h.id, round(h.score, 6)) for h in tool.search(scope, question, k=len(_TOPICS) * 2)
+        ]
     finally:
         services.spaces.delete(name)
