@@ -20,6 +20,7 @@ the access rule.
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections import Counter, OrderedDict
@@ -449,15 +450,10 @@ class MessageSparseRetriever(Retriever):
     doc = "learned sparse (SPLADE) search over turns with their speakers"
     queries = ("retrieve_messages_sparse",)
 
-    def __init__(
-        self,
-        db: Database,
-        embed: EmbeddingCache | None = None,
-        fetch: int = 200,
-        sparse: SparseQueryCache | None = None,
-    ) -> None:
-        super().__init__(db, embed, fetch, sparse)
-        self.common = SparseTermStats(db)
+    @functools.cached_property
+    def common(self) -> SparseTermStats:
+        """The space's common terms, kept out of the Lucene candidate query (:class:`SparseTermStats`)."""
+        return SparseTermStats(self.db)
 
     def search(
         self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 10

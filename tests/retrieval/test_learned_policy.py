@@ -525,19 +525,27 @@ def test_calibration_spends_the_round_budget_where_recall_is_gained() -> None:
     assert T.calibrate_stop(lost, 2.0) == (0.0, 1.0, 1.0)
 
 
+def _random_policy(services: Any, retrieval: Any, qs: list[Any], seed: int) -> tuple[Any, Any, Any]:
+    """An environment, a trainer and a policy over a small random network (weights spread wide so
+    it plans unlike the heuristic), seeded: the states and plans the tests below compare."""
+    from bench import train_policy as T
+
+    env = T.Env(services, retrieval, {})
+    torch.manual_seed(seed)
+    net = L.build_net(384 + L.N_SCALARS, 8, len(env.space.tools))
+    torch.nn.init.normal_(net[2].weight, std=0.5)
+    trainer = T.Trainer(env, T.Config())
+    trainer.net = net
+    return env, trainer, L.LearnedPolicy(net, trainer.meta(qs, 384 + L.N_SCALARS))
+
+
 def test_stop_profiles_predict_the_agents_run_at_any_threshold(services, households, retrieval) -> None:
     """One never-stopping rollout per question gives what the agent does at every threshold: the
     recall and rounds read off the profiles equal the agent's own runs of the policy."""
     from bench import train_policy as T
 
     qs = _tiny_questions(households["open"])
-    env = T.Env(services, retrieval, {})
-    torch.manual_seed(5)
-    net = L.build_net(384 + L.N_SCALARS, 8, len(env.space.tools))
-    torch.nn.init.normal_(net[2].weight, std=0.5)
-    trainer = T.Trainer(env, T.Config())
-    trainer.net = net
-    policy = L.LearnedPolicy(net, trainer.meta(qs, 384 + L.N_SCALARS))
+    env, trainer, policy = _random_policy(services, retrieval, qs, seed=5)
     profiles = T.stop_profiles(env, policy, qs)
     logits = sorted({x for p in profiles for x, _ in p if x is not None})
     assert logits, "the rollouts reached round 2"
@@ -547,7 +555,7 @@ def test_stop_profiles_predict_the_agents_run_at_any_threshold(services, househo
         want = (sum(r["r@10"] for r in rows) / len(rows), sum(r["rounds"] for r in rows) / len(rows))
         assert T.stop_outcome(profiles, t) == (pytest.approx(want[0], abs=1e-4), pytest.approx(want[1]))
     policy.stop_threshold = 0.0
-    saved = L.LearnedPolicy(net, trainer.meta(qs, 384 + L.N_SCALARS) | {"stop_threshold": 1.5})
+    saved = L.LearnedPolicy(trainer.net, trainer.meta(qs, 384 + L.N_SCALARS) | {"stop_threshold": 1.5})
     assert saved.stop_threshold == 1.5
 
 
@@ -565,13 +573,7 @@ def test_evaluation_runs_the_policy_in_the_states_training_sees(
 
     monkeypatch.setattr(tools_module, "layers_present", lambda db, space: {"interaction"})
     qs = _tiny_questions(households["open"])
-    env = T.Env(services, retrieval, {})
-    torch.manual_seed(3)
-    net = L.build_net(384 + L.N_SCALARS, 8, len(env.space.tools))
-    torch.nn.init.normal_(net[2].weight, std=0.5)
-    trainer = T.Trainer(env, T.Config())
-    trainer.net = net
-    policy = L.LearnedPolicy(net, trainer.meta(qs, 384 + L.N_SCALARS))
+    env, _, policy = _random_policy(services, retrieval, qs, seed=3)
     # the same weights plan fact and profile tools when every layer is valid (what evaluation saw)
     unknown = env.start(qs[2])
     unknown.layers = None
