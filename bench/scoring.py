@@ -9,6 +9,11 @@ Why these rules:
   "21 degrees") and SQuAD-style token F1.
 * Adversarial questions are right only when the answer abstains and does not repeat the
   trap (the answer the question's false premise invites).
+* A second, reported-beside containment (``correct_person``) also folds personal pronouns to
+  their grammatical person-less class on both sides (:func:`person_fold`): LoCoMo's golds
+  restate a speaker's own turn in the third person ("To clear his mind" for Jon's "to clear my
+  mind"), so an answer quoting the turn is right but misses the strict score. The strict score
+  stays the headline; both are reported.
 * Speaker routing gets accuracy under the best one-to-one mapping of predicted entities
   to gold speakers, plus B-cubed F1 (from ``bench.metrics``).
 """
@@ -157,6 +162,40 @@ def contains(prediction: str, gold: str) -> float:
     return 1.0 if re.search(rf"(?:^| ){re.escape(g)}(?: |$)", p) else 0.0
 
 
+# singular personal pronouns of every person and gender → one token; plural ones → another. Not
+# merged with the singular class: "their" for a couple is not "her". "her" is both possessive and
+# object, "you" singular and plural, so the classes are by number only, not by case.
+_SINGULAR = {
+    "i", "me", "my", "mine", "myself", "you", "your", "yours", "yourself",
+    "he", "him", "his", "himself", "she", "her", "hers", "herself",
+}  # fmt: skip
+_PLURAL = {"we", "us", "our", "ours", "ourselves", "they", "them", "their", "theirs", "themselves"}
+
+
+def person_fold(normalised: str) -> str:
+    """A normalised text with every personal pronoun replaced by its number class ("to clear my
+    mind" = "to clear his mind" = "to clear your mind"; "our bond" = "their bond").
+
+    Why: a question about a person is answered from that person's own turn ("I wanted to feel
+    closer to a community and my faith") or a turn spoken to them ("Your positivity and
+    determination"), while the gold restates it in the third person ("her faith", "His
+    positivity"). Applied to both sides alike, so it only ever adds matches (a substring stays
+    a substring); it can wrongly accept an answer whose pronoun names a different person ("my
+    car" said by someone else), which the headline strict score never does. Checked on every
+    answer in results/answers (offline reader): 10 of the 1,347 LoCoMo answers change, all quoting
+    the asked person's own turn or a turn spoken to them; none of FriendsQA, Molweni or the
+    household paraphrases change."""
+    return " ".join("‹1›" if w in _SINGULAR else "‹n›" if w in _PLURAL else w for w in normalised.split())
+
+
+def contains_person_folded(prediction: str, gold: str) -> float:
+    """:func:`contains` after :func:`person_fold` on both sides."""
+    g, p = person_fold(normalize(gold)), person_fold(normalize(prediction))
+    if not g:
+        return 0.0
+    return 1.0 if re.search(rf"(?:^| ){re.escape(g)}(?: |$)", p) else 0.0
+
+
 def token_f1(prediction: str, gold: str) -> float:
     p, g = tokens(prediction), tokens(gold)
     if not p or not g:
@@ -212,6 +251,9 @@ class AnswerScore:
     correct_first_name: float | None = None
     # a list gold ("running, pottery"): the share of its items the answer contains; None otherwise
     items: float | None = None
+    # ``correct``, with containment after person_fold on both sides (my/his/her, our/their); the
+    # same as ``correct`` for attribution and adversarial questions
+    correct_person: float | None = None
 
 
 def gold_items(gold: str) -> list[str]:
@@ -250,7 +292,14 @@ def _score(qa: QA, prediction: str, gold: str, roster: Sequence[str]) -> AnswerS
         ok = adversarial_correct(prediction, qa.meta.get("trap_answer"))
         return AnswerScore(None, ok, max(ok, token_f1(prediction, gold)), ok)
     hit = contains(prediction, gold)
-    return AnswerScore(None, hit, token_f1(prediction, gold), hit, items=item_recall(prediction, gold))
+    return AnswerScore(
+        None,
+        hit,
+        token_f1(prediction, gold),
+        hit,
+        items=item_recall(prediction, gold),
+        correct_person=max(hit, contains_person_folded(prediction, gold)),
+    )
 
 
 def score_answer(
@@ -260,7 +309,8 @@ def score_answer(
 
     ``correct`` is strict (the gold as written). ``correct_first_name`` also accepts, for every
     full name in the gold or roster that ``conversation`` only ever said by its first name, that
-    first name (see :func:`first_name_only`); both are reported, never merged.
+    first name (see :func:`first_name_only`); ``correct_person`` accepts a pronoun of another
+    person or gender for the gold's (see :func:`person_fold`); all are reported, never merged.
     """
     prediction = prediction or ""
     strict = _score(qa, prediction, qa.answer, roster)
@@ -272,6 +322,8 @@ def score_answer(
             lenient_gold = re.sub(re.escape(name), short, lenient_gold, flags=re.I)
     lenient = _score(qa, prediction, lenient_gold, lenient_roster)
     strict.correct_first_name = max(strict.correct, lenient.correct)
+    if strict.correct_person is None:  # attribution, adversarial: pronouns name no answer there
+        strict.correct_person = strict.correct
     return strict
 
 

@@ -153,3 +153,28 @@ def test_list_golds_report_the_share_of_items_found() -> None:
     assert item_recall("anything", "a red bike") is None
     qa = QA(question="What does Leo do?", answer="hiking, chess", type="multi_hop")
     assert score_answer(qa, "chess and hiking", []).items == 1.0
+
+
+def test_pronoun_fold_is_reported_beside_the_strict_score() -> None:
+    """A gold restating someone's own turn in the third person ("to calm her nerves") is
+    contained, pronouns folded, in the answer quoting that turn ("to calm my nerves"), in either
+    direction; the strict score is unchanged and other words still have to match."""
+    why = QA(question="Why did Lena go for a swim?", answer="To calm her nerves", type="single_hop")
+    quoted = score_answer(why, "Lena: I went for a swim to calm my nerves before the exam.", ROSTER)
+    assert quoted.correct == 0.0 and quoted.correct_person == 1.0
+    told = QA(question="What does Omar praise in Lena?", answer="Her patience", type="single_hop")
+    assert score_answer(told, "Omar: your patience with the kids is amazing", ROSTER).correct_person == 1.0
+    first = QA(question="What did I lose?", answer="my keys", type="single_hop")
+    assert score_answer(first, "his keys, at the gym", ROSTER).correct_person == 1.0
+    # plural pronouns are their own class: "their" is not "her"
+    assert score_answer(told, "their patience", ROSTER).correct_person == 0.0
+    assert score_answer(why, "to calm my cat", ROSTER).correct_person == 0.0
+    # an already right answer stays right; adversarial and attribution scores are not folded
+    assert score_answer(why, "to calm her nerves", ROSTER).correct_person == 1.0
+    trap = QA(
+        question="Why did Tom swim?",
+        answer=NOT_MENTIONED,
+        type="adversarial",
+        meta={"trap_answer": "his nerves"},
+    )
+    assert score_answer(trap, "to calm my nerves", ROSTER).correct_person == 0.0
