@@ -756,6 +756,8 @@ class Trainer:
         settings = dataclasses.asdict(self.cfg)
         data = sorted((q.qid, sorted(q.gold)) for q in train) + sorted(self.clone_questions)
         return {
+            "format": L.FORMAT,
+            "filters": list(L.FILTERS),
             "tools": [dataclasses.asdict(t) for t in self.env.space.tools],
             "max_plan": L.MAX_PLAN,
             "hidden": self.cfg.hidden,

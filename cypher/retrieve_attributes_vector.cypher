@@ -7,13 +7,16 @@
 // :param participant => null
 // :param kind => 'preference'
 // :param current_only => true
+// :param ts_from => null
+// :param ts_to => null
 // :param k => 10
 // Retrieval tool: approximate nearest profile attributes by embedding, inside the asker's scope.
 // Over-fetches ($fetch) from the shared index; Python falls back to retrieve_attributes_vector_exact.
 // Scope: @access.attribute (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Filters: $participant (owner id or name key), $kind (background|preference|relationship),
-// $current_only. Each may be null.
-// Params: $space, $access_policy, $asker, $embedding, $fetch, $k, $participant, $kind, $current_only
+// $current_only; $ts_from/$ts_to (validity interval overlaps, as for facts). Each may be null.
+// Params: $space, $access_policy, $asker, $embedding, $fetch, $k, $participant, $kind, $current_only,
+//         $ts_from, $ts_to
 @access.asker()
 CALL db.index.vector.queryNodes('attribute_embedding', $fetch, $embedding) YIELD node AS at, score
 WITH asker, asker_sessions, at, score
@@ -23,6 +26,8 @@ WHERE at.space = $space
         MATCH (o:Participant)-[:HAS_ATTRIBUTE]->(at) WHERE o.id = $participant OR o.key = $participant })
   AND ($kind IS NULL OR at.kind = $kind)
   AND ($current_only IS NULL OR $current_only = false OR coalesce(at.current, true) = true)
+  AND ($ts_to IS NULL OR at.valid_from IS NULL OR at.valid_from <= datetime($ts_to))
+  AND ($ts_from IS NULL OR at.valid_to IS NULL OR at.valid_to >= datetime($ts_from))
 WITH at, score ORDER BY score DESC LIMIT $k
 RETURN at.id AS id, at.text AS text, at.kind AS kind, coalesce(at.current, true) AS current,
        head([(o:Participant)-[:HAS_ATTRIBUTE]->(at) | o {.id, .name}]) AS owner,

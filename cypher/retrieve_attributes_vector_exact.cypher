@@ -5,13 +5,16 @@
 // :param participant => null
 // :param kind => 'preference'
 // :param current_only => true
+// :param ts_from => null
+// :param ts_to => null
 // :param embedding => [x IN range(1, 384) | 0.05]
 // :param k => 10
 // Retrieval tool: exact nearest profile attributes by cosine within one space, inside the scope.
 // Scope: @access.attribute (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Filters: $participant (owner id or name key), $kind (background|preference|relationship),
-// $current_only. Each may be null.
-// Params: $space, $access_policy, $asker, $embedding, $k, $participant, $kind, $current_only
+// $current_only; $ts_from/$ts_to (validity interval overlaps, as for facts). Each may be null.
+// Params: $space, $access_policy, $asker, $embedding, $k, $participant, $kind, $current_only,
+//         $ts_from, $ts_to
 @access.asker()
 MATCH (at:Attribute {space: $space})
 WHERE at.embedding IS NOT NULL
@@ -20,6 +23,8 @@ WHERE at.embedding IS NOT NULL
         MATCH (o:Participant)-[:HAS_ATTRIBUTE]->(at) WHERE o.id = $participant OR o.key = $participant })
   AND ($kind IS NULL OR at.kind = $kind)
   AND ($current_only IS NULL OR $current_only = false OR coalesce(at.current, true) = true)
+  AND ($ts_to IS NULL OR at.valid_from IS NULL OR at.valid_from <= datetime($ts_to))
+  AND ($ts_from IS NULL OR at.valid_to IS NULL OR at.valid_to >= datetime($ts_from))
 WITH at, vector.similarity.cosine(at.embedding, $embedding) AS score
 ORDER BY score DESC LIMIT $k
 RETURN at.id AS id, at.text AS text, at.kind AS kind, coalesce(at.current, true) AS current,

@@ -51,6 +51,7 @@ from voxmem.retrieval import tools as tools_module
 from voxmem.retrieval.agent import Action, AgentState, _missing_words, coverage
 from voxmem.retrieval.question import Reading
 from voxmem.retrieval.tools import Filters, Hit
+from voxmem.retrieval.when import mentioned_window
 
 POLICY_FILE = Path(__file__).parent / "policies" / "learned.pt"
 LAYERS = tools_module.LAYERS
@@ -61,9 +62,15 @@ KINDS = ("general", "who_said", "addressee", "said_to", "requests")
 # id tools) the best and second-best retained turn.
 REWRITES = ("question", "keywords", "people", "quote", "time", "missing", "rewritten", "best", "second")
 # Filters: none, the asker, the first named person (as speaker / subject / profile owner), the
-# person spoken to, both (said_to), current-only for facts and attributes, and the second named
-# person (as speaker / subject / profile owner).
-FILTERS = ("none", "asker", "speaker", "addressee", "pair", "current", "other")
+# person spoken to, both (said_to), current-only for facts and attributes, the second named
+# person (as speaker / subject / profile owner), and the window of the date the question names
+# (``when.mentioned_window``: turns said in it, facts and attributes valid in it).
+FILTERS = ("none", "asker", "speaker", "addressee", "pair", "current", "other", "time")
+# The policy file's format. 1: no format key, the first seven filters (no "time") and no
+# time-window feature; loaded by widening its network to this layout with the new inputs and
+# heads unused (:func:`_widen_v1`), so it plans exactly as before. 2: "time" and its feature.
+FORMAT = 2
+_V1_FILTERS = FILTERS[:7]
 # The largest plan: the agent runs at most this many actions per round (Agent.max_actions).
 MAX_PLAN = 12
 _ID_REWRITES = {"best", "second"}
@@ -116,9 +123,10 @@ class Candidates:
 class ActionSpace:
     """Maps a state to its valid factored actions and an index tuple back to an :class:`Action`."""
 
-    def __init__(self, tools: Sequence[ToolSpec]) -> None:
+    def __init__(self, tools: Sequence[ToolSpec], filters: Sequence[str] = FILTERS) -> None:
         self.tools = list(tools)
         self.index = {t.name: i for i, t in enumerate(self.tools)}
+        self.allowed = set(filters)  # a format-1 policy never had "time"
 
     def candidates(self, state: AgentState) -> Candidates:
         r = state.reading
@@ -151,6 +159,10 @@ class ActionSpace:
         other = r.people[1] if len(r.people) > 1 else None
         if other and other is not first:
             filters["other"] = {"person": _person_ref(other)}
+        window = mentioned_window(state.query)
+        if window is not None:
+            filters["time"] = {"ts_from": window[0], "ts_to": window[1]}
+        filters = {k: v for k, v in filters.items() if k in self.allowed}
         n_t, n_r, n_f = len(self.tools), len(REWRITES), len(FILTERS)
         rewrite_mask = np.zeros((n_t, n_r), dtype=bool)
         filter_mask = np.zeros((n_t, n_f), dtype=bool)
@@ -167,7 +179,9 @@ class ActionSpace:
             for j, name in enumerate(FILTERS):
                 if name not in filters:
                     continue
-                if spec.needs == "pair":
+                if name == "time":
+                    filter_mask[t, j] = self.time_filtered(spec)
+                elif spec.needs == "pair":
                     filter_mask[t, j] = name == "pair"
                 elif spec.needs in ("message_id", "quote"):
                     filter_mask[t, j] = name == "none"
@@ -181,6 +195,13 @@ class ActionSpace:
             if usable[t] and (present is None or spec.layer in present):
                 tool_mask[LAYERS.index(spec.layer), t] = True
         return Candidates(texts, filters, np.any(tool_mask, axis=1), tool_mask, rewrite_mask, filter_mask)
+
+    @staticmethod
+    def time_filtered(spec: ToolSpec) -> bool:
+        """Whether the "time" filter applies to the tool: the tools that search by a query (every
+        one's Cypher checks $ts_from/$ts_to inside the scope: turns said in the window, facts and
+        attributes valid in it); the id tools take no filter, the quote and pair tools keep theirs."""
+        return spec.needs == "query"
 
     def combos(self, c: Candidates) -> np.ndarray:
         """Every valid (layer, tool, rewrite, filter) index tuple, shape (n, 4)."""
@@ -221,18 +242,20 @@ class ActionSpace:
             filters = Filters(addressee=ref["person"])
         elif fname == "current":
             filters = Filters(current_only=True)
+        elif fname == "time":
+            filters = Filters(ts_from=ref["ts_from"], ts_to=ref["ts_to"])
         return Action(LAYERS[layer], spec.name, c.texts[rewrite], filters, why=f"learned: {rewrite}/{fname}")
 
 
 # --- state features -------------------------------------------------------------------------
 ACTS = ("say", "request", "commit", "did")
-N_SCALARS = len(KINDS) + len(ACTS) + 8 + 3 + 7 + len(LAYERS)
+N_SCALARS = len(KINDS) + len(ACTS) + 8 + 3 + 7 + len(LAYERS) + 1
 
 
 def features(state: AgentState, question_vector: np.ndarray) -> np.ndarray:
     """The state as one vector: question embedding, reading, asker known, round, coverage, budget,
-    and whether any question word is still missing from the top evidence (what the heuristic
-    planner stops on in round 3)."""
+    whether any question word is still missing from the top evidence (what the heuristic
+    planner stops on in round 3), and whether the question names a date (the "time" filter)."""
     r = state.reading
     scalars = [float(r.kind == k) for k in KINDS] + [float(r.act == a) for a in ACTS]
     scalars += [
@@ -262,6 +285,7 @@ def features(state: AgentState, question_vector: np.ndarray) -> np.ndarray:
         float(bool(state.retained) and not _missing_words(state)),
     ]
     scalars += [sum(1 for e in evidence[:10] if layer in e.layers) / 10 for layer in LAYERS]
+    scalars.append(float(mentioned_window(state.query) is not None))
     return np.concatenate(
         [np.asarray(question_vector, dtype=np.float32), np.asarray(scalars, dtype=np.float32)]
     )
@@ -464,7 +488,7 @@ class LearnedPolicy:
     def __init__(self, net: Any, meta: dict[str, Any]) -> None:
         self.net = net.eval()
         self.meta = meta
-        self.space = ActionSpace([ToolSpec(**t) for t in meta["tools"]])
+        self.space = ActionSpace([ToolSpec(**t) for t in meta["tools"]], meta.get("filters", FILTERS))
         self.dim = int(meta["embedding_dim"])
         self.stop_threshold = float(meta.get("stop_threshold", 0.0))
 
@@ -474,9 +498,19 @@ class LearnedPolicy:
         if not path.exists():
             raise InvalidInput(f"no learned policy at {path}; train one with python -m bench.train_policy")
         blob = torch.load(path, map_location="cpu", weights_only=False)
-        meta = blob["meta"]
+        meta, state = blob["meta"], blob["state_dict"]
+        version = meta.get("format", 1)
+        if version == 1:
+            state = _widen_v1(state, len(meta["tools"]))
+            meta = meta | {"filters": list(_V1_FILTERS), "n_features": int(meta["n_features"]) + 1}
+        elif version != FORMAT or meta.get("filters") != list(FILTERS):
+            raise InvalidInput(
+                f"policy file {path} is format {version} with filters {meta.get('filters')}; this voxmem "
+                f"reads format 1 and format {FORMAT} with filters {list(FILTERS)}: retrain it with "
+                "python -m bench.train_policy"
+            )
         net = build_net(int(meta["n_features"]), int(meta["hidden"]), len(meta["tools"]))
-        net.load_state_dict(blob["state_dict"])
+        net.load_state_dict(state)
         return cls(net, meta)
 
     def question_vector(self, state: AgentState) -> np.ndarray:
@@ -512,6 +546,37 @@ class LearnedPolicy:
         chosen = greedy_plan(lp, slot, size, tried)
         stop_logit = float(heads.stop) if state.round > 1 else None
         return stop_logit, [self.space.action(cand, combos[i]) for i in chosen]
+
+
+def _widen_v1(state: dict[str, Any], n_tools: int) -> dict[str, Any]:
+    """A format-1 network in this format's layout: a zero input weight for the time-window
+    feature, zero filter and rewrite logits for the "time" filter (which a format-1 policy's
+    action space masks out), so every valid action keeps its probability and the policy plans
+    exactly as it did."""
+    torch = _torch()
+    n_r, old, new = len(REWRITES), len(_V1_FILTERS), len(FILTERS)
+    a = len(LAYERS) + n_tools
+
+    def widen(x: Any) -> Any:
+        rest = tuple(x.shape[1:])
+        filt = x[a : a + n_tools * old].reshape(n_tools, old, *rest)
+        rw = x[a + n_tools * old : a + n_tools * old * (1 + n_r)].reshape(n_tools, old, n_r, *rest)
+        pad_f = torch.zeros(n_tools, new - old, *rest, dtype=x.dtype)
+        pad_r = torch.zeros(n_tools, new - old, n_r, *rest, dtype=x.dtype)
+        parts = [
+            x[:a],
+            torch.cat([filt, pad_f], 1).reshape(-1, *rest),
+            torch.cat([rw, pad_r], 1).reshape(-1, *rest),
+            x[a + n_tools * old * (1 + n_r) :],
+        ]
+        return torch.cat(parts)
+
+    first = state["0.weight"]
+    return state | {
+        "0.weight": torch.cat([first, torch.zeros(first.shape[0], 1, dtype=first.dtype)], 1),
+        "2.weight": widen(state["2.weight"]),
+        "2.bias": widen(state["2.bias"]),
+    }
 
 
 _LOADED: dict[Path, LearnedPolicy] = {}

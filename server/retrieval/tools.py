@@ -338,6 +338,8 @@ def _attribute_filters(filters: Filters) -> dict[str, Any]:
         "participant": participant_ref(filters.participant or filters.about),
         "kind": filters.kind,
         "current_only": filters.current_only,
+        "ts_from": filters.ts_from,  # validity overlaps the window, as for facts
+        "ts_to": filters.ts_to,
     }
 
 

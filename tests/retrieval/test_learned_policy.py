@@ -638,3 +638,105 @@ def test_cached_tool_retries_a_transient_neo4j_failure_and_never_caches_it(monke
         with pytest.raises(Forbidden):
             cached.search(scope, "q")
     assert refused.calls == 1 and len(store) == 1
+
+
+# --- time filters and the policy file's format ---------------------------------------------------
+@pytest.mark.parametrize(
+    ("question", "window"),
+    [
+        ("What painting did Melanie show to Caroline on October 13, 2023?", ("2023-10-12", "2023-10-14")),
+        ("What did Gina find for her clothing store on 1 February, 2023?", ("2023-01-31", "2023-02-02")),
+        ("What did Maria donate to a homeless shelter in December 2023?", ("2023-11-30", "2024-01-01")),
+        ("What did John do the week before August 3, 2023 involving his kids?", ("2023-07-26", "2023-08-04")),
+        ("Which country did James visit in 2021?", ("2020-12-31", "2022-01-01")),
+        ("When did Melanie go camping in June?", None),  # no year: not an absolute date
+        ("What did Tom say yesterday?", None),  # relative: no moment the question was asked
+        ("What happened on 31 February, 2023?", ("2023-01-31", "2023-03-01")),  # no such day: the month
+        ("How many pets did Andrew have, as of September 2023?", (None, "2023-10-01")),
+    ],
+)
+def test_the_window_of_the_date_a_question_names(
+    question: str, window: tuple[str | None, str] | None
+) -> None:
+    from voxmem.retrieval.when import mentioned_window
+
+    found = mentioned_window(question)
+    assert (found and (found[0] and found[0][:10], found[1][:10])) == (window or None)
+
+
+def test_a_named_date_is_a_time_filter_on_the_tools_that_search_by_query() -> None:
+    space = L.ActionSpace(L.tool_specs())
+    c = space.candidates(_state("What did Maya say about the pizza on October 13, 2023?", None))
+    timed = [a for a in map(lambda x: space.action(c, x), space.combos(c)) if a.filters.ts_from]
+    assert timed and {a.filters.ts_to for a in timed} == {"2023-10-14T23:59:59+00:00"}
+    assert {a.filters.ts_from for a in timed} == {"2023-10-12T00:00:00+00:00"}
+    tools = {a.tool for a in timed}
+    assert {
+        "message_vector",
+        "message_fulltext",
+        "message_sparse",
+        "fact_vector",
+        "attribute_vector",
+    } <= tools
+    assert not tools & {"context", "addressees", "who_said", "said_to"}  # ids, quotes and pairs keep theirs
+    # no date named: no time filter, and the feature says so
+    plain = space.candidates(_state("What did Maya say about the pizza?", None))
+    assert "time" not in plain.filters
+    # a format-1 policy's action space never holds it
+    old = L.ActionSpace(L.tool_specs(), L.FILTERS[:7])
+    assert "time" not in old.candidates(_state("What did Maya say on October 13, 2023?", None)).filters
+
+
+def _v1_file(path: Path, seed: int) -> tuple[Any, dict[str, Any]]:
+    """A policy file as format 1 wrote it: no format key, seven filters, no time-window feature."""
+    tools = L.tool_specs()
+    n_f, n_r, n_t = 7, len(L.REWRITES), len(tools)
+    n_in = 384 + L.N_SCALARS - 1
+    n_out = len(L.LAYERS) + n_t + n_t * n_f + n_t * n_f * n_r + 1 + L.MAX_PLAN
+    torch.manual_seed(seed)
+    net = torch.nn.Sequential(torch.nn.Linear(n_in, 8), torch.nn.Tanh(), torch.nn.Linear(8, n_out))
+    meta = {
+        "tools": [{"name": t.name, "layer": t.layer, "needs": t.needs} for t in tools],
+        "hidden": 8,
+        "n_features": n_in,
+        "embedding_dim": 384,
+    }
+    torch.save({"meta": meta, "state_dict": net.state_dict()}, path)
+    return net, meta
+
+
+def test_a_format_1_policy_file_loads_and_plans_as_it_did(tmp_path: Path) -> None:
+    """Format 1 (seven filters, no time feature) is widened on load: its logits for every action it
+    had are unchanged, it never plans a time filter, and its plans are the old network's."""
+    net, _ = _v1_file(tmp_path / "v1.pt", seed=11)
+    policy = L.LearnedPolicy.load(tmp_path / "v1.pt")
+    assert policy.meta["filters"] == list(L.FILTERS[:7])
+    n_t, n_r = len(policy.space.tools), len(L.REWRITES)
+    rng = np.random.default_rng(0)
+    vec = rng.normal(size=384).astype(np.float32)
+    for question in ("What did Maya say to Tom on October 13, 2023?", "When did Tom buy the car?"):
+        state = _state(question, None)
+        state.embed = lambda _q: vec  # type: ignore[assignment,return-value]
+        x = torch.as_tensor(L.features(state, vec))
+        with torch.no_grad():
+            old, new = net(x[:-1]), policy.net(x)
+        a = len(L.LAYERS) + n_t
+        assert torch.allclose(old[:a], new[:a], atol=1e-6)
+        assert torch.allclose(
+            old[a : a + n_t * 7].reshape(n_t, 7), new[a : a + n_t * 8].reshape(n_t, 8)[:, :7], atol=1e-6
+        )
+        rw_old = old[a + n_t * 7 : a + n_t * 7 * (1 + n_r)].reshape(n_t, 7, n_r)
+        rw_new = new[a + n_t * 8 : a + n_t * 8 * (1 + n_r)].reshape(n_t, 8, n_r)
+        assert torch.allclose(rw_old, rw_new[:, :7], atol=1e-6)
+        assert torch.allclose(old[-(1 + L.MAX_PLAN) :], new[-(1 + L.MAX_PLAN) :], atol=1e-6)
+        assert not any(a.filters.ts_from for a in policy.plan(state))
+
+
+def test_a_policy_file_of_another_format_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    from voxmem.errors import InvalidInput
+
+    net, meta = _v1_file(tmp_path / "v1.pt", seed=2)
+    for bad in ({"format": L.FORMAT + 1}, {"format": L.FORMAT, "filters": ["none", "speaker"]}):
+        torch.save({"meta": meta | bad, "state_dict": net.state_dict()}, tmp_path / "bad.pt")
+        with pytest.raises(InvalidInput, match=r"retrain it with python -m bench\.train_policy"):
+            L.LearnedPolicy.load(tmp_path / "bad.pt")

@@ -161,3 +161,56 @@ def test_agent_asks_layers_beside_the_participants_same_result(households, retri
             b = inline.run(question, scope, POLICIES["heuristic"]())
             assert [e.id for e in a.evidence] == [e.id for e in b.evidence], (policy, name, question)
             assert [(r.actions, r.skipped) for r in a.trace] == [(r.actions, r.skipped) for r in b.trace]
+
+
+@pytest.mark.parametrize("policy", ["open", "private"])
+def test_every_tool_a_time_filter_may_reach_honours_it_inside_the_scope(
+    households, retrieval, services, policy
+):
+    """The learned policy puts the window of a date the question names on every tool that
+    searches by a query (learned.FILTERS "time"): each must keep only turns said in the window
+    (facts and attributes valid in it) and still nothing outside the asker's scope."""
+    from datetime import datetime, timedelta
+
+    from voxmem.retrieval import learned as L
+
+    from .household import T0
+
+    house = households[policy]
+    asker = "Maya" if policy == "private" else None
+    scope = resolve_scope(services.db, house.space, house.people[asker] if asker else None)
+    seen = house.visible_messages(asker)
+    items = house.visible_facts(asker) | house.visible_attributes(asker)
+    space = L.ActionSpace(L.tool_specs())
+    timed = [t.name for t in space.tools if space.time_filtered(t)]
+    assert {"message_vector", "message_sparse", "fact_fulltext", "timeline", "attribute_fulltext"} <= set(
+        timed
+    )
+    early = Filters(
+        ts_from=(T0 - timedelta(days=30)).isoformat(), ts_to=(T0 + timedelta(seconds=90)).isoformat()
+    )
+    before = Filters(ts_from="1990-01-01T00:00:00+00:00", ts_to="1990-12-31T00:00:00+00:00")
+    # attributes carry validity as the memory writer sets it (valid_from = the source turn's ts)
+    services.db.execute(
+        "MATCH (at:Attribute {space: $space}) SET at.valid_from = datetime($t0)",
+        space=house.space,
+        t0=T0.isoformat(),
+    )
+    try:
+        for name in timed:
+            tool = retrieval.tools[name]
+            for text in ("pizza peanuts garage code checkout", "allergic to peanuts"):
+                everything = tool.search(scope, text, Filters(), k=20)
+                windowed = tool.search(scope, text, early, k=20)
+                assert tool.search(scope, text, before, k=20) == [], name
+                assert {h.id for h in windowed} <= {h.id for h in everything}, name
+                for hit in windowed:
+                    if hit.layer == "interaction":
+                        said = datetime.fromisoformat(hit.sources[0].ts)
+                        assert hit.id in seen and said <= T0 + timedelta(seconds=90), (name, hit.id)
+                    else:
+                        assert hit.id in items, (name, hit.id)
+            if tool.layer == "interaction":  # car-2, said a minute after T0, seen by Maya too
+                assert house.mid("car-2") in {h.id for h in tool.search(scope, "homework", early, k=20)}, name
+    finally:
+        services.db.execute("MATCH (at:Attribute {space: $space}) REMOVE at.valid_from", space=house.space)
