@@ -73,6 +73,11 @@ class Config:
     """Everything that shapes a trained policy (hashed into its digest)."""
 
     group: int = 4
+    # round 1's group size when larger than ``group`` (0 = ``group``): the oracle over the action
+    # space finds better first plans question by question (docs/retrieval.md, "Eighth session"),
+    # so round 1 is where a wider group can find them; rounds 2-3 keep ``group`` (their tree
+    # grows with its square).
+    group_round1: int = 0
     epochs: int = 6
     # GRPO's learning rate (the clone has its own, clone_lr). 3e-3 until the sixth session: with
     # it the k3 KL blew up to 2.4e5 (run A, epoch 4) and 19.5 (run B, epoch 6), a sampled plan's
@@ -663,7 +668,9 @@ class Trainer:
         if state.round == 1:  # the policy always acts in round 1
             draws: list[tuple[bool | None, list[int]]] = [
                 (None, plan)
-                for plan in sample_group(lp.numpy(), slot, size_lp, self.rng, cfg.group, cfg.distinct_round1)
+                for plan in sample_group(
+                    lp.numpy(), slot, size_lp, self.rng, cfg.group_round1 or cfg.group, cfg.distinct_round1
+                )
             ]
         else:
             draws = []
@@ -1261,6 +1268,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--heldout-questions", type=int, default=20, help="per held-out corpus")
     parser.add_argument("--epochs", type=int, default=Config.epochs)
     parser.add_argument("--group", type=int, default=Config.group)
+    parser.add_argument(
+        "--group-round1", type=int, default=Config.group_round1, help="round 1's G (0 = --group)"
+    )
     parser.add_argument("--kl", type=float, default=Config.kl)
     parser.add_argument("--reward", choices=("eg", "terminal"), default="eg")
     parser.add_argument("--rank-weight", type=float, default=Config.rank_weight)
@@ -1388,6 +1398,7 @@ def main(argv: list[str] | None = None) -> int:
     cfg = Config(
         epochs=args.epochs,
         group=args.group,
+        group_round1=args.group_round1,
         kl=args.kl,
         reward=args.reward,
         rank_weight=args.rank_weight,
