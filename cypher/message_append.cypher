@@ -25,7 +25,8 @@ MATCH (s:Session {space: $space, id: $session})
 MATCH (p:Participant {space: $space, id: $speaker_id})
 CREATE (m:Message {space: $space, id: $id, session: $session, idx: $idx, text: $text,
                    ts: datetime($ts), source: $source, created_at: datetime(), memory_pending: true,
-                   passage: $passage, sparse_terms: $sparse_terms, sparse_weights: $sparse_weights})
+                   passage: $passage, sparse_terms: $sparse_terms, sparse_weights: $sparse_weights,
+                   sparse_head: @sparse.head($sparse_terms, $sparse_weights)})
 CREATE (s)-[:HAS_MESSAGE]->(m)
 CREATE (p)-[:SPEAKS]->(m)
 MERGE (p)-[:PARTICIPATED_IN]->(s)

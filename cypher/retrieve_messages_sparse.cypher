@@ -11,19 +11,17 @@
 // :param ts_to => null
 // :param weights => {}
 // :param k => 10
-// Retrieval tool: learned sparse (SPLADE) search over message passages, inside the asker's scope.
+// Retrieval tool: learned sparse (SPLADE) search over message passages, inside the asker's scope,
+// candidates over EVERY stored term: the SPLADE tool's widening step when the head terms
+// (retrieve_messages_sparse_head, migration 0010) found fewer than $k turns.
 // Candidates come from the 'message_scoped_sparse' full-text index (migration 0008: SPLADE terms,
 // space and session in one Lucene document, whitespace analyzer). The Lucene query requires the
 // space and the asker's sessions (@access.message_lucene_filter, the same required clauses as the
 // BM25 tool, boosted ^0) and ORs the query's vocabulary terms (`t<id>`, $lucene) boosted by their
 // query weights, so neither other spaces nor sessions the asker cannot read crowd the $fetch
 // candidates (before 0008 only the space was filtered, and a participant or private scope widened
-// to 20 × $fetch candidates). Each candidate is then scored exactly, as SPLADE defines it: the
-// dot product of the query weights ($weights, term -> weight) with the message's stored weights
-// (sparse_terms and sparse_weights are aligned). The weights are read once per candidate into
-// `stored`: indexed as `m.sparse_weights[i]` inside the reduce, the plan did not cache the
-// ~90-float property and read it per term (131 -> 98 ms p50 at 100k, docs/retrieval.md "Latency
-// pass"). Python asks for 10 x $k candidates (4 x $k cost fused recall on LoCoMo) and retries with
+// to 20 × $fetch candidates). Each candidate is then scored exactly over all its terms
+// (@sparse.scored). Python asks for 10 x $k candidates (4 x $k cost fused recall on LoCoMo) and retries with
 // 20 x $fetch when fewer than $k survive.
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Params: $space, $access_policy, $asker, $lucene (boosted terms), $weights (map term -> float),
@@ -42,13 +40,4 @@ WHERE m.space = $space
         MATCH (m)-[:ADDRESSES]->(a:Participant) WHERE a.id = $addressee OR a.key = $addressee })
   AND ($ts_from IS NULL OR m.ts >= datetime($ts_from))
   AND ($ts_to IS NULL OR m.ts <= datetime($ts_to))
-WITH m, split(m.sparse_terms, ' ') AS terms, m.sparse_weights AS stored
-WITH m, reduce(s = 0.0, i IN range(0, size(terms) - 1) |
-               s + coalesce($weights[terms[i]], 0.0) * stored[i]) AS score
-ORDER BY score DESC LIMIT $k
-OPTIONAL MATCH (sp:Participant)-[:SPEAKS]->(m)
-RETURN m.id AS id, m.session AS session, m.idx AS idx, m.text AS text, toString(m.ts) AS ts,
-       sp {.id, .name} AS speaker,
-       [(m)-[r:ADDRESSES]->(a:Participant) | a {.id, .name, source: r.source}] AS addressees,
-       score
-ORDER BY score DESC;
+@sparse.scored(m);

@@ -141,6 +141,17 @@ def check_vector_dimensions(db: Database, settings: Settings) -> None:
         )
 
 
+def run_statements(db: Database, migration: Migration, settings: Settings) -> None:
+    """Run one migration's statements in order (without recording it: :func:`migrate` does). A
+    statement holding ``IN TRANSACTIONS`` (a batched data migration, e.g. 0010's back-fill of every
+    message) runs in an auto-commit transaction, the only kind that allows it."""
+    for statement in migration.statements(settings, legacy=not db.cypher25):
+        if "IN TRANSACTIONS" in statement:
+            db.execute_batched(statement)
+        else:
+            db.execute(statement)
+
+
 def migrate(db: Database, settings: Settings, await_online_s: int = 300) -> int:
     """Apply every pending migration in order; return the schema version now in force."""
     holder = uuid.uuid4().hex
@@ -156,8 +167,7 @@ def migrate(db: Database, settings: Settings, await_online_s: int = 300) -> int:
                     )
                 continue
             log.info("applying migration %04d_%s", migration.version, migration.name)
-            for statement in migration.statements(settings, legacy=not db.cypher25):
-                db.execute(statement)
+            run_statements(db, migration, settings)
             db.execute(
                 """
                 CREATE (m:SchemaMigration {version: $version, name: $name, checksum: $checksum,

@@ -126,6 +126,18 @@ class Database:
 
         return self.write(work)
 
+    def execute_batched(self, cypher: str, **params: Any) -> list[dict[str, Any]]:
+        """Run one write statement in an auto-commit transaction, the only kind in which
+        ``CALL { … } IN TRANSACTIONS`` may run: a data migration over every message of a store
+        commits in batches instead of holding one transaction of a million updates. Not retried
+        (such a statement must be idempotent; the next start runs it again)."""
+
+        try:
+            with self.driver.session(database=self.database) as session:
+                return [record.data() for record in session.run(cypher, params)]
+        except _RETRYABLE as exc:
+            raise DatabaseUnavailable(f"Neo4j is unavailable: {exc}") from exc
+
     @functools.cached_property
     def cypher25(self) -> bool:
         """Whether the server has Cypher 25 ``SEARCH`` with vector index filters (2026.x; the

@@ -445,12 +445,13 @@ class MessageFulltextRetriever(_FulltextRetriever):
 
 @tool
 class MessageSparseRetriever(Retriever):
-    """Learned sparse (SPLADE) search over speaker-aware passages: Lucene candidates in the space,
-    exact SPLADE dot product in Cypher, scope and filters applied there too."""
+    """Learned sparse (SPLADE) search over speaker-aware passages: Lucene candidates in the space
+    through the messages' head terms (over every term when those find too few), exact SPLADE dot
+    product over every stored term in Cypher, scope and filters applied there too."""
 
     name, layer, layer_search = "message_sparse", "interaction", True
     doc = "learned sparse (SPLADE) search over turns with their speakers"
-    queries = ("retrieve_messages_sparse",)
+    queries = ("retrieve_messages_sparse_head", "retrieve_messages_sparse")
 
     @functools.cached_property
     def common(self) -> SparseTermStats:
@@ -471,9 +472,11 @@ class MessageSparseRetriever(Retriever):
         params = {**scope.params(), **_message_filters(filters or Filters()), "lucene": lucene}
         params["weights"] = terms
         fetch = max(self.fetch, 10 * k)
-        rows = self.run("retrieve_messages_sparse", fetch=fetch, k=k, **params)
-        if len(rows) < k:  # scope or filters removed candidates, or the rare terms were too few:
-            # widen once, with every term
+        # candidates through the messages' head terms (migration 0010, document-side pruning:
+        # docs/retrieval.md "Latency, sixth pass"), each scored with all its terms
+        rows = self.run("retrieve_messages_sparse_head", fetch=fetch, k=k, **params)
+        if len(rows) < k:  # scope or filters removed candidates, or the rare head terms were too few:
+            # widen once, every query term over every stored term
             params["lucene"] = sparse_query(weights)[0]
             rows = self.run("retrieve_messages_sparse", fetch=fetch * 20, k=k, **params)
         return _message_hits(rows, self.name)

@@ -9,16 +9,19 @@ renaming re-indexes the passages that name the participant.
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 import uuid
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from voxmem.config import Settings
-from voxmem.cypher import query
+from voxmem.cypher import compose, query
 from voxmem.embeddings import TextEmbedder, sparse_encoder
+from voxmem.graph_schema.migrate import available_migrations, run_statements
 from voxmem.ids import turn_message_id
 from voxmem.passages import MessageIndexer, passage, sparse_query
 from voxmem.retrieval.scope import resolve_scope
@@ -102,7 +105,8 @@ def space(services):
 def _stored(services, space: str) -> dict[str, dict]:
     rows = services.db.query(
         "MATCH (m:Message {space: $space}) RETURN m.id AS id, m.passage AS passage, "
-        "m.sparse_terms AS terms, m.sparse_weights AS weights, m.embedding AS embedding",
+        "m.sparse_terms AS terms, m.sparse_weights AS weights, m.sparse_head AS head, "
+        "m.embedding AS embedding",
         space=space,
     )
     return {r["id"]: r for r in rows}
@@ -142,9 +146,9 @@ def test_sparse_tool_scores_are_the_exact_splade_dot_product(services, space):
 
 @pytest.mark.integration
 def test_only_the_scoped_sparse_index_is_kept(services):
-    """Migration 0009 drops 0006's space-only SPLADE index; the tool's index (0008) stays."""
+    """Migration 0009 drops 0006's space-only SPLADE index; the tool's indexes (0008, 0010) stay."""
     names = {r["name"] for r in services.db.query("SHOW FULLTEXT INDEXES YIELD name RETURN name")}
-    assert "message_scoped_sparse" in names
+    assert {"message_scoped_sparse", "message_scoped_sparse_head"} <= names
     assert "message_sparse" not in names
 
 
@@ -204,20 +208,28 @@ def test_sparse_candidates_are_filtered_by_the_askers_sessions_inside_the_index(
         tool = build_tools(services.db, services.embedder)["message_sparse"]
         lucene, terms = sparse_query(tool.sparse("pizza"))  # type: ignore[misc]
         params = {"speaker": None, "addressee": None, "session": None, "ts_from": None, "ts_to": None}
-        rows = tool.run(
-            "retrieve_messages_sparse", lucene=lucene, weights=terms, fetch=1, k=1, **params, **scope.params()
-        )
-        assert [r["id"] for r in rows] == [turn_message_id(name, "c0")]
-        open_rows = tool.run(
-            "retrieve_messages_sparse",
-            lucene=lucene,
-            weights=terms,
-            fetch=1,
-            k=1,
-            **params,
-            **{**scope.params(), "access_policy": "open", "asker": None},
-        )
-        assert open_rows and open_rows[0]["session"] == "garage"  # the open scope's best is elsewhere
+        # the head index (migration 0010) and the all-terms index (0008) both filter in the index
+        for name_of_query in ("retrieve_messages_sparse_head", "retrieve_messages_sparse"):
+            rows = tool.run(
+                name_of_query,
+                lucene=lucene,
+                weights=terms,
+                fetch=1,
+                k=1,
+                **params,
+                **scope.params(),
+            )
+            assert [r["id"] for r in rows] == [turn_message_id(name, "c0")], name_of_query
+            open_rows = tool.run(
+                name_of_query,
+                lucene=lucene,
+                weights=terms,
+                fetch=1,
+                k=1,
+                **params,
+                **{**scope.params(), "access_policy": "open", "asker": None},
+            )
+            assert open_rows and open_rows[0]["session"] == "garage"  # the open scope's best is elsewhere
     finally:
         services.spaces.delete(name)
 
@@ -300,3 +312,88 @@ def test_common_terms_of_a_space_and_the_ranking_without_them(services):
         ]
     finally:
         services.spaces.delete(name)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+HEAD = re.compile(r"sparse_head\s*[:=]\s*@sparse\.head\(")
+
+
+def _body(text: str) -> str:
+    return "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("//"))
+
+
+def test_every_writer_of_sparse_terms_writes_the_head():
+    """Document-side pruning (migration 0010) only holds if every message has its head: each
+    product and benchmark Cypher file that writes ``sparse_terms`` writes ``sparse_head`` from the
+    one fragment, and migration 0010 back-fills with the fragment's expression."""
+    writers = []
+    for path in sorted([*(ROOT / "cypher").glob("*.cypher"), *(ROOT / "bench" / "cypher").glob("*.cypher")]):
+        body = _body(path.read_text(encoding="utf-8"))
+        if re.search(r"sparse_terms\s*:\s*[$\w]|\.sparse_terms\s*=", body):  # a map entry or a SET
+            writers.append(path.stem)
+            assert HEAD.search(body), f"{path.name} writes sparse_terms without @sparse.head"
+    assert {"message_append", "message_batch_append", "message_index_set", "load_messages"} <= set(writers)
+    migration = next(m for m in available_migrations() if m.version == 10)
+    squash = lambda s: re.sub(r"\s+", "", s)  # noqa: E731
+    assert squash(compose("@sparse.head(m.sparse_terms, m.sparse_weights)")) in squash(migration.text)
+
+
+@pytest.mark.integration
+def test_the_head_is_the_heavy_prefix_of_the_stored_terms(services, space):
+    for row in _stored(services, space).values():
+        terms, weights = row["terms"].split(), row["weights"]
+        assert weights == sorted(weights, reverse=True)
+        expected = [t for t, w in zip(terms, weights, strict=True) if w >= 0.3 * weights[0]]
+        assert row["head"].split() == expected
+        assert 0 < len(expected) < len(terms)
+
+
+@pytest.mark.integration
+def test_migration_0010_backfills_messages_stored_without_a_head(services, space):
+    """A store from before 0010: messages with SPLADE terms and no head. Running the migration's
+    statements (as migrate() does, the back-fill in batches) gives each the head the writers give,
+    the head index finds them, and a second run changes nothing."""
+    before = _stored(services, space)
+    services.db.execute("MATCH (m:Message {space: $space}) REMOVE m.sparse_head", space=space)
+    assert all(r["head"] is None for r in _stored(services, space).values())
+    migration = next(m for m in available_migrations() if m.version == 10)
+    run_statements(services.db, migration, services.settings)
+    after = _stored(services, space)
+    assert {i: r["head"] for i, r in after.items()} == {i: r["head"] for i, r in before.items()}
+    assert all(r["head"] for r in after.values())
+    run_statements(services.db, migration, services.settings)  # idempotent
+    assert _stored(services, space) == after
+    tool = build_tools(services.db, services.embedder)["message_sparse"]
+    lucene, terms = sparse_query(tool.sparse("When is Lena's dentist appointment?"))  # type: ignore[misc]
+    params = {"speaker": None, "addressee": None, "session": None, "ts_from": None, "ts_to": None}
+    scope = resolve_scope(services.db, space, None)
+    rows = tool.run(
+        "retrieve_messages_sparse_head",
+        lucene=lucene,
+        weights=terms,
+        fetch=10,
+        k=1,
+        **params,
+        **scope.params(),
+    )
+    assert [r["id"] for r in rows] == [turn_message_id(space, "s3")]
+
+
+@pytest.mark.integration
+def test_a_turn_matching_only_outside_its_head_is_found_by_the_widening(services, space):
+    """Candidates come from the head terms; when they find fewer than k turns, the tool widens
+    over every stored term, so a turn whose only shared term is light is still returned, with
+    its exact score."""
+    target = turn_message_id(space, "s3")
+    services.db.execute(
+        "MATCH (m:Message {id: $id}) SET m.sparse_terms = 't1 t2 t3', m.sparse_weights = [1.0, 0.5, 0.1],"
+        " m.sparse_head = 't1 t2'",
+        id=target,
+    )
+    tool = build_tools(services.db, services.embedder)["message_sparse"]
+    tool.sparse = lambda _text: {3: 2.0}  # type: ignore[assignment,method-assign]
+    scope = resolve_scope(services.db, space, None)
+    hits = tool.search(scope, "anything", k=1)
+    assert [(h.id, round(h.score, 6)) for h in hits] == [(target, 0.2)]
+    tool.sparse = lambda _text: {2: 2.0}  # type: ignore[assignment,method-assign]
+    assert [(h.id, round(h.score, 6)) for h in tool.search(scope, "anything", k=1)] == [(target, 1.0)]
