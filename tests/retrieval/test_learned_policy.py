@@ -226,14 +226,15 @@ def test_eg_grpo_trains_end_to_end_and_the_agent_runs_the_saved_policy(
     house = households["open"]
     qs = _tiny_questions(house)
     env = T.Env(services, retrieval, {})
-    cfg = T.Config(group=2, epochs=2, updates=1, clone=False)
+    cfg = T.Config(group=2, group_round1=3, epochs=2, updates=1, clone=False)
     trainer, curve = T.train(env, cfg, qs, qs[:1], log_every=False)
     assert [c["epoch"] for c in curve] == [1, 2]
-    assert all(c["states"] >= 1 + cfg.group for c in curve)  # the root and its successors' groups
+    assert all(c["states"] >= 1 + cfg.group_round1 for c in curve)  # the root and its successors' groups
     assert all(math.isfinite(c["reward"]) and c["kl"] >= 0 for c in curve)
     # per epoch: the KL's mean and max, the gradient norm before the clip, round 1's groups
     assert all(c["kl_max"] >= c["kl"] and c["grad_norm_max"] >= c["grad_norm"] >= 0 for c in curve)
-    assert all(c["round1_distinct_plans"] == cfg.group for c in curve)  # uniform: distinct sets exist
+    # round 1's group is --group-round1 wide (uniform: distinct sets exist); rounds 2-3 keep G
+    assert all(c["round1_distinct_plans"] == cfg.group_round1 for c in curve)
     assert env.stats["calls"] > 0 and env.stats["hits"] > 0  # the second epoch reads the cache
     # the update moved the policy away from the (uniform) reference
     moved = sum(
