@@ -23,7 +23,8 @@ plans is sampled from the current policy; each plan's reward is its Evidence Gai
 newly retained gold turns plus a rank-discounted term, each id once per branch; or, for the
 ablation, the branch's terminal answer-in-evidence@10); advantages are normalised in the group;
 every non-final successor samples its own group up to the round limit; the update is the clipped policy-ratio
-objective with a KL penalty (k3 estimator) to the frozen clone (or, with ``--no-clone``, to the
+objective with a KL penalty (each draw's KL exact, :func:`voxmem.retrieval.learned.plan_kl`;
+the k3 estimator until the ninth session) to the frozen clone (or, with ``--no-clone``, to the
 uniform initial policy, the earlier method). After each epoch the stop threshold is calibrated on
 the training-side probe (``calibrate_stop``: the heuristic's round budget spent where probe recall
 does not fall) and the epoch kept is chosen on those calibrated probe scores.
@@ -82,10 +83,15 @@ class Config:
     # GRPO's learning rate (the clone has its own, clone_lr). 3e-3 until the sixth session: with
     # it the k3 KL blew up to 2.4e5 (run A, epoch 4) and 19.5 (run B, epoch 6), a sampled plan's
     # probability collapsing far below the reference's; 1e-3 plus the gradient-norm clip below
-    # bound the step.
+    # bound the step, but not the k3 term (run F: 3.1e5 at epoch 6), which kl_estimator fixes.
     lr: float = 1e-3
     clip: float = 0.2
     kl: float = 0.04
+    # how the KL penalty is computed: "exact" = each sampled draw's KL exactly
+    # (learned.plan_kl), bounded by the frozen reference; before the ninth session the k3
+    # estimator exp(r) - r - 1 of the sampled plan, which grows exponentially when the plan's
+    # probability collapses. The only value; kept so the settings digest tells the files apart.
+    kl_estimator: str = "exact"
     updates: int = 2  # gradient passes per epoch over the sampled states
     # the gradient norm of each GRPO minibatch is clipped to this (0 = no clip); the norm before
     # clipping is logged per epoch beside the KL
@@ -505,7 +511,7 @@ def sample_group(
 
     Each member keeps its own order and its exact probability under the policy
     (:func:`voxmem.retrieval.learned.plan_logprob`), so the clipped ratio π_new/π_old and the
-    k3 KL term are read on the policy's own probabilities; what changes is which plans enter the
+    KL term are read on the policy's own probabilities; what changes is which plans enter the
     group: without replacement, less probable plans enter more often than on-policy, which is the
     exploration asked for and a bias of the estimate (not corrected by importance weights)."""
     plans: list[list[int]] = []
@@ -713,7 +719,9 @@ class Trainer:
         return recalls, found
 
     def update(self, records: list[StateRecord]) -> dict[str, float]:
-        """Clipped-ratio GRPO with a KL penalty (k3) to the frozen reference, minibatches of 32 states."""
+        """Clipped-ratio GRPO with a KL penalty to the frozen reference (each sampled draw's KL exact,
+        :func:`voxmem.retrieval.learned.plan_kl`), minibatches of 32 states. Logged: the KL's mean
+        and max over states (each state's KL the mean over its group)."""
         torch, cfg = self.torch, self.cfg
         kls, losses, norms = [], [], []
         useful = [r for r in records if len(r.members) > 1]
@@ -736,13 +744,15 @@ class Trainer:
                     new = torch.stack(
                         [L.plan_logprob(lp, c, h.stop, s, slot, h.size) for s, c in rec.members]
                     )
-                    ref = torch.stack(
-                        [L.plan_logprob(lp_ref, c, h_ref.stop, s, slot, h_ref.size) for s, c in rec.members]
-                    )
                     old = torch.as_tensor(rec.old_logp, dtype=torch.float32)
                     ratio = torch.exp(new - old)
                     surrogate = torch.minimum(ratio * adv, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * adv)
-                    kl = torch.exp(ref - new) - (ref - new) - 1
+                    kl = torch.stack(
+                        [
+                            L.plan_kl(lp, lp_ref, c, s, slot, h.stop, h_ref.stop, h.size, h_ref.size)
+                            for s, c in rec.members
+                        ]
+                    )
                     terms.append(-(surrogate - cfg.kl * kl).mean())
                     kls.append(float(kl.detach().mean()))
                 loss = torch.stack(terms).mean()
@@ -1205,7 +1215,7 @@ def plot(curve: list[dict[str, Any]], baseline: float | None, path: Path) -> Non
             epochs, [c.get("kl_max") for c in grpo], marker="v", color="tab:red", linestyle=":", label="max"
         )
         axes[1].legend(fontsize=7)
-    axes[1].set_title("KL to the reference policy (k3), per minibatch")
+    axes[1].set_title("KL to the reference policy, per state")
     kls = [k for c in grpo for k in (c["kl"], c.get("kl_max")) if k]
     if kls and max(kls) > 100 * min(kls):  # one epoch's blow-up would flatten the others
         axes[1].set_yscale("log")

@@ -450,6 +450,60 @@ def plan_logprob(
     return total
 
 
+def plan_kl(
+    combo_lp: Any,
+    ref_lp: Any,
+    chosen: Sequence[int],
+    stop: bool | None,
+    slot: np.ndarray,
+    stop_logit: Any,
+    ref_stop_logit: Any,
+    size_logits: Any,
+    ref_size_logits: Any,
+) -> Any:
+    """KL(policy ‖ reference) of one sampled plan's draws, each draw's KL exact: the stop
+    decision's Bernoulli KL (rounds 2-3; ``stop`` None in round 1), then — if the plan acts — the
+    size head's categorical KL and, for every combo drawn, the KL between the two conditional
+    distributions it was drawn from (the joint over combos renormalised over the slots still free
+    after the draws before it, as :func:`plan_logprob` draws). By the chain rule its expectation
+    over plans drawn from the policy is the plan distribution's KL, so it estimates what the k3
+    estimator did, at the same scale.
+
+    Why not k3 (``exp(r) - r - 1``, r = log ref(plan) − log π(plan), the GRPO paper's estimator,
+    used until the ninth session): it reads the sampled plan's own probability, and when that
+    probability collapses under the policy r grows without bound and the term with it,
+    exponentially — minibatch KL 2.4e5 (run A), 3.1e5 (run F, the shipped file's epoch), 3,137
+    (run E). Here each draw's term is a sum over every alternative weighted by the *policy's*
+    probability of it, so an action the policy has stopped choosing contributes π log(π/ref) → 0;
+    whatever the policy does, a draw's KL is at most max_a −log ref(a) (the reference's least
+    likely alternative), a bound fixed by the frozen reference, and its gradient is smooth (no
+    exponential). Why not the usual clamp of r before exponentiating: it bounds the value but
+    zeroes the gradient exactly where the policy has moved furthest from the reference. The
+    action space is small and factored (a few hundred combos, ≤ 12 draws), so the exact
+    per-draw sums cost one masked log-softmax per draw."""
+    torch = _torch()
+    logsigmoid = torch.nn.functional.logsigmoid
+    total = torch.zeros(())
+    if stop is not None:  # Bernoulli KL of the stop head
+        p = torch.sigmoid(stop_logit)
+        total = total + p * (logsigmoid(stop_logit) - logsigmoid(ref_stop_logit))
+        total = total + (1 - p) * (logsigmoid(-stop_logit) - logsigmoid(-ref_stop_logit))
+    if stop or not len(chosen):
+        return total
+    n_slots = len(np.unique(slot))
+    size_lp = size_logprobs(size_logits, n_slots)
+    total = total + (size_lp.exp() * (size_lp - size_logprobs(ref_size_logits, n_slots))).sum()
+    # row j: the combos still drawable at draw j (slots of draws 0..j-1 removed)
+    alive = np.ones((len(chosen), len(slot)), dtype=bool)
+    for j in range(1, len(chosen)):
+        alive[j:] &= slot != slot[chosen[j - 1]]
+    free = torch.as_tensor(alive)
+    neg = -1e9  # finite, so a removed combo's p · (log p − log q) is 0 · finite = 0 (also its gradient)
+    lp = torch.log_softmax(combo_lp.unsqueeze(0).expand(len(chosen), -1).masked_fill(~free, neg), -1)
+    lq = torch.log_softmax(ref_lp.unsqueeze(0).expand(len(chosen), -1).masked_fill(~free, neg), -1)
+    return total + (lp.exp() * (lp - lq)).sum()
+
+
 def greedy_plan(lp: np.ndarray, slot: np.ndarray, k: int, skip: Any = None) -> list[int]:
     """The most probable plan of size ``k`` drawn one slot at a time: the best combo, then the best
     of the remaining slots, ... (``skip(i)`` rules a combo out, e.g. an action tried earlier)."""

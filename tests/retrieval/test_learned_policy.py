@@ -408,6 +408,124 @@ def test_grad_norm_reports_the_norm_before_clipping_and_clips_to_the_bound() -> 
     assert torch.equal(w.grad, torch.tensor([3.0, 4.0]))
 
 
+# --- the KL penalty to the reference ------------------------------------------------------------
+def _kl_pair() -> tuple[Any, Any, np.ndarray, Any, Any]:
+    """Three combos, combos 0 and 1 sharing a slot; two plan sizes possible (two slots). Policy:
+    combos 0.5/0.25/0.25, sizes 0.5/0.5, P(stop) 0.5. Reference: 0.25/0.25/0.5, 0.25/0.75, 0.2."""
+    lp = torch.log(torch.tensor([0.5, 0.25, 0.25]))
+    lq = torch.log(torch.tensor([0.25, 0.25, 0.5]))
+    size, size_ref = torch.zeros(L.MAX_PLAN), torch.zeros(L.MAX_PLAN)
+    size_ref[1] = math.log(3.0)  # sizes 1, 2 at 1:3; sizes above the two slots are masked
+    return lp, lq, np.array([0, 0, 1]), size, size_ref
+
+
+def test_the_kl_of_a_plan_is_each_draws_exact_kl_and_in_expectation_the_plan_distributions() -> None:
+    lp, lq, slot, size, size_ref = _kl_pair()
+    a, b = torch.tensor(0.0), torch.tensor(math.log(0.25))  # P(stop) 0.5 vs 0.2
+
+    def kl(chosen: list[int], stop: bool | None) -> float:
+        return float(L.plan_kl(lp, lq, chosen, stop, slot, a, b, size, size_ref))
+
+    k_stop = 0.5 * math.log(0.5 / 0.2) + 0.5 * math.log(0.5 / 0.8)
+    k_size = 0.5 * math.log(0.5 / 0.25) + 0.5 * math.log(0.5 / 0.75)
+    k_first = 0.5 * math.log(0.5 / 0.25) + 0.25 * math.log(1.0) + 0.25 * math.log(0.25 / 0.5)
+    # after combo 2 (slot 1), combos 0 and 1 remain: policy 2/3, 1/3; reference 1/2, 1/2
+    k_then = (2 / 3) * math.log((2 / 3) / 0.5) + (1 / 3) * math.log((1 / 3) / 0.5)
+    assert kl([], True) == pytest.approx(k_stop, abs=1e-6)  # a stop is one Bernoulli draw
+    assert kl([2], None) == pytest.approx(k_size + k_first, abs=1e-6)  # round 1: no stop decision
+    assert kl([2], False) == pytest.approx(k_stop + k_size + k_first, abs=1e-6)
+    assert kl([2, 0], False) == pytest.approx(k_stop + k_size + k_first + k_then, abs=1e-6)
+    # after combo 0 only combo 2 is left: a one-choice draw has no KL
+    assert kl([0, 2], False) == pytest.approx(k_stop + k_size + k_first, abs=1e-6)
+    # chain rule: over every plan the policy can draw, E[plan_kl] = KL of the plan distributions
+    plans = [([], True)] + [
+        (list(p), False)
+        for n in (1, 2)
+        for p in itertools.permutations(range(3), n)
+        if len({int(slot[i]) for i in p}) == n
+    ]
+    expected = exact = mass = 0.0
+    for chosen, stop in plans:
+        p = float(L.plan_logprob(lp, chosen, a, stop, slot, size))
+        q = float(L.plan_logprob(lq, chosen, b, stop, slot, size_ref))
+        mass += math.exp(p)
+        exact += math.exp(p) * (p - q)
+        expected += math.exp(p) * kl(chosen, stop)
+    assert mass == pytest.approx(1.0, abs=1e-6)
+    assert expected == pytest.approx(exact, abs=1e-5)
+
+
+class _Fixed(torch.nn.Module):
+    """A "network" whose output row ignores the state: sets each head's logits by hand."""
+
+    def __init__(self, out: torch.Tensor, trainable: bool) -> None:
+        super().__init__()
+        self.out = torch.nn.Parameter(out.clone(), requires_grad=trainable)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.out
+
+
+def _update_once(out: torch.Tensor, members: list[tuple[bool | None, list[int]]]) -> tuple[Any, dict, float]:
+    """One GRPO update (Trainer.update) of one round-2 state of a real action space: the policy's
+    logits ``out``, the reference uniform (zero logits); returns the trainer, its stats and an
+    upper bound of the state's KL fixed by the reference alone (stop, size, one draw per combo)."""
+    from types import SimpleNamespace
+
+    from bench import train_policy as T
+
+    space = L.ActionSpace(L.tool_specs())
+    state = _state("What did Maya say to Tom about pizza?", {"interaction"})
+    c = space.candidates(state)
+    combos = space.combos(c)
+    n_t = len(space.tools)
+    env: Any = SimpleNamespace(space=space)
+    trainer = T.Trainer(env, T.Config(updates=1))
+    trainer.net = _Fixed(out, trainable=True)
+    trainer.ref = _Fixed(torch.zeros_like(out), trainable=False)
+    trainer.opt = torch.optim.Adam(trainer.net.parameters(), lr=1e-3)
+    slot = L.slots(combos)
+    with torch.no_grad():
+        lp = L.combo_logprobs(out, c, combos, n_t)
+        h = L.split_logits(out, n_t)
+        old = [float(L.plan_logprob(lp, ch, h.stop, s, slot, h.size)) for s, ch in members]
+        lq = L.combo_logprobs(torch.zeros_like(out), c, combos, n_t)
+    record = T.StateRecord(np.zeros(1, dtype=np.float32), c, combos, 2, members, [0.1, 0.0], old)
+    stats = trainer.update([record])
+    n_sizes = min(L.MAX_PLAN, len(np.unique(slot)))
+    longest = max(len(ch) for _, ch in members)
+    bound = math.log(2) + math.log(n_sizes) + longest * float(-lq.min())
+    return trainer, stats, bound
+
+
+def test_the_kl_is_zero_when_the_policy_is_the_reference() -> None:
+    lp, _, slot, size, _ = _kl_pair()
+    for chosen, stop in (([], True), ([2, 0], False), ([1], None)):
+        stop_logit = torch.tensor(0.4)
+        assert float(L.plan_kl(lp, lp, chosen, stop, slot, stop_logit, stop_logit, size, size)) == 0
+    n_out = L.n_outputs(len(L.tool_specs()))
+    _, stats, _ = _update_once(torch.zeros(n_out), [(False, [0, 5]), (True, [])])
+    assert stats["kl"] == 0 and stats["kl_max"] == 0
+
+
+def test_a_collapsed_plan_probability_gives_a_bounded_kl_and_finite_gradients() -> None:
+    """The policy has all but stopped choosing the sampled plan's tool (its logit −300, the
+    reference uniform): the sampled plan's log-ratio to the reference is ≈ 300, so the k3 term
+    exp(300) − 301 overflowed (the blow-ups of runs A, E and F). The exact per-draw KL stays under
+    the bound the reference fixes, and the update's gradient is finite."""
+    n_t = len(L.tool_specs())
+    out = torch.zeros(L.n_outputs(n_t))
+    space = L.ActionSpace(L.tool_specs())
+    combos = space.combos(space.candidates(_state("What did Maya say to Tom about pizza?", {"interaction"})))
+    tool = int(combos[0, 1])
+    out[len(L.LAYERS) + tool] = -300.0  # the tool head's logit for the first combo's tool
+    other = next(i for i, cb in enumerate(combos) if int(cb[1]) != tool)
+    trainer, stats, bound = _update_once(out, [(False, [0]), (False, [other])])
+    assert math.isfinite(stats["kl_max"]) and 0 < stats["kl_max"] <= bound
+    assert math.isfinite(stats["grad_norm"])
+    assert bool(torch.isfinite(trainer.net.out.grad).all()) and bool(torch.isfinite(trainer.net.out).all())
+
+
 def test_round1_spread_counts_distinct_sets_and_groups_whose_rewards_differ() -> None:
     from bench import train_policy as T
 
