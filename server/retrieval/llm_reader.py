@@ -7,8 +7,9 @@ cost (the first version's 12 whole turns were ~900 tokens, ~45 s per question). 
 - the prompt shows at most ``max_evidence`` (5) turns, each one line
   ``[n] speaker -> addressees: text`` under a ``date, session:`` heading per run of lines from one
   session and day (the issue's ``[n] date, session, speaker -> addressees: text`` without
-  repeating date and session), clipped to the sentences that share the
-  most words with the question (≤ ``max_chars``), chosen by retrieval rank and that overlap,
+  repeating date and session), clipped to the sentences that share the most (rarity-weighted)
+  words with the question (≤ ``max_chars``, 120), chosen from the first 30 retrieved by that
+  overlap, whether the speaker is the person asked about, and retrieval rank (:func:`layout`),
   the offline reader's cited turn always among them, in the order they were said; at most one
   fact or profile attribute fused onto a turn is indented beneath it;
 - the system prompt is fixed and comes first, so the llama.cpp server reuses its evaluated
@@ -34,8 +35,10 @@ only picks the turn (``{"turn": n}``) and the person comes from that turn's ``SP
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -139,6 +142,20 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+_SAID_ON = re.compile(r"\s*\(said on [^)]*\)$")
+
+
+def _draft_shown(draft: str, limit: int) -> str:
+    """The draft clipped to ``limit`` characters, keeping its "(said on …)" tail: for a
+    when-question quoted whole that date is the offline reader's answer, and cut off it left the
+    model to pick a date from another line ("launch tomorrow (20 June 2023)" for an ad campaign
+    launched on the day the draft's turn was said)."""
+    tail = _SAID_ON.search(draft)
+    if tail is None or len(" ".join(draft.split())) <= limit:
+        return _clip(draft, limit)
+    return _clip(draft[: tail.start()], limit - len(tail.group().strip()) - 1) + " " + tail.group().strip()
+
+
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -148,14 +165,24 @@ def _keys(text: str) -> set[str]:
     return {w[:5] for w in _WORD.findall(text.lower()) if len(w) > 2 or w.isdigit()}
 
 
-def _focus(text: str, focus: set[str], limit: int) -> tuple[str, float]:
-    """The turn clipped to ``limit`` characters around its sentence sharing most words with the
-    question (then the sentences after and before it), and that sentence's overlap share."""
+def _rarity(focus: set[str], texts: list[str]) -> dict[str, float]:
+    """Each question word key's weight, ``log(1 + n / (1 + df))`` over the candidate turns: a word
+    most candidates share (the topic every retrieved turn is about) says little about which of
+    them answers."""
+    df = Counter(k for t in texts for k in _keys(t) & focus)
+    return {k: math.log(1 + len(texts) / (1 + df[k])) for k in focus}
+
+
+def _focus(text: str, weight: dict[str, float], limit: int) -> tuple[str, float]:
+    """The turn clipped to ``limit`` characters around its sentence sharing most (rarity-weighted)
+    words with the question (then the sentences after and before it), and that sentence's share
+    of the question's weight."""
     text = " ".join(text.split())
     sentences = [x for x in _SENTENCE.split(text) if x] or [text]
-    hits = [len(_keys(x) & focus) for x in sentences]
+    hits = [sum(weight[k] for k in _keys(x) & weight.keys()) for x in sentences]
     best = max(range(len(sentences)), key=lambda i: (hits[i], -i))
-    share = hits[best] / len(focus) if focus else 0.0
+    total = sum(weight.values())
+    share = hits[best] / total if total else 0.0
     if len(text) <= limit:
         return text, share
     lo = hi = best
@@ -174,24 +201,47 @@ def _focus(text: str, focus: set[str], limit: int) -> tuple[str, float]:
 def layout(
     result: AgentResult,
     max_evidence: int = 5,
-    max_chars: int = 160,
+    max_chars: int = 120,
     max_support: int = 1,
     keep: tuple[str, ...] = (),
-    pool: int = 12,
+    pool: int = 30,
+    own_turn: float = 0.1,
 ) -> Layout:
     """``date, session:`` once per run of lines said that day in that session, then
     ``[n] speaker -> addressees: text`` per turn, facts/attributes beneath (the issue's
     ``[n] date, session, speaker -> addressees: text`` with the date and session not repeated:
     ~10 tokens a line on 2 cores).
 
-    Of the first ``pool`` turns retrieved, the ``max_evidence`` best by retrieval rank and word
-    overlap with the question (``keep``: ids shown whatever their score, e.g. the draft's),
-    each clipped around its best sentence, numbered in the order they were said."""
+    Which turns: of the first ``pool`` retrieved, the ``max_evidence`` best by
+    - the share of the question's words their best sentence holds, each word weighted by its
+      rarity among those turns (:func:`_rarity`), the names of the people asked about left out
+      (a line only addressing "Leo, the post just arrived" is no better for it);
+    - plus ``own_turn`` when the speaker is someone the question is about (``asked_about``: the
+      people it names, or the asker for "my …"): their own turns answer what they did or like;
+    - plus ``0.5 / (1 + rank)`` for the retrieval rank;
+    ``keep`` (the draft's turn) is shown whatever its score. Each turn is clipped around its best
+    sentence, and they are numbered in the order they were said.
+
+    Why (scratch /tmp/k/eval.py over the answers benchmark's cached evidence, the questions the
+    LLM reads, LoCoMo dev all 160, 98 of them answerable): a gold turn was among the lines for 45
+    (answer words visible for 38) when the 5 came from the first 12 by rank and plain overlap;
+    with rarity, names out, the own-turn weight and the first 30, 50 (45), for the same prompt
+    size. An own-turn weight of 0.3 showed 55 (46) but filled the lines with the person's turns
+    whatever they said: in an LLM run the model then answered an adversarial question from the
+    person's unrelated "pottery workshop" and a when-question from their "launch tomorrow";
+    0.1 only breaks near-ties in word overlap. Seven lines of <= 90 characters showed a gold turn
+    for 63 but no more answer words, for ~15 % more prompt."""
+    people = asked_about(result.reading, result.scope.asker, result.scope.asker_name)
+    ids = {p["id"] for p in people if p.get("id")}
     focus = _keys(" ".join(result.reading.keywords) or result.query)
+    focus = (focus - {k for p in people for k in _keys(p.get("name") or "")}) or focus
+    candidates = [(entry, _dated(entry)) for entry in result.evidence[:pool]]
+    weight = _rarity(focus, [text for _, text in candidates])
     scored = []
-    for rank, entry in enumerate(result.evidence[:pool]):
-        text, share = _focus(_dated(entry), focus, max_chars)
-        scored.append((entry.id in keep, share + 0.5 / (1 + rank), rank, entry, text))
+    for rank, (entry, dated) in enumerate(candidates):
+        text, share = _focus(dated, weight, max_chars)
+        own = own_turn if (entry.evidence.speaker or {}).get("id") in ids else 0.0
+        scored.append((entry.id in keep, share + own + 0.5 / (1 + rank), rank, entry, text))
     chosen = sorted(scored, key=lambda s: (s[0], s[1], -s[2]), reverse=True)[:max_evidence]
     chosen.sort(key=lambda s: (s[3].evidence.ts or "", s[3].evidence.session or "", s[3].evidence.idx))
     lines: list[str] = []
@@ -444,7 +494,7 @@ class LLMReader:
             # system prompt asks for a few words, since the 1.5B model copied whole drafts back
             lines = [n for n, e in shown.entries.items() if e.id in hint[1]]
             where = f" (line {', '.join(map(str, lines))})" if lines else ""
-            user += f"\nDraft answer: {_clip(hint[0], 140)}{where}"
+            user += f"\nDraft answer: {_draft_shown(hint[0], 140)}{where}"
         system = TURN_SYSTEM if attribution else ANSWER_SYSTEM
         return [SystemMessage(system), HumanMessage(user)], shown
 

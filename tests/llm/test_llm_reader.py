@@ -247,8 +247,10 @@ def test_layout_keeps_few_turns_clipped_around_the_sentence_the_question_is_abou
         turn(f"msg-{i}", f"Unrelated chatter number {i} about the weather.", ANA, [TOM]) for i in range(2, 9)
     ]
     evidence = [*filler, turn("msg-1", long, TOM, [ANA])]
-    shown = layout(result("What is the garage door code now?", evidence=evidence), max_chars=120)
-    assert len(shown.entries) == 5  # at most five turns, however many were retrieved
+    shown = layout(
+        result("What is the garage door code now?", evidence=evidence), max_evidence=5, max_chars=120
+    )
+    assert len(shown.entries) == 5  # at most max_evidence turns, however many were retrieved
     line = next(x for x in shown.text.splitlines() if "Tom ->" in x)
     assert (
         "garage door code is now 5120" in line and "bakery" not in line and len(line.split(": ", 1)[1]) <= 120
@@ -256,6 +258,63 @@ def test_layout_keeps_few_turns_clipped_around_the_sentence_the_question_is_abou
     # the draft's turn is always shown, even when it ranks last
     kept = layout(result("weather?", evidence=evidence), max_evidence=2, keep=("msg-1",))
     assert "msg-1" in {e.id for e in kept.entries.values()}
+
+
+LEO = {"id": "p_leo", "name": "Leo"}
+
+
+def about(
+    question: str, keywords: list[str], people: list[dict], evidence: list[FusedEvidence]
+) -> AgentResult:
+    reading = Reading(text=question, kind="general", keywords=keywords, people=people)
+    scope = AccessScope(space="s", access_policy="open", asker=None, asker_name=None, identified_by="id")
+    return AgentResult(question, scope, reading, "heuristic", evidence, [], {})
+
+
+def test_layout_prefers_the_asked_persons_own_turn_to_a_line_only_addressing_them():
+    addressed = turn("msg-1", "Leo, would you like the post on the table?", TOM, [LEO])
+    own = turn("msg-2", "Ginger ale is the drink I like best.", LEO, [ANA])
+    question = about("Which drink does Leo like?", ["drink", "leo", "like"], [LEO], [addressed, own])
+    # the name is left out of the overlap: the address alone says nothing about Leo
+    assert [e.id for e in layout(question, max_evidence=1).entries.values()] == ["msg-2"]
+    # between turns of equal overlap, Leo's own beats another person's ranked just above it
+    filler = [turn(f"msg-{i}", f"Chatter number {i} about the weather.", TOM, [ANA]) for i in range(3)]
+    other = turn("msg-7", "A cold drink sounds good.", ANA, [TOM])
+    his = turn("msg-8", "Ginger ale is my drink.", LEO, [ANA])
+    question = about("Which drink does Leo like?", ["drink", "leo", "like"], [LEO], [*filler, other, his])
+    assert [e.id for e in layout(question, max_evidence=1).entries.values()] == ["msg-8"]
+    assert [e.id for e in layout(question, max_evidence=1, own_turn=0.0).entries.values()] != ["msg-8"]
+
+
+def test_layout_weighs_question_words_by_their_rarity_among_the_retrieved_turns():
+    evidence = [
+        turn("msg-1", "The party is at eight and the party room is booked.", TOM, [ANA]),
+        turn("msg-2", "Party music, party lights, the party is sorted.", ANA, [TOM]),
+        turn("msg-3", "I made a lemon cake yesterday.", ANA, [TOM]),
+        turn("msg-4", "We still need balloons for the party.", TOM, [ANA]),
+    ]
+    question = about("What cake was baked for the party?", ["cake", "baked", "party"], [], evidence)
+    # every turn is about the party; the one line holding the rarer "cake" beats a better-ranked one
+    assert {e.id for e in layout(question, max_evidence=2).entries.values()} == {"msg-1", "msg-3"}
+
+
+def test_layout_reads_deeper_than_the_first_twelve_retrieved():
+    filler = [turn(f"msg-{i}", f"Chatter number {i} about the weather.", ANA, [TOM]) for i in range(20)]
+    code = turn("msg-29", "The garage door code is now 5120.", TOM, [ANA])
+    question = about("What is the garage door code?", ["garage", "door", "code"], [], [*filler, code])
+    assert "msg-29" in {e.id for e in layout(question, max_evidence=2).entries.values()}
+    assert "msg-29" not in {e.id for e in layout(question, max_evidence=2, pool=12).entries.values()}
+
+
+def test_a_long_draft_is_shown_with_the_day_it_was_said():
+    chat = Replies(replies=['{"answer": null, "ids": []}'])
+    said = (
+        "Tom: I finally repainted the garden shed a deep green after weeks of scraping off the old flaking "
+        "paint, and the neighbours keep stopping to look at it. (said on 2 November 2026)"
+    )
+    LLMReader(chat).read(result("When did Tom repaint the shed?"), hint=(said, ["msg-1"]))
+    shown = next(x for x in chat.prompts[0][1].content.splitlines() if x.startswith("Draft answer:"))
+    assert shown.endswith("… (said on 2 November 2026) (line 1)") and len(shown) < 180
 
 
 def test_the_offline_draft_is_shown_with_its_line_and_the_note_says_so():
