@@ -14,6 +14,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -209,26 +210,14 @@ def test_sparse_candidates_are_filtered_by_the_askers_sessions_inside_the_index(
         lucene, terms = sparse_query(tool.sparse("pizza"))  # type: ignore[misc]
         params = {"speaker": None, "addressee": None, "session": None, "ts_from": None, "ts_to": None}
         # the head index (migration 0010) and the all-terms index (0008) both filter in the index
+
+        def top(query_name: str, **scope_params: Any) -> list[dict[str, Any]]:
+            return tool.run(query_name, lucene=lucene, weights=terms, fetch=1, k=1, **params, **scope_params)
+
         for name_of_query in ("retrieve_messages_sparse_head", "retrieve_messages_sparse"):
-            rows = tool.run(
-                name_of_query,
-                lucene=lucene,
-                weights=terms,
-                fetch=1,
-                k=1,
-                **params,
-                **scope.params(),
-            )
+            rows = top(name_of_query, **scope.params())
             assert [r["id"] for r in rows] == [turn_message_id(name, "c0")], name_of_query
-            open_rows = tool.run(
-                name_of_query,
-                lucene=lucene,
-                weights=terms,
-                fetch=1,
-                k=1,
-                **params,
-                **{**scope.params(), "access_policy": "open", "asker": None},
-            )
+            open_rows = top(name_of_query, **{**scope.params(), "access_policy": "open", "asker": None})
             assert open_rows and open_rows[0]["session"] == "garage"  # the open scope's best is elsewhere
     finally:
         services.spaces.delete(name)
