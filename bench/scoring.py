@@ -156,10 +156,15 @@ def tokens(text: str) -> list[str]:
 
 def contains(prediction: str, gold: str) -> float:
     """1.0 when the normalised gold answer occurs in the normalised prediction (whole words)."""
-    g, p = normalize(gold), normalize(prediction)
-    if not g:
+    return _occurs(normalize(gold), normalize(prediction))
+
+
+def _occurs(gold: str, prediction: str) -> float:
+    """1.0 when the already normalised ``gold`` occurs in ``prediction`` as whole words (an empty
+    gold never does): the one containment test behind :func:`contains` and its folded variant."""
+    if not gold:
         return 0.0
-    return 1.0 if re.search(rf"(?:^| ){re.escape(g)}(?: |$)", p) else 0.0
+    return 1.0 if re.search(rf"(?:^| ){re.escape(gold)}(?: |$)", prediction) else 0.0
 
 
 # singular personal pronouns of every person and gender → one token; plural ones → another. Not
@@ -190,10 +195,7 @@ def person_fold(normalised: str) -> str:
 
 def contains_person_folded(prediction: str, gold: str) -> float:
     """:func:`contains` after :func:`person_fold` on both sides."""
-    g, p = person_fold(normalize(gold)), person_fold(normalize(prediction))
-    if not g:
-        return 0.0
-    return 1.0 if re.search(rf"(?:^| ){re.escape(g)}(?: |$)", p) else 0.0
+    return _occurs(person_fold(normalize(gold)), person_fold(normalize(prediction)))
 
 
 def token_f1(prediction: str, gold: str) -> float:
