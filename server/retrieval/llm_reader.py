@@ -311,12 +311,24 @@ def parse_answer(
     if not isinstance(ids, list) or not ids:
         raise ReaderError('an answer needs "ids": the numbers of the evidence lines it rests on')
     numbers = list(dict.fromkeys(_number(i, shown) for i in ids))
-    answer = str(answer).strip()
+    answer = _unlabelled_reply(str(answer).strip(), shown)
     cited = [shown[n] for n in numbers]
     _check_script(answer, cited)
     _check_people(answer, cited)
     _check_numbers(answer, cited)
     return answer, numbers
+
+
+def _unlabelled_reply(answer: str, shown: dict[int, FusedEvidence]) -> str:
+    """The answer without a copied line label, ``[3]`` and/or ``Maya:`` / ``Maya -> Leo:`` where
+    Maya speaks a shown line: the model copies a line as the prompt lays it out, and "Maya: pizza
+    on Friday" answers "What did Maya ask for?" with her name glued on (seen in the demo). Only a
+    shown speaker's name is a label ("Note: …" is not), and a label with nothing after it stays."""
+    speakers = {_person(e.evidence.speaker) for e in shown.values() if e.evidence.speaker}
+    names = "|".join(re.escape(n) for n in sorted(speakers, key=len, reverse=True)) or "(?!)"
+    label = rf"^\s*(?:\[\d+\]\s*)?(?:(?:{names})(?:\s*->\s*[^:]{{1,60}})?\s*:\s*)?"
+    bare = re.sub(label, "", answer, count=1).strip()
+    return bare or answer
 
 
 def _cited_words(cited: list[FusedEvidence]) -> set[str]:
@@ -618,8 +630,13 @@ class LLMReader:
         if parsed is None:
             return None
         answer, numbers = parsed
-        if hint and (_kept(answer, hint[0]) or restates(answer, result.query)):
-            return hint  # the draft copied (maybe cut at the answer's length cap), or no better than it
+        if hint and _kept(answer, hint[0]):
+            return hint  # the draft copied (maybe cut at the answer's length cap)
+        if restates(answer, result.query):
+            # no better than the draft; without one, no answer: asked "What kind of impact does
+            # Joanna hope to have with her painting?" (LoCoMo adversarial, nothing drafted), the
+            # 1.5B model answered "impact"
+            return hint
         # small models cite every line they were shown; keep the cited turns that hold the answer
         grounded = [n for n in numbers if _holds(answer, shown.entries[n])] or numbers
         # a relative time copied without its reading ("last year") means nothing later: resolved

@@ -417,6 +417,30 @@ def test_an_answer_that_only_restates_the_question_keeps_the_draft():
     assert LLMReader(chat).read(result("What is the garage door code?"), hint=draft).chosen == draft
 
 
+def test_without_a_draft_an_answer_that_only_restates_the_question_is_an_abstention():
+    said = turn("msg-3", "I hope my paintings have an impact on people.", TOM, [ANA])
+    question = result("What kind of impact does Tom hope to have with his painting?", evidence=[said])
+    chat = Replies(replies=['{"answer": "impact", "ids": [1]}'])
+    assert LLMReader(chat).answer(question) is None
+    chat = Replies(replies=['{"answer": "an impact on people", "ids": [1]}'])
+    assert LLMReader(chat).answer(question) == ("an impact on people", ["msg-3"])
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ["Tom: 4417", "[1] Tom -> Ana: 4417", "[1] 4417", "Tom -> Ana: 4417"],
+)
+def test_a_copied_line_label_is_not_part_of_the_answer(reply):
+    chat = Replies(replies=[f'{{"answer": "{reply}", "ids": [1]}}'])
+    assert LLMReader(chat).answer(result("What is the garage door code?")) == ("4417", ["msg-1"])
+
+
+def test_only_a_shown_speakers_name_is_a_label():
+    entries = layout(result("What is the garage door code?")).entries
+    assert parse_answer('{"answer": "Code: 4417", "ids": [1]}', entries) == ("Code: 4417", [1])
+    assert parse_answer('{"answer": "Tom:", "ids": [1]}', entries) == ("Tom:", [1])
+
+
 def test_a_draft_copied_with_retyped_quotes_is_kept_whole():
     draft = 'Jon: I\'m currently reading "The Lean Startup" and hoping it helps. (said on 29 May 2023)'
     reply = '{"answer": "Jon: I\'m currently reading \'The Lean Startup\' and hoping it helps", "ids": [1]}'
