@@ -102,6 +102,15 @@ class Config:
     # zero advantages, and round 1's plan never learned (docs/retrieval.md, "Fifth session").
     # Rounds 2-3 keep sampling with replacement (a group may hold several stops).
     distinct_round1: bool = True
+    # weight round 1's distinct group so it estimates the on-policy objective (group_weights: the
+    # sum-and-sample estimator averaged over the group's prefixes). Without it the group over-
+    # represents the policy's less probable sets: with the clone's own set at probability p, each
+    # of the other G-1 members counts as much as it does.
+    importance_round1: bool = True
+    # dual clip (Ye et al. 2020) of the ratio term for negative advantages: the clipped
+    # objective min(r·A, clip(r)·A) is unbounded below in r when A < 0; max(that, c·A) bounds it
+    # (0 = off). Before the tenth session there was none.
+    dual_clip: float = 3.0
     hidden: int = 64
     reward: str = "eg"  # 'eg' | 'terminal'
     rank_weight: float = 0.5
@@ -164,6 +173,8 @@ class StateRecord:
     members: list[tuple[bool | None, list[int]]]
     rewards: list[float]
     old_logp: list[float] = field(default_factory=list)
+    # each member's weight in the group's estimate (mean 1; all 1 for an on-policy group)
+    weights: list[float] | None = None
 
 
 @dataclass
@@ -513,7 +524,8 @@ def sample_group(
     (:func:`voxmem.retrieval.learned.plan_logprob`), so the clipped ratio π_new/π_old and the
     KL term are read on the policy's own probabilities; what changes is which plans enter the
     group: without replacement, less probable plans enter more often than on-policy, which is the
-    exploration asked for and a bias of the estimate (not corrected by importance weights)."""
+    exploration asked for; :func:`group_weights` turns the group back into an estimate of the
+    on-policy objective."""
     plans: list[list[int]] = []
     seen: set[frozenset[int]] = set()
     draws = 0
@@ -526,6 +538,60 @@ def sample_group(
         seen.add(key)
         plans.append(plan)
     return plans
+
+
+def set_probability(lp: np.ndarray, slot: np.ndarray, size_lp: np.ndarray, plan: list[int]) -> float:
+    """P(a plan with exactly this *set* of combos) under :func:`sample_plan`, over every order it
+    may be drawn in: the size, then the plan's slots being the first ``k`` drawn (Plackett-Luce
+    over slot masses; by inclusion-exclusion over subsets U of them,
+    Σ_U (−1)^|U| · R / (R + mass(U)) with R the mass outside them, exact for k ≤ MAX_PLAN = 12),
+    then each slot's combo given its slot. Why: :func:`sample_group` rejects repeated *sets*,
+    so the set's probability is what it conditions on."""
+    if not plan:
+        return 0.0
+    p = np.exp(lp - lp.max())
+    p /= p.sum()
+    mass = np.zeros(int(slot.max()) + 1)
+    np.add.at(mass, slot, p)
+    chosen = [int(slot[i]) for i in plan]
+    within = float(np.prod([p[i] / mass[s] for i, s in zip(plan, chosen, strict=True)]))
+    masses = mass[chosen]
+    rest = max(0.0, 1.0 - float(masses.sum()))
+    if rest <= 1e-12:  # the plan holds every slot with mass: any order draws it
+        first = 1.0
+    else:
+        first = 0.0
+        for n in range(len(masses) + 1):
+            for subset in itertools.combinations(masses, n):
+                first += (-1) ** n * rest / (rest + sum(subset))
+    return float(np.exp(size_lp[len(plan) - 1])) * min(1.0, max(0.0, first)) * within
+
+
+def group_weights(probs: list[float]) -> np.ndarray:
+    """Weights that make a group drawn without replacement (member m from the policy conditioned
+    on differing from members 1..m−1, each of probability ``probs``) estimate the on-policy
+    mean of any f: Σ_m w_m·f_m / G. Each prefix of j members gives the sum-and-sample estimate
+    Σ_{i<j} p_i·f_i + (1 − Σ_{i<j} p_i)·f_j, unbiased (Kool et al. 2019, "Estimating gradients
+    for discrete random variables by sampling without replacement"); averaged over j = 1..G,
+    member m's weight is 1 − Σ_{i<m} p_i + (G − m)·p_m, and the weights sum to G. With p ≈ 0
+    every weight is 1 (the plain group mean); a probable first plan counts for more."""
+    g = len(probs)
+    p = np.asarray(probs, dtype=np.float64)
+    before = np.concatenate([[0.0], np.cumsum(p)[:-1]])
+    return 1.0 - before + (g - 1 - np.arange(g)) * p
+
+
+def clipped_objective(ratio: Any, adv: Any, clip: float, dual: float) -> Any:
+    """PPO's clipped ratio term, with the dual clip for negative advantages when ``dual`` > 1:
+    min(r·A, clip(r)·A) falls without bound as r grows where A < 0 (a plan the update already
+    made likelier than it was sampled at, judged bad), so its gradient can still push the ratio
+    around far outside the trust region; max(·, dual·A) caps that loss at dual·|A|."""
+    import torch
+
+    out = torch.minimum(ratio * adv, ratio.clamp(1 - clip, 1 + clip) * adv)
+    if dual > 1:
+        out = torch.where(adv < 0, torch.maximum(out, dual * adv), out)
+    return out
 
 
 class Trainer:
@@ -667,7 +733,7 @@ class Trainer:
         slot = L.slots(combos)
         size_lp = L.size_logprobs(size_logits, len(np.unique(slot))).numpy()
         if state.round > 1:
-            self.diag["p_stop"].append(p_stop)
+            self.diag["round2+_p_stop"].append(p_stop)
         record = StateRecord(x, cand, combos, state.round, [], [])
         recalls: list[float] = []
         found: list[float] = []
@@ -683,6 +749,11 @@ class Trainer:
             for _ in range(cfg.group):
                 stop = bool(self.rng.random() < p_stop)
                 draws.append((stop, [] if stop else sample_plan(lp.numpy(), slot, size_lp, self.rng)))
+        if state.round == 1 and cfg.distinct_round1 and cfg.importance_round1:
+            probs = [set_probability(lp.numpy(), slot, size_lp, plan) for _, plan in draws]
+            record.weights = [float(w) for w in group_weights(probs)]
+            self.diag["round1_group_mass"].append(sum(probs))
+            self.diag["round1_first_weight"].append(record.weights[0])
         for stop, chosen in draws:
             with torch.no_grad():
                 record.old_logp.append(float(L.plan_logprob(lp, chosen, stop_logit, stop, slot, size_logits)))
@@ -703,7 +774,7 @@ class Trainer:
                     scale=cfg.rank_scale,
                 )
                 if state.round > 1:
-                    self.diag["continue_found_gold"].append(float(bool(new)))
+                    self.diag["round2+_continue_found_gold"].append(float(bool(new)))
                 gain -= cfg.round_cost
                 if trace.stop:
                     leaf_r, leaf_f = [recall_at(child, q.gold)], [answer_found(child, q.answer)]
@@ -714,7 +785,9 @@ class Trainer:
             found += leaf_f
         if state.round > 1 and cfg.reward == "eg":
             adv = L.group_advantages(record.rewards, cfg.adv_eps)
-            self.diag["stop_advantage"] += [a for a, (s, _) in zip(adv, record.members, strict=True) if s]
+            self.diag["round2+_stop_advantage"] += [
+                a for a, (s, _) in zip(adv, record.members, strict=True) if s
+            ]
         records.append(record)
         return recalls, found
 
@@ -731,7 +804,9 @@ class Trainer:
                 batch = useful[start : start + 32]
                 terms = []
                 for rec in batch:
-                    adv = torch.as_tensor(L.group_advantages(rec.rewards, cfg.adv_eps), dtype=torch.float32)
+                    adv = L.group_advantages(rec.rewards, cfg.adv_eps, rec.weights)
+                    adv = torch.as_tensor(adv, dtype=torch.float32)
+                    w = torch.as_tensor(rec.weights or [1.0] * len(rec.members), dtype=torch.float32)
                     x = torch.as_tensor(rec.x)
                     out = self.net(x)
                     with torch.no_grad():
@@ -746,14 +821,17 @@ class Trainer:
                     )
                     old = torch.as_tensor(rec.old_logp, dtype=torch.float32)
                     ratio = torch.exp(new - old)
-                    surrogate = torch.minimum(ratio * adv, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * adv)
+                    surrogate = clipped_objective(ratio, adv, cfg.clip, cfg.dual_clip)
+                    if cfg.dual_clip > 1:
+                        clipped = (adv < 0) & (ratio.detach() * adv < cfg.dual_clip * adv)
+                        self.diag["dual_clipped"] += clipped.float().tolist()
                     kl = torch.stack(
                         [
                             L.plan_kl(lp, lp_ref, c, s, slot, h.stop, h_ref.stop, h.size, h_ref.size)
                             for s, c in rec.members
                         ]
                     )
-                    terms.append(-(surrogate - cfg.kl * kl).mean())
+                    terms.append(-(w * (surrogate - cfg.kl * kl)).mean())
                     kls.append(float(kl.detach().mean()))
                 loss = torch.stack(terms).mean()
                 self.opt.zero_grad()
@@ -987,7 +1065,9 @@ def train(
             "states": len(records),
             # why the policy stops: its stop probability in rounds 2-3, how often a sampled
             # continuation found new gold, and the mean advantage a sampled "stop" received
-            **{f"round2+_{k}": round(statistics.fmean(v), 4) if v else None for k, v in trainer.diag.items()},
+            # (round 1: the distinct group's set probability mass and its first member's weight;
+            # dual_clipped: the share of update terms the dual clip bounded)
+            **{k: round(statistics.fmean(v), 4) if v else None for k, v in trainer.diag.items()},
         }
         score(entry)
         entry |= {"s": round(time.perf_counter() - started, 1), "tool_calls": dict(env.stats)}
@@ -1002,10 +1082,10 @@ def train(
             entry["selected"] = entry["epoch"] == chosen
             if entry["selected"]:
                 trainer.stop_threshold = float(entry.get("stop_threshold", 0.0))
-    elif curve:  # the last epoch, at its own calibrated threshold (0 when not calibrated)
-        trainer.stop_threshold = float(curve[-1].get("stop_threshold", 0.0))
         if log_every:
             print(f"selected epoch {chosen} on the training-side probe", flush=True)
+    elif curve:  # the last epoch, at its own calibrated threshold (0 when not calibrated)
+        trainer.stop_threshold = float(curve[-1].get("stop_threshold", 0.0))
     return trainer, curve
 
 

@@ -327,10 +327,17 @@ def evidence_gain(
     return (1 - weight) * cover + weight * ranked, new
 
 
-def group_advantages(rewards: Sequence[float], eps: float = 1e-6) -> np.ndarray:
-    """GRPO's group-relative advantage: (r - mean) / (std + eps) over one state's group."""
+def group_advantages(
+    rewards: Sequence[float], eps: float = 1e-6, weights: Sequence[float] | None = None
+) -> np.ndarray:
+    """GRPO's group-relative advantage: (r - mean) / (std + eps) over one state's group. With
+    ``weights`` (a group drawn without replacement, weighted to estimate the on-policy mean) the
+    mean and std are the weighted ones, so the baseline is the policy's expected reward."""
     r = np.asarray(rewards, dtype=np.float64)
-    return (r - r.mean()) / (r.std() + eps)
+    w = np.ones_like(r) if weights is None else np.asarray(weights, dtype=np.float64)
+    mean = float(np.average(r, weights=w))
+    std = float(np.sqrt(np.average((r - mean) ** 2, weights=w)))
+    return (r - mean) / (std + eps)
 
 
 # --- the network ------------------------------------------------------------------------------

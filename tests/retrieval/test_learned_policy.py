@@ -235,6 +235,8 @@ def test_eg_grpo_trains_end_to_end_and_the_agent_runs_the_saved_policy(
     assert all(c["kl_max"] >= c["kl"] and c["grad_norm_max"] >= c["grad_norm"] >= 0 for c in curve)
     # round 1's group is --group-round1 wide (uniform: distinct sets exist); rounds 2-3 keep G
     assert all(c["round1_distinct_plans"] == cfg.group_round1 for c in curve)
+    # its members are weighted to estimate the on-policy objective (weights average 1)
+    assert all(0 < c["round1_group_mass"] <= 1 and c["round1_first_weight"] >= 1 for c in curve)
     assert env.stats["calls"] > 0 and env.stats["hits"] > 0  # the second epoch reads the cache
     # the update moved the policy away from the (uniform) reference
     moved = sum(
@@ -393,6 +395,77 @@ def test_the_first_member_of_a_distinct_group_is_an_on_policy_draw() -> None:
     rng = np.random.default_rng(1)
     first = [T.sample_group(lp, slot, size_lp, rng, 2, distinct=True)[0] == [0] for _ in range(2000)]
     assert 0.95 < np.mean(first) < 0.99
+
+
+def test_a_sets_probability_is_the_sum_of_its_orders_and_all_sets_sum_to_one() -> None:
+    """set_probability (what a distinct group conditions on) against plan_logprob summed over
+    every order of the set, on 5 combos in 4 slots (two combos share a slot), sizes 1-4."""
+    from bench import train_policy as T
+
+    lp_t = torch.log_softmax(torch.tensor([1.5, 0.2, -0.4, 0.9, -1.0]), 0)
+    slot = np.array([0, 0, 1, 2, 3])
+    size_t = torch.tensor([0.3, 1.0, -0.5, 0.1] + [0.0] * (L.MAX_PLAN - 4))
+    size_lp = L.size_logprobs(size_t, 4).numpy()
+    total = 0.0
+    for size in range(1, 5):
+        for subset in itertools.combinations(range(5), size):
+            if len({int(slot[i]) for i in subset}) < size:
+                continue
+            by_orders = sum(
+                math.exp(float(L.plan_logprob(lp_t, list(order), torch.tensor(0.0), None, slot, size_t)))
+                for order in itertools.permutations(subset)
+            )
+            got = T.set_probability(lp_t.numpy(), slot, size_lp, list(subset))
+            assert got == pytest.approx(by_orders, rel=1e-5, abs=1e-9), subset  # float32 sums
+            total += got
+    assert total == pytest.approx(1.0, abs=1e-6)
+
+
+def test_group_weights_make_a_group_without_replacement_estimate_the_on_policy_mean() -> None:
+    """Exact expectation over every ordered group of 3 distinct plans drawn as sample_group draws
+    them (member m from the policy conditioned on differing from members 1..m-1): the weighted
+    mean of f is E_π f; the plain mean (no weights, before the tenth session) is not."""
+    from bench import train_policy as T
+
+    p = [0.6, 0.25, 0.1, 0.05]
+    f = [1.0, 4.0, -2.0, 10.0]
+    on_policy = sum(pi * fi for pi, fi in zip(p, f, strict=True))
+    weighted = plain = 0.0
+    for order in itertools.permutations(range(4), 3):
+        prob, used = 1.0, 0.0
+        for i in order:
+            prob *= p[i] / (1 - used)
+            used += p[i]
+        w = T.group_weights([p[i] for i in order])
+        assert w.sum() == pytest.approx(3.0)
+        weighted += prob * float(np.dot(w, [f[i] for i in order])) / 3
+        plain += prob * float(np.mean([f[i] for i in order]))
+    assert weighted == pytest.approx(on_policy, abs=1e-9)
+    assert abs(plain - on_policy) > 0.3
+    assert np.allclose(T.group_weights([1e-9] * 4), 1.0)  # improbable plans: the plain mean
+
+
+def test_weighted_advantages_are_centred_on_the_weighted_mean() -> None:
+    w = [2.2, 0.5, 0.7, 0.6]
+    adv = L.group_advantages([0.1, 0.4, 0.0, 0.2], 1e-9, w)
+    assert float(np.dot(w, adv)) == pytest.approx(0.0, abs=1e-9)
+    assert float(np.average(adv**2, weights=w)) == pytest.approx(1.0, abs=1e-6)
+    assert np.allclose(
+        L.group_advantages([0.1, 0.4, 0.0], 0.05, [1, 1, 1]), L.group_advantages([0.1, 0.4, 0.0], 0.05)
+    )
+
+
+def test_the_dual_clip_bounds_the_loss_of_a_negative_advantage_plan_whose_ratio_grew() -> None:
+    from bench import train_policy as T
+
+    ratio = torch.tensor([10.0, 10.0, 0.5, 1.1], requires_grad=True)
+    adv = torch.tensor([-1.0, 1.0, -1.0, -1.0])
+    plain = T.clipped_objective(ratio, adv, 0.2, 0.0)
+    dual = T.clipped_objective(ratio, adv, 0.2, 3.0)
+    assert plain.tolist() == pytest.approx([-10.0, 1.2, -0.8, -1.1])
+    assert dual.tolist() == pytest.approx([-3.0, 1.2, -0.8, -1.1])  # only the first is bounded
+    dual.sum().backward()
+    assert ratio.grad is not None and ratio.grad[0] == 0.0 and ratio.grad[3] == -1.0
 
 
 def test_grad_norm_reports_the_norm_before_clipping_and_clips_to_the_bound() -> None:
