@@ -217,7 +217,15 @@ def _relative(sentence: str, said: date | None) -> tuple[re.Match[str], str] | N
         return match, f"{_MONTHS[index % 12].capitalize()} {said.year + index // 12}"
     where = {"last": "before", "past": "before", "next": "after", "this": "of"}[which]
     noun = unit.capitalize() if unit in _WEEKDAYS else unit
-    return match, f"the {noun} {where} {spoken_date(said)}"
+    reading = f"the {noun} {where} {spoken_date(said)}"
+    if unit in _WEEKDAYS and which != "this":
+        # the calendar day too: "last Friday" said on Sunday 23 July 2023 is 21 July 2023 (the
+        # nearest such weekday before, or after for "next"), so a reader asked "when" need not
+        # count days, and an answer dated by the day ("21 July 2023") is found as well
+        step = _WEEKDAYS.index(unit) - said.weekday()
+        step = -(-step % 7 or 7) if where == "before" else step % 7 or 7
+        reading += f", {spoken_date(said + timedelta(days=step))}"
+    return match, reading
 
 
 # a clock time right after a day ("tomorrow at 8:30", "tonight at nine"): part of the answer

@@ -171,18 +171,28 @@ def test_short_spans_of_the_wanted_shape():
     assert short_span("date", "I went to a support group yesterday.", said) == "yesterday (7 May 2023)"
     assert short_span("date", "We moved there in 2019.", said) == "2019"
     assert short_span("date", "The game was last Saturday!", said) == (
-        "last Saturday (the Saturday before 8 May 2023)"
+        "last Saturday (the Saturday before 8 May 2023, 6 May 2023)"
     )
     assert relative_date("I started two years ago.", said) == "two years ago (2021)"
     assert relative_date("Got the tattoo a few years ago.", said) == "a few years ago (before 2023)"
     assert short_span("date", "Last Fri I took my kids to a pottery workshop.", said) == (
-        "Last Fri (the Friday before 8 May 2023)"
+        "Last Fri (the Friday before 8 May 2023, 5 May 2023)"
     )
     # a clock time right after the day is part of the answer, the words said come first
     assert (
         short_span("date", "The team meets tomorrow at 8:30 sharp.", said) == "tomorrow at 8:30 (9 May 2023)"
     )
     assert short_span("date", "He got drunk last night.", said) == "last night (7 May 2023)"
+    # a weekday is read to its calendar day: the nearest before (last) or after (next), never the
+    # day it was said; "this Friday" (this week's or the coming one?) only by its week
+    sunday = date(2023, 7, 23)
+    assert relative_date("Last Friday at dance class", sunday) == (
+        "Last Friday (the Friday before 23 July 2023, 21 July 2023)"
+    )
+    last, following = relative_date("last Sunday", sunday), relative_date("next Sun", sunday)
+    assert last == "last Sunday (the Sunday before 23 July 2023, 16 July 2023)"
+    assert following == "next Sun (the Sunday after 23 July 2023, 30 July 2023)"
+    assert relative_date("this Friday", sunday) == "this Friday (the Friday of 23 July 2023)"
     assert relative_date("We perform next month!", said) == "next month (June 2023)"
     assert relative_date("I lost my job this month.", date(2023, 1, 20)) == "this month (January 2023)"
     assert relative_date("It was hard last month.", date(2023, 1, 20)) == "last month (December 2022)"
@@ -483,7 +493,7 @@ def test_every_relative_time_in_a_text_is_followed_by_its_calendar_reading():
     )
     assert with_dates("Two weeks ago I started; last Fri I quit.", said) == (
         "Two weeks ago (2 weeks before 13 October 2023) I started; "
-        "last Fri (the Friday before 13 October 2023) I quit."
+        "last Fri (the Friday before 13 October 2023, 6 October 2023) I quit."
     )
     # already read, no relative time, or no day: unchanged
     assert with_dates("ten years ago (2013) I moved", said) == "ten years ago (2013) I moved"
