@@ -4,6 +4,8 @@
 // Create profile Attributes of participants, each DERIVED_FROM its message, with embedding.
 // Params: $space, $attributes [{id, message_id, seq, holder, kind, text, slot, extractor,
 //         confidence, embedding}]
+// The embedding is a packed float32 VECTOR on a Cypher 25 server (Database.vector, run through
+// Database.vector_query), a list of floats on 5.26: toFloatList reads either.
 UNWIND $attributes AS row
 MATCH (m:Message {space: $space, id: row.message_id}), (p:Participant {space: $space, id: row.holder})
 CREATE (a:Attribute {space: $space, id: row.id, kind: row.kind, text: row.text, slot: row.slot,
@@ -12,5 +14,5 @@ CREATE (a:Attribute {space: $space, id: row.id, kind: row.kind, text: row.text, 
 CREATE (p)-[:HAS_ATTRIBUTE]->(a)
 CREATE (a)-[:DERIVED_FROM]->(m)
 WITH a, row
-CALL db.create.setNodeVectorProperty(a, 'embedding', row.embedding)
+CALL db.create.setNodeVectorProperty(a, 'embedding', toFloatList(row.embedding))
 RETURN count(a) AS created;

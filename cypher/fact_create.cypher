@@ -7,6 +7,8 @@
 // in) keeps created_at in that order within the statement.
 // Params: $space, $facts [{id, message_id, seq, content, subject_key, slot, value, event_time,
 //         time_text, extractor, confidence, speaker, addressees (ids), about (ids), embedding}]
+// The embedding is a packed float32 VECTOR on a Cypher 25 server (Database.vector, run through
+// Database.vector_query), a list of floats on 5.26: toFloatList reads either.
 UNWIND $facts AS row
 MATCH (m:Message {space: $space, id: row.message_id})
 CREATE (f:Fact {space: $space, id: row.id, content: row.content, subject_key: row.subject_key,
@@ -16,7 +18,7 @@ CREATE (f:Fact {space: $space, id: row.id, content: row.content, subject_key: ro
                 created_at: datetime() + duration({nanoseconds: row.seq})})
 CREATE (f)-[:DERIVED_FROM]->(m)
 WITH f, row
-CALL db.create.setNodeVectorProperty(f, 'embedding', row.embedding)
+CALL db.create.setNodeVectorProperty(f, 'embedding', toFloatList(row.embedding))
 CALL (f, row) { MATCH (p:Participant {space: $space, id: row.speaker}) MERGE (f)-[:STATED_BY]->(p) }
 CALL (f, row) { UNWIND row.addressees AS a MATCH (p:Participant {space: $space, id: a}) MERGE (f)-[:ADDRESSED_TO]->(p) }
 CALL (f, row) { UNWIND row.about AS a MATCH (p:Participant {space: $space, id: a}) MERGE (f)-[:ABOUT]->(p) }

@@ -21,6 +21,8 @@
 // Params: $space, $session, $idx, $id, $text, $ts, $source, $embedding (list of floats),
 //         $passage, $sparse_terms, $sparse_weights, $speaker_id, $addressee_ids (participant ids)
 // Returns the stored message as message_get shows it (the route answers with it, no read after).
+// The embedding is a packed float32 VECTOR on a Cypher 25 server (Database.vector, run through
+// Database.vector_query), a list of floats on 5.26: toFloatList reads either.
 MATCH (s:Session {space: $space, id: $session})
 MATCH (p:Participant {space: $space, id: $speaker_id})
 CREATE (m:Message {space: $space, id: $id, session: $session, idx: $idx, text: $text,
@@ -32,7 +34,7 @@ CREATE (p)-[:SPEAKS]->(m)
 MERGE (p)-[:PARTICIPATED_IN]->(s)
 SET s.n_messages = $idx + 1, s.last_ts = datetime($ts)
 WITH s, m, p
-CALL db.create.setNodeVectorProperty(m, 'embedding', $embedding)
+CALL db.create.setNodeVectorProperty(m, 'embedding', toFloatList($embedding))
 WITH s, m, p
 CALL (s, m) {
   MATCH (prev:Message {space: $space, session: $session, idx: $idx - 1})

@@ -8,6 +8,8 @@
 // ADDRESSES edges. NEXT edges and the sessions' counters follow (message_batch_link).
 // Params: $space, $rows [{session, id, idx, text, ts, source, passage, sparse_terms,
 //         sparse_weights, embedding, speaker_id, addressee_ids}]
+// The embedding is a packed float32 VECTOR on a Cypher 25 server (Database.vector, run through
+// Database.vector_query), a list of floats on 5.26: toFloatList reads either.
 UNWIND $rows AS row
 MATCH (s:Session {space: $space, id: row.session})
 MATCH (p:Participant {space: $space, id: row.speaker_id})
@@ -19,7 +21,7 @@ CREATE (s)-[:HAS_MESSAGE]->(m)
 CREATE (p)-[:SPEAKS]->(m)
 MERGE (p)-[:PARTICIPATED_IN]->(s)
 WITH s, m, row
-CALL db.create.setNodeVectorProperty(m, 'embedding', row.embedding)
+CALL db.create.setNodeVectorProperty(m, 'embedding', toFloatList(row.embedding))
 WITH s, m, row
 CALL (s, m, row) {
   UNWIND row.addressee_ids AS aid

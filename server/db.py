@@ -21,8 +21,10 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
+import numpy as np
 from neo4j import Driver, GraphDatabase, ManagedTransaction
 from neo4j.exceptions import DatabaseError, ServiceUnavailable, SessionExpired, TransientError
+from neo4j.vector import Vector
 from tenacity import (
     RetryError,
     Retrying,
@@ -33,6 +35,7 @@ from tenacity import (
 )
 
 from voxmem.config import Settings
+from voxmem.cypher import query
 from voxmem.errors import DatabaseUnavailable
 
 log = logging.getLogger(__name__)
@@ -145,6 +148,24 @@ class Database:
         queries and migrations drop index filter properties (docs/scaling.md)."""
         major = str(self.ping().get("version") or "0").split(".")[0]
         return major.isdigit() and int(major) >= 2026
+
+    def vector(self, values: Any) -> Any:
+        """A stored embedding as a query parameter: a packed float32 ``neo4j.vector.Vector`` on a
+        server with Cypher 25 (read back by ``toFloatList`` in a :meth:`vector_query`), else a list
+        of floats (5.26 LTS).
+
+        Why: the driver packs a list one float at a time in Python (384 per passage, fact or
+        attribute) and the server unpacks as many values; a Vector is one byte string each way.
+        400 rows with 1,200 vectors: 1.0 s → 0.07 s of client CPU (docs/scaling.md). The stored
+        values are the same: a float32 vector's floats, exactly."""
+        array = np.asarray(values, dtype=np.float32)
+        return Vector(array) if self.cypher25 else array.tolist()
+
+    def vector_query(self, name: str) -> str:
+        """``cypher/<name>.cypher`` for parameters made by :meth:`vector`: run as Cypher 25 where
+        the server has it (``toFloatList`` of a VECTOR; Cypher 5 refuses one), as written on 5.26."""
+        text = query(name)
+        return f"CYPHER 25\n{text}" if self.cypher25 else text
 
     def ping(self) -> dict[str, Any]:
         """Server version and edition, or raise DatabaseUnavailable (one quick attempt)."""

@@ -95,8 +95,12 @@ class MessageIndexer:
             if not todo:
                 continue
             encoded = self.encode([t for _, t in todo])
-            rows = [{"id": i, **fields} for (i, _), fields in zip(todo, encoded, strict=True)]
-            done += self.db.execute(query("message_index_set"), space=space, rows=rows)[0]["indexed"]
+            rows = [
+                {"id": i, **fields, "embedding": self.db.vector(fields["embedding"])}
+                for (i, _), fields in zip(todo, encoded, strict=True)
+            ]
+            statement = self.db.vector_query("message_index_set")
+            done += self.db.execute(statement, space=space, rows=rows)[0]["indexed"]
         return done
 
     def backfill(self, space: str) -> int:

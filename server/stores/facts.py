@@ -203,8 +203,11 @@ class FactStore:
         ``supersede`` (new, old) and ``conflicts`` (new, old) pairs; conflicts before
         supersessions, so a fact both flagged and superseded ends unflagged, as in turn order."""
         if create:  # every field of each fact, plus its order in the chunk
-            rows = [{**vars(f), "seq": seq} for seq, f in enumerate(create)]
-            _run(tx, "fact_create", space=space, facts=rows)
+            rows = [
+                {**vars(f), "embedding": self.db.vector(f.embedding), "seq": seq}
+                for seq, f in enumerate(create)
+            ]
+            tx.run(self.db.vector_query("fact_create"), space=space, facts=rows).consume()
         if support:
             _run(tx, "fact_add_support", space=space, rows=[{"id": i, "message_id": m} for i, m in support])
         if conflicts:
@@ -238,8 +241,11 @@ class FactStore:
     ) -> None:
         """Apply the attribute decisions, one ``UNWIND`` statement per kind of write."""
         if create:
-            rows = [{**vars(a), "seq": seq} for seq, a in enumerate(create)]
-            _run(tx, "attribute_create", space=space, attributes=rows)
+            rows = [
+                {**vars(a), "embedding": self.db.vector(a.embedding), "seq": seq}
+                for seq, a in enumerate(create)
+            ]
+            tx.run(self.db.vector_query("attribute_create"), space=space, attributes=rows).consume()
         if support:
             _run(
                 tx,
@@ -332,6 +338,6 @@ class FactStore:
         """Replace the text and embedding of facts/attributes: ``(id, text, embedding)`` each."""
         if not texts:
             return 0
-        rows = [{"id": i, "text": t, "embedding": v} for i, t, v in texts]
-        self.db.execute(query("memory_backfill_set"), space=space, rows=rows)
+        rows = [{"id": i, "text": t, "embedding": self.db.vector(v)} for i, t, v in texts]
+        self.db.execute(self.db.vector_query("memory_backfill_set"), space=space, rows=rows)
         return len(rows)

@@ -211,7 +211,7 @@ class MessageStore:
         # outside the transaction: no lock held while encoding; the speaker-aware passage is what
         # the embedding and the SPLADE terms describe (voxmem.passages)
         indexed = prepared.passage
-        embedding = self.embedder.embed_one(indexed)
+        embedding = self.db.vector(self.embedder.embed([indexed])[0])
         sparse_terms, sparse_weights = sparse_fields(self.sparse.encode([indexed])[0])
         params: dict[str, Any] = {
             "space": space,
@@ -239,7 +239,7 @@ class MessageStore:
             # cycle) in the same statement (voxmem.stores.participants)
             ids = ParticipantStore.named(tx, space, [speaker, *addressees.values()], lock=True)
             row = tx.run(
-                query("message_append"),
+                self.db.vector_query("message_append"),
                 idx=idx,
                 speaker_id=ids[speaker.key],
                 addressee_ids=[ids[k] for k in addressees],
@@ -318,7 +318,7 @@ class MessageStore:
                     links.append({"session": turn.session, "idx": idx})
                 sessions[turn.session] = {"session": turn.session, "n_messages": idx + 1, "last_ts": ts}
             if rows:
-                tx.run(query("message_batch_append"), space=space, rows=rows).consume()
+                tx.run(self.db.vector_query("message_batch_append"), space=space, rows=rows).consume()
                 tx.run(
                     query("message_batch_link"), space=space, links=links, sessions=list(sessions.values())
                 ).consume()
@@ -346,7 +346,7 @@ class MessageStore:
         out = {}
         for text, vector, weights in zip(unique, vectors, sparse, strict=True):
             terms, values = sparse_fields(weights)
-            out[text] = {"embedding": vector.tolist(), "sparse_terms": terms, "sparse_weights": values}
+            out[text] = {"embedding": self.db.vector(vector), "sparse_terms": terms, "sparse_weights": values}
         return out
 
     def stored_turns(self, space: str, message_ids: Sequence[str]) -> dict[str, bool]:
