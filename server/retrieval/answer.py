@@ -684,7 +684,9 @@ class ExtractiveAnswerer:
         shape = wanted_shape(reading.text)
         span = short_span(shape, sentence, said, _people_words(result))
         if span is None and shape == "date":
-            span = _dated_nearby(sentence, entry.evidence.text, said)
+            span = _dated_nearby(
+                sentence, entry.evidence.text, said, _PAST_WHEN.match(reading.text) is not None
+            )
         if span is not None:
             return span, [entry.id], True
         # Nothing dated in or next to the sentence: the day it was said is all memory knows, and
@@ -807,10 +809,17 @@ def _with_next(sentence: str, turn: str) -> str:
     return f"{sentence} {following}" if following and not _asks(following) else sentence
 
 
-def _dated_nearby(sentence: str, turn: str, said: date | None) -> str | None:
+_PAST_WHEN = re.compile(r"\s*when\s+(?:did|was|were|had|has|have)\b", re.I)
+_AHEAD = re.compile(r"^(?:next|tomorrow|tonight)\b", re.I)
+
+
+def _dated_nearby(sentence: str, turn: str, said: date | None, past: bool = False) -> str | None:
     """The date said in the same turn as the matching sentence, nearest sentence first: the
     time often sits next to the event ("My friends are my rocks. Here's a pic from when we
-    met up last week!")."""
+    met up last week!"). For a question about the past (``past``: "When did …") a time ahead
+    ("next month", "tomorrow") is skipped: it dates a plan told beside the event, not the event
+    ("I'm expanding my studio's social media. I'm also hosting a competition next month." for
+    "When did Jon start expanding …?", LoCoMo dev); the turn is then quoted with its day."""
     sentences = [s.strip() for s in _SENTENCE.split(turn) if s.strip()]
     if sentence not in sentences:
         return None
@@ -818,7 +827,7 @@ def _dated_nearby(sentence: str, turn: str, said: date | None) -> str | None:
     for other in sorted(range(len(sentences)), key=lambda i: (abs(i - here), i)):
         if other != here and not _asks(sentences[other]):
             span = short_span("date", sentences[other], said)
-            if span is not None:
+            if span is not None and not (past and _AHEAD.match(span)):
                 return span
     return None
 

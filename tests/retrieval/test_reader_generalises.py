@@ -342,6 +342,16 @@ def test_a_date_said_next_to_the_matching_sentence_answers_a_when_question():
     assert out.answer == "last week (the week before 9 June 2023)"
 
 
+def test_a_plan_said_next_to_the_matching_sentence_does_not_date_what_already_happened():
+    text = "I'm expanding my shop's social media presence. I'm also hosting a sale next month."
+    hits = [_hit("m1", text, "Leo", ts="2023-04-03T10:00:00Z")]
+    out = _ask("When did Leo start expanding his shop's social media presence?", hits)
+    assert out.answer.endswith("(said on 3 April 2023)")  # not "next month (May 2023)"
+    # asked about the plan itself, the time ahead answers
+    out = _ask("When is Leo hosting a sale?", hits)
+    assert out.answer == "next month (May 2023)"
+
+
 def test_what_counts_as_asking():
     from voxmem.retrieval.answer import _asks
 
