@@ -356,7 +356,8 @@ class _VectorRetriever(Retriever):
         raise NotImplementedError
 
     def _filtered_in_index(self, scope: AccessScope, filters: Filters) -> bool:
-        """Whether the index filter alone is the scope, so no candidate is dropped after it."""
+        """Whether the index filter alone is the scope, but for other spaces' turns it may let in:
+        the query drops those, and the in-scope top k is still the top of what survives."""
         return False
 
     def search(
@@ -368,9 +369,15 @@ class _VectorRetriever(Retriever):
         params = {**scope.params(), **self._filters(filters), "embedding": self._vector(text)}
         # 10 × k leaves room for candidates the rule drops after the index; when the index filter
         # is the whole scope, 4 × k (the search's ef) finds the same top k and costs less
-        # (docs/retrieval.md "Latency, third pass")
-        fetch = max(self.fetch, (4 if self._filtered_in_index(scope, filters) else 10) * k)
+        # (docs/retrieval.md "Latency, third pass", "Latency, seventh pass")
+        wide = max(self.fetch, 10 * k)
+        fetch = max(self.fetch, 4 * k) if self._filtered_in_index(scope, filters) else wide
         rows = self.run(self.ann_query, fetch=fetch, k=k, **params)
+        if len(rows) < k and fetch < wide:
+            # the participant filter lets in other spaces' same-named sessions; when they crowd
+            # the 4 × k, the 10 × k search (a bounded step) before the wide one
+            fetch = wide
+            rows = self.run(self.ann_query, fetch=fetch, k=k, **params)
         if len(rows) < k and len(rows) > 0:
             # other spaces crowd the shared index: widen the over-fetch before any scan
             rows = self.run(self.ann_query, fetch=min(fetch * 20, self.max_fetch), k=k, **params)
@@ -415,12 +422,14 @@ class MessageVectorRetriever(_VectorRetriever):
     queries = (ann_query, exact_query)
 
     def _filtered_in_index(self, scope: AccessScope, filters: Filters) -> bool:
-        # open: the index filters by the space (@access.message_search), exactly the scope. Not
-        # participant (a same-named session of another space shares the session filter), not
-        # private, not a speaker/time filter, not Neo4j 5.26 (no index filter): those drop
-        # candidates after the index
+        # open: the index filters by the space (@access.message_search), exactly the scope;
+        # participant: by the asker's sessions, the scope but for a same-named session of another
+        # space (dropped after the index; when they crowd out the scope, fewer than k survive and
+        # the search widens). Not private (the rule keeps only the asker's own and addressed
+        # turns of those sessions), not a speaker/time filter, not Neo4j 5.26 (no index filter):
+        # those drop in-scope-looking candidates after the index
         unfiltered = not any(_message_filters(filters).values())
-        return unfiltered and scope.access_policy == "open" and self.db.cypher25
+        return unfiltered and scope.access_policy in ("open", "participant") and self.db.cypher25
 
     def _filters(self, filters: Filters) -> dict[str, Any]:
         return _message_filters(filters)

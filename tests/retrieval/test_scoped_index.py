@@ -159,7 +159,9 @@ class _Recorder:
     ("policy", "filters", "fetch"),
     [
         ("open", Filters(), 200),  # the space filter inside the index is the whole scope: 4 × k
-        ("participant", Filters(), 500),  # a same-named session of another space shares the filter
+        # the asker's sessions: other spaces' same-named sessions crowding them leave fewer than
+        # k, and the search widens (test_participant_widens_past_same_named_sessions)
+        ("participant", Filters(), 200),
         ("private", Filters(), 500),  # the private rule drops candidates after the index
         ("open", Filters(speaker="Tom"), 500),  # so does a speaker filter
     ],
@@ -173,3 +175,65 @@ def test_vector_candidates_are_4k_only_when_the_index_filter_is_the_scope(policy
     scope = AccessScope(space="s", access_policy=policy, asker=None if policy == "open" else "p_1")
     assert len(tool.search(scope, "plumber", filters, k=50)) == 50
     assert server.fetches == [fetch]
+
+
+def test_vector_4k_short_of_k_steps_to_10k_before_widening() -> None:
+    """When other spaces' turns crowd a participant's 4 × k candidates, the next search asks for
+    the 10 × k of before this change, not at once for 20 × as many (docs/retrieval.md "Latency,
+    seventh pass")."""
+    from voxmem.retrieval.scope import AccessScope
+    from voxmem.retrieval.tools import MessageVectorRetriever
+
+    class Crowded(_Recorder):
+        def query(self, text: str, **params: Any) -> list[dict[str, Any]]:
+            rows = super().query(text, **params)
+            return rows[:30] if params.get("fetch") == 200 else rows
+
+    server = Crowded()
+    tool = MessageVectorRetriever(db=server, embed=lambda text: [0.1] * 4)  # type: ignore[arg-type]
+    scope = AccessScope(space="s", access_policy="participant", asker="p_1")
+    assert len(tool.search(scope, "plumber", Filters(), k=50)) == 50
+    assert server.fetches == [200, 500]
+
+
+@pytest.mark.integration
+def test_participant_widens_past_same_named_sessions(services, retrieval) -> None:
+    """Participant asks the vector index for 4 × k candidates of the asker's sessions; another
+    space's same-named session (LoCoMo's `session_1` in every conversation) shares that filter.
+    When its turns outrank the scope's and crowd the candidates, fewer than k survive the query's
+    space check, and the tool searches wider: the asker still gets k turns, all of the scope, none
+    of the other space. Fails if the 4 × k participant search returned its short first answer."""
+    from voxmem.ids import turn_message_id
+    from voxmem.retrieval.tools import MessageVectorRetriever
+
+    mine, other = (f"test-samename-{tag}-{uuid.uuid4().hex[:8]}" for tag in ("mine", "other"))
+    services.spaces.create(mine, "participant")
+    services.spaces.create(other, "open")
+    try:
+        ours = [f"Maya mentions item number {i} of the shopping list." for i in range(6)]
+        for i, text in enumerate(ours):
+            services.messages.append(
+                mine, Turn(session="session_1", speaker="Maya", text=text, turn_id=f"m{i}")
+            )
+        for i in range(30):
+            text = f"The plumber fixed the kitchen sink leak, visit {i}."
+            services.messages.append(
+                other, Turn(session="session_1", speaker="Tom", text=text, turn_id=f"o{i}")
+            )
+        maya = services.db.query(
+            "MATCH (p:Participant {space: $space, key: 'maya'}) RETURN p.id AS id", space=mine
+        )[0]["id"]
+        scope = resolve_scope(services.db, mine, maya)
+        tool = MessageVectorRetriever(services.db, retrieval.embed, fetch=1)  # 4 × k = 20 candidates
+        text = "plumber fixed the kitchen sink leak"
+        assert tool._filtered_in_index(scope, Filters())
+        params = {**scope.params(), "embedding": retrieval.embed(text), "k": 5}
+        params |= {key: None for key in ("speaker", "addressee", "session", "ts_from", "ts_to")}
+        first = tool.run("retrieve_messages_vector", fetch=20, **params)
+        assert len(first) < 5  # the other space's 30 turns crowd the 20 candidates
+        hits = tool.search(scope, text, Filters(), k=5)
+        assert {h.id for h in hits} < {turn_message_id(mine, f"m{i}") for i in range(6)}
+        assert len(hits) == 5
+    finally:
+        services.spaces.delete(mine)
+        services.spaces.delete(other)
