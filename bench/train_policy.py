@@ -1668,6 +1668,7 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "clone stop unsmoothed (third run)": {"stop_smoothing": 0.0},
     "round 1 with replacement (fifth session)": {"distinct_round1": False},
     "lr 3e-3 and no gradient clip (fifth session)": {"lr": 3e-3, "max_grad_norm": 0.0},
+    "round 1 unweighted, no dual clip (ninth session)": {"importance_round1": False, "dual_clip": 0.0},
     "clone only (no GRPO)": {"epochs": 0},
     "no clone (uniform start and reference)": {"clone": False},
 }
