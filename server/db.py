@@ -36,7 +36,7 @@ from tenacity import (
 
 from voxmem.config import Settings
 from voxmem.cypher import query
-from voxmem.errors import DatabaseUnavailable
+from voxmem.errors import DatabaseUnavailable, QueryFailed
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +100,7 @@ class Database:
             # "nothing written, retry" (503), not a bug of ours (500); the server is not
             # marked down, the next call tries normally.
             log.warning("neo4j internal error %s: %s", exc.code, exc.message)
-            raise DatabaseUnavailable(
+            raise QueryFailed(
                 f"Neo4j failed to run the query ({exc.code}); nothing was written, retry"
             ) from exc
         raise AssertionError("unreachable")  # pragma: no cover

@@ -53,6 +53,17 @@ class DatabaseUnavailable(VoxmemError):
         return {"Retry-After": str(self.retry_after_s)}
 
 
+class QueryFailed(DatabaseUnavailable):
+    """Neo4j is up but failed inside one query (an internal error, rolled back: nothing written).
+
+    A subclass so that a caller with another way to ask the same question can take it instead of
+    giving up: Neo4j 2026.08.1's filtered vector search (``SEARCH … WHERE``) can fail with a Lucene
+    ``ArrayIndexOutOfBoundsException`` once the index holds deleted nodes, on about half the calls
+    and for as long as the bad segment lives, while the unfiltered search never does
+    (docs/retrieval.md "Filtered vector search failures"). Otherwise it is a 503 like its parent.
+    """
+
+
 class SchemaMismatch(VoxmemError):
     """The database's indexes disagree with configuration (e.g. embedding dimensions)."""
 

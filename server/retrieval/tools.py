@@ -21,6 +21,7 @@ the access rule.
 from __future__ import annotations
 
 import functools
+import logging
 import threading
 import time
 from collections import Counter, OrderedDict
@@ -31,11 +32,13 @@ from typing import Any, ClassVar, TypeVar
 from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.embeddings import SparseEncoder, TextEmbedder, sparse_encoder
-from voxmem.errors import InvalidInput
+from voxmem.errors import InvalidInput, QueryFailed
 from voxmem.ids import participant_ref
 from voxmem.passages import sparse_query
 from voxmem.retrieval.scope import AccessScope
 from voxmem.retrieval.text import keyword_lucene, phrase_lucene
+
+log = logging.getLogger(__name__)
 
 LAYERS = ("interaction", "fact", "profile")
 # Queries written with Cypher 25 SEARCH (index filters) → their pre-0007 form, run on Neo4j 5.26.
@@ -272,9 +275,19 @@ class Retriever:
         test checks exactly the declared ones)."""
         if name not in self.queries:
             raise RuntimeError(f"tool {self.name} runs {name!r}, which it does not declare in queries")
-        if name in LEGACY_QUERIES and not self.db.cypher25:
-            name = LEGACY_QUERIES[name]  # Neo4j 5.26: no SEARCH clause (docs/scaling.md)
-        return self.db.query(query(name), **params)
+        if name not in LEGACY_QUERIES:
+            return self.db.query(query(name), **params)
+        if not self.db.cypher25:  # Neo4j 5.26: no SEARCH clause (docs/scaling.md)
+            return self.db.query(query(LEGACY_QUERIES[name]), **params)
+        try:
+            return self.db.query(query(name), **params)
+        except QueryFailed as exc:
+            # The index-filtered search failed inside Neo4j (a Lucene error on indexes holding
+            # deleted nodes, see QueryFailed): the unfiltered form over-fetches and applies the
+            # same access rule after the index, so it returns the same scope, only slower.
+            fallback = LEGACY_QUERIES[name]
+            log.warning("tool %s: %s failed (%s); running %s", self.name, name, exc.message, fallback)
+            return self.db.query(query(fallback), **params)
 
     def search(
         self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 10
