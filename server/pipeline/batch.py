@@ -7,11 +7,13 @@ of work, because a history of thousands of turns turned every per-turn cost (a m
 turn, a transaction and ~10 round trips per turn, a space-wide caption refresh per turn) into
 the whole cost:
 
-1. **message** — :meth:`voxmem.stores.messages.MessageStore.append_many`: all turns
-   validated first (one bad turn refuses the batch, nothing written), turns already stored
-   skipped (idempotent by ``turn_id``), passages encoded in one batch through MiniLM and
-   SPLADE, then ONE transaction (sessions locked, people found or created by name, one
-   ``UNWIND`` statement for the messages and one for the NEXT chain);
+1. **message** — all turns validated first (one bad turn refuses the batch, nothing
+   written); then per chunk of :data:`WRITE_CHUNK` turns
+   :meth:`voxmem.stores.messages.MessageStore.prepare_many` (turns already stored skipped:
+   idempotent by ``turn_id``; passages encoded in one batch through MiniLM and SPLADE) and
+   :meth:`~voxmem.stores.messages.MessageStore.write_many`: ONE transaction (sessions locked,
+   people found or created by name, one ``UNWIND`` statement for the messages and one for the
+   NEXT chain). A worker thread prepares the next chunk while this one is written and derived;
 2. **extraction → memory** — in chunks of ``derive_chunk`` turns, ONE transaction per chunk:
    the chunk's earlier memory is cleared (a replay re-derives), the chunk's windows are read
    in ONE statement, then each turn in conversation order is extracted (pure function) and
@@ -45,6 +47,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -53,7 +56,14 @@ from neo4j import ManagedTransaction
 from voxmem.errors import DatabaseUnavailable, InvalidInput
 from voxmem.extractors.window import window_from_rows
 from voxmem.memory.writer import PendingMemory, WriteSummary
-from voxmem.stores.messages import ContextPerson, MessageContext, MessageStore, StoredTurn, Turn
+from voxmem.stores.messages import (
+    ContextPerson,
+    MessageContext,
+    MessageStore,
+    PreparedBatch,
+    StoredTurn,
+    Turn,
+)
 from voxmem.stores.participants import ParticipantStore
 
 if TYPE_CHECKING:
@@ -62,8 +72,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 # Turns written per message transaction (and encoded per model batch). Larger batches are
-# split; one transaction of 500 messages with 384-d vectors is ~1 MB of parameters.
-WRITE_CHUNK = 500
+# split, and the next chunk is encoded while this one is written and derived (BatchImporter.run):
+# with 100, a 400-turn batch overlaps three of its four encoder passes with Neo4j work.
+WRITE_CHUNK = 100
 # Turns whose memory is derived per transaction.
 DERIVE_CHUNK = 100
 # How long the importer's claim on its not-yet-derived turns holds (renewed before each chunk,
@@ -121,32 +132,55 @@ class BatchImporter:
         self.derive_chunk = derive_chunk
 
     def run(self, space: str, turns: Sequence[Turn]) -> BatchResult:
-        """Store these turns with their memory (in order), idempotent by ``turn_id``."""
+        """Store these turns with their memory (in order), idempotent by ``turn_id``.
+
+        Chunk by chunk (:data:`WRITE_CHUNK` turns): the message transaction, then the memory
+        transactions. The next chunk is prepared meanwhile in a worker thread: its passages
+        encoded through MiniLM and SPLADE and its expected fact texts extracted and encoded
+        (:meth:`_prepare`), so the encoders run while this thread waits on Neo4j. Why: the
+        encoders are most of an import's CPU and Neo4j most of the rest; one after the other,
+        each left a core idle (docs/scaling.md). ONNX Runtime and the driver release the GIL.
+        """
         pipe = self.pipeline
         for turn in turns:
             if len(turn.text) > pipe.max_text_chars:
                 raise InvalidInput(f"turn {turn.turn_id!r}: text longer than {pipe.max_text_chars} chars")
+        MessageStore.validate_many(turns)  # one bad turn refuses the batch before any chunk is written
         result = BatchResult()
         # an outage may have left earlier turns of these sessions without memory: derive them
         # first, so extraction keeps conversation order (as append_text does per turn)
         for session in dict.fromkeys(t.session for t in turns):
             pipe.repair(space, session)
-        for start in range(0, len(turns), self.write_chunk):
-            chunk = turns[start : start + self.write_chunk]
-            stored = pipe.messages.append_many(space, chunk)
-            result.turns.extend(stored)
-            todo = [t.id for t in stored if t.pending]
-            if todo:  # ours until derived: a repair in another process must not take them
-                pipe.messages.claim_pending(space, todo, CLAIM_LEASE_S)
-            pending = [turn for turn, done in zip(chunk, stored, strict=True) if done.pending]
-            known = self._expected_vectors(space, pending)
-            for first in range(0, len(todo), self.derive_chunk):
-                if first:
-                    pipe.messages.claim_pending(space, todo[first:], CLAIM_LEASE_S)  # renewed
-                self._derive(space, todo[first : first + self.derive_chunk], result, known)
+        if not turns:
+            return result
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="voxmem-import") as ahead:
+            following = ahead.submit(self._prepare, space, turns, 0)
+            for start in range(0, len(turns), self.write_chunk):
+                batch, known = following.result()
+                if start + self.write_chunk < len(turns):
+                    following = ahead.submit(self._prepare, space, turns, start + self.write_chunk)
+                stored = pipe.messages.write_many(batch)
+                result.turns.extend(stored)
+                todo = [t.id for t in stored if t.pending]
+                for first in range(0, len(todo), self.derive_chunk):
+                    # ours until derived: a repair in another process must not take them
+                    pipe.messages.claim_pending(space, todo[first:], CLAIM_LEASE_S)  # renewed per chunk
+                    self._derive(space, todo[first : first + self.derive_chunk], result, known)
         return result
 
-    def _expected_vectors(self, space: str, turns: Sequence[Turn]) -> dict[str, list[float]]:
+    def _prepare(
+        self, space: str, turns: Sequence[Turn], start: int
+    ) -> tuple[PreparedBatch, dict[str, list[float]]]:
+        """The chunk of ``turns`` from ``start``, ready to write (:meth:`MessageStore.prepare_many`),
+        and the vectors of the fact texts its turns are expected to yield (the batch's earlier
+        turns as their context)."""
+        batch = self.pipeline.messages.prepare_many(space, turns[start : start + self.write_chunk])
+        pending = {turn.turn_id or "" for turn in batch.pending()}
+        return batch, self._expected_vectors(space, turns[: start + self.write_chunk], pending)
+
+    def _expected_vectors(
+        self, space: str, turns: Sequence[Turn], wanted: set[str]
+    ) -> dict[str, list[float]]:
         """Embeddings of the fact and attribute texts these turns are expected to yield, in ONE
         model call (a model call per turn was 65% of an import's time).
 
@@ -155,14 +189,20 @@ class BatchImporter:
         speakers and given addressees, by name). A text the real run yields differently (a
         vocative or a name only the stored graph knows) is simply encoded then: this is a
         cache of text → vector, so it changes no result, only how many model calls are made.
+        Only the turns in ``wanted`` (turn ids) are extracted; all of ``turns`` are context.
         """
         memory = self.pipeline.memory
         by_session: dict[str, list[Turn]] = {}
+        people_of: dict[str, set[str]] = {}
         texts: list[str] = []
         for turn in turns:
             before = by_session.setdefault(turn.session, [])
             before.append(turn)
-            people = {p for t in before for p in (t.speaker, *t.addressees)}
+            people = people_of.setdefault(turn.session, set())
+            people.update((turn.speaker, *turn.addressees))
+            if turn.turn_id not in wanted:
+                continue
+            first = max(0, len(before) - (memory.context_turns + 1))
             rows = [
                 {
                     "id": f"expected-{i}",
@@ -173,8 +213,8 @@ class BatchImporter:
                     "given": list(t.addressees),
                     "addressed": list(t.addressees),
                 }
-                for i, t in enumerate(before)
-            ][-(memory.context_turns + 1) :]
+                for i, t in enumerate(before[first:], start=first)
+            ]
             roster = [{"id": p, "name": p, "aliases": []} for p in sorted(people)]
             window = window_from_rows(rows, roster, turn.session, before[0].ts)
             window.space = space

@@ -96,6 +96,23 @@ class StoredTurn:
 
 
 @dataclass(frozen=True)
+class PreparedBatch:
+    """A batch of text turns ready for :meth:`MessageStore.write_many`: each turn with its message
+    id, the ids stored already (with their ``memory_pending`` state) and the encoded passages of
+    the others."""
+
+    space: str
+    turns: list[PreparedTurn]
+    found: dict[str, bool]
+    encoded: dict[str, dict[str, Any]]
+
+    def pending(self) -> list[Turn]:
+        """The turns whose memory is still to be derived once written: new ones and those stored
+        before with their memory pending (an import interrupted between its two steps)."""
+        return [p.turn for p in self.turns if self.found.get(p.message_id, True)]
+
+
+@dataclass(frozen=True)
 class AppendedTurn:
     """A text turn after :meth:`MessageStore.append_turn`: the message as :meth:`MessageStore.get`
     shows it; whether this call wrote it (else it was stored before: an idempotent replay);
@@ -259,21 +276,33 @@ class MessageStore:
 
     # --- batch import (voxmem.pipeline.batch) ---------------------------------------------------
     def append_many(self, space: str, turns: Sequence[Turn]) -> list[StoredTurn]:
-        """Store many text turns in ONE transaction; what :meth:`append` does for each, batched.
+        """Store many text turns in ONE transaction; what :meth:`append` does for each, batched:
+        :meth:`prepare_many` (checks and encoding, no lock held) then :meth:`write_many`."""
+        return self.write_many(self.prepare_many(space, turns))
 
-        Every turn needs a ``turn_id`` (a retried batch must not store anything twice): turns
-        already stored are returned as replays with their ``memory_pending`` state, the others
-        are written in batch order (per session: consecutive idx, NEXT chain) with one
-        ``UNWIND`` statement. Passages are encoded in one batch through each model before the
-        transaction, so no lock is held while encoding. All turns are validated first: one bad
-        turn refuses the whole batch (422) and nothing is written.
-        """
+    @staticmethod
+    def validate_many(turns: Sequence[Turn]) -> list[PreparedTurn]:
+        """Each turn of a batch validated, with a ``turn_id`` and none twice; raises
+        :class:`InvalidInput` for the first bad one, before anything of the batch is written."""
         prepared = [PreparedTurn.of(turn, require_id=True) for turn in turns]
         seen: set[str] = set()
         for item in prepared:
             if item.turn.turn_id in seen:
                 raise InvalidInput(f"turn_id {item.turn.turn_id!r} appears twice in the batch")
             seen.add(item.turn.turn_id or "")
+        return prepared
+
+    def prepare_many(self, space: str, turns: Sequence[Turn]) -> PreparedBatch:
+        """Everything :meth:`write_many` needs that takes no lock: the turns validated, those
+        stored already found, the others' passages encoded in one batch through each model.
+
+        Every turn needs a ``turn_id`` (a retried batch must not store anything twice): turns
+        already stored become replays with their ``memory_pending`` state. All turns are
+        validated first (:meth:`validate_many`): one bad turn refuses the whole batch (422). A
+        batch importer prepares its next chunk while the previous one is written
+        (:mod:`voxmem.pipeline.batch`); the write checks again what is stored by then.
+        """
+        prepared = self.validate_many(turns)
         candidates = {
             t.turn_id: (turn_message_id(space, t.turn_id), legacy_turn_message_id(space, t.turn_id))
             for t in (p.turn for p in prepared)
@@ -284,7 +313,14 @@ class MessageStore:
             fresh, legacy = candidates[item.turn.turn_id or ""]
             item.message_id = legacy if legacy in found else fresh
         todo = [p for p in prepared if p.message_id not in found]
-        encoded = self._encode([p.passage for p in todo])
+        return PreparedBatch(space, prepared, found, self._encode([p.passage for p in todo]))
+
+    def write_many(self, batch: PreparedBatch) -> list[StoredTurn]:
+        """Write a prepared batch in ONE transaction (per session: consecutive idx, NEXT chain):
+        sessions locked, people found or created by name, one ``UNWIND`` statement for the
+        messages and one for the NEXT chain. Returns every turn with its message id and status."""
+        space, prepared, found, encoded = batch.space, batch.turns, batch.found, batch.encoded
+        todo = [p for p in prepared if p.message_id not in found]
 
         def work(tx: ManagedTransaction) -> set[str]:
             next_idx = {

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from voxmem.core import Voxmem
-from voxmem.pipeline.batch import BatchImporter
+from voxmem.pipeline.batch import WRITE_CHUNK, BatchImporter
 from voxmem.stores.messages import Turn
 
 pytestmark = pytest.mark.integration
@@ -130,11 +130,15 @@ def memory(services: Voxmem, space: str) -> dict[str, Any]:
     }
 
 
+@pytest.mark.parametrize("write_chunk", [WRITE_CHUNK, 5], ids=["one-write", "writes-of-5"])
 def test_bulk_chunks_store_the_memory_of_turns_written_one_by_one(
-    services: Voxmem, two_spaces: tuple[str, str]
+    services: Voxmem, two_spaces: tuple[str, str], write_chunk: int
 ) -> None:
+    """Also with message writes of 5 turns (each prepared while the one before is written and
+    derived; derivation chunks then end where a write chunk ends)."""
     bulk_space, single_space = two_spaces
-    result = BatchImporter(services.pipeline, derive_chunk=CHUNK).run(bulk_space, turns("t"))
+    importer = BatchImporter(services.pipeline, write_chunk=write_chunk, derive_chunk=CHUNK)
+    result = importer.run(bulk_space, turns("t"))
     assert (result.stored, result.derived, result.pending) == (len(HISTORY), len(HISTORY), [])
     for turn in turns("t"):
         services.pipeline.append_text(single_space, turn)
