@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bench.cases import EVERYONE, QA
+from voxmem.extractors.offline.temporal import MONTHS
 
 ATTRIBUTION_TYPES = ("speaker_attribution", "addressee_attribution")
 
@@ -84,12 +85,8 @@ _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")  # "1,000" → "1000"
 _ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b")  # "7th May" → "7 May"
 # "Ed Sheeran's" → "Ed Sheeran" (also FriendsQA's tokenised "Monica 's"): a possessive names the same
 _POSSESSIVE = re.compile(r"\s?'s\b")
-_MONTHS = (
-    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-    "november", "december",
-)  # fmt: skip
 _ABBREVIATED = ("jan", "feb", "mar", "apr", "jun", "jul", "aug", "sept", "sep", "oct", "nov", "dec")
-_MONTH_ALT = "|".join([*_MONTHS, *_ABBREVIATED])
+_MONTH_ALT = "|".join([*MONTHS, *_ABBREVIATED])
 # "August 9, 2022" / "Aug. 9th" → "9 august 2022" / "9 august"; "14September" → "14 september": one
 # order for a day and its month on both sides, as "9 August 2022" is written in the other form
 _MONTH_DAY = re.compile(rf"\b({_MONTH_ALT})\.?\s*(\d{{1,2}})(?:st|nd|rd|th)?\b(?!:)")
@@ -99,7 +96,7 @@ _MONTH_ABBREV = re.compile(rf"\b({_MONTH_ALT})\.?(?=\s*\d)")
 
 def _month(name: str) -> str:
     """The full month name for a month or its abbreviation ("sept" → "september")."""
-    return next(m for m in _MONTHS if m.startswith(name[:3]))
+    return next(m for m in MONTHS if m.startswith(name[:3]))
 
 
 def _date_order(text: str) -> str:

@@ -13,6 +13,8 @@ import re
 from collections.abc import Collection
 from datetime import date, timedelta
 
+from voxmem.extractors.offline.temporal import MONTHS
+
 _WANTS = (
     ("time", re.compile(r"^\W*(?:at\s+)?what\s+time\b|^\W*when\b.*\bwhat\s+time\b", re.I)),
     (
@@ -42,10 +44,6 @@ _WANTS = (
     ),
 )
 
-_MONTHS = [
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december",
-]  # fmt: skip
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _EXPLICIT_DATE = re.compile(
     rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:,?\s+\d{{4}})?|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?"
@@ -202,7 +200,7 @@ def _relative(sentence: str, said: date | None) -> tuple[re.Match[str], str] | N
         if unit == "month":
             month = (said.month - 1 - n) % 12
             year = said.year + (said.month - 1 - n) // 12
-            return match, f"{_MONTHS[month].capitalize()} {year}"
+            return match, f"{MONTHS[month].capitalize()} {year}"
         return match, f"{n} week{'s' if n > 1 else ''} before {spoken_date(said)}"
     which, unit = match.group("last").lower(), match.group("unit").lower()
     unit = _WEEKDAY_SHORT.get(unit, unit)
@@ -214,7 +212,7 @@ def _relative(sentence: str, said: date | None) -> tuple[re.Match[str], str] | N
         # "last month" / "this month" / "next month" name the month
         step = {"last": -1, "past": -1, "next": 1}.get(which, 0)
         index = said.month - 1 + step
-        return match, f"{_MONTHS[index % 12].capitalize()} {said.year + index // 12}"
+        return match, f"{MONTHS[index % 12].capitalize()} {said.year + index // 12}"
     where = {"last": "before", "past": "before", "next": "after", "this": "of"}[which]
     noun = unit.capitalize() if unit in _WEEKDAYS else unit
     reading = f"the {noun} {where} {spoken_date(said)}"
