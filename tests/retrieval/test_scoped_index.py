@@ -17,6 +17,7 @@ import pytest
 from voxmem.config import Settings
 from voxmem.cypher import compose
 from voxmem.graph_schema.migrate import available_migrations
+from voxmem.ids import turn_message_id
 from voxmem.retrieval.scope import resolve_scope
 from voxmem.retrieval.tools import LEGACY_QUERIES, Filters, Retriever
 from voxmem.stores.messages import Turn
@@ -98,7 +99,8 @@ def test_no_session_clause_when_the_asker_took_part_in_every_session(services, r
     """The Lucene session clause is left out only when the asker took part in every session of the
     space (it would filter nothing and is the costly part of the query); the scope still holds:
     under private, Maya (in both sessions) gets only her own turns and the turns addressed to her,
-    and Omar (in one session) keeps the session clause and reads only his session."""
+    and Omar (in one session) keeps the session clause and reads his session's turns and, under
+    private, a turn addressed to him by inference in the other session; each message tool."""
     name = f"test-lucene-sessions-{uuid.uuid4().hex[:8]}"
     services.spaces.create(name, policy)
     try:
@@ -127,13 +129,22 @@ def test_no_session_clause_when_the_asker_took_part_in_every_session(services, r
             ("maya", "participant"): {"k0", "k1", "k2", "c0", "c1"},
             ("maya", "private"): {"k0", "k2", "c0"},
             ("omar", "participant"): {"c0", "c1"},
-            ("omar", "private"): {"c1"},
+            ("omar", "private"): {"c1", "k1"},
         }
+        # k1 addressed to Omar by inference, in a session he never joined (no PARTICIPATED_IN):
+        # the private rule lets him read it, through the vector query's addressed-elsewhere branch
+        # and the Lucene clause of such turns' sessions
+        services.db.execute(
+            "MATCH (m:Message {space: $space, id: $mid}), (p:Participant {space: $space, key: 'omar'}) "
+            "MERGE (m)-[:ADDRESSES {source: 'inferred'}]->(p)",
+            space=name,
+            mid=turn_message_id(name, "k1"),
+        )
         for key, clause in (("maya", False), ("omar", True)):
             scope = resolve_scope(services.db, name, people[key])
             lucene = services.db.query(_LUCENE_FILTER, **scope.params())[0]["lucene"]
             assert ("+session:" in lucene) is clause, (key, lucene)
-            for tool in ("message_fulltext", "message_sparse"):
+            for tool in ("message_fulltext", "message_sparse", "message_vector"):
                 hits = retrieval.tools[tool].search(scope, "plumber", Filters(), k=10)
                 got = {h.id.rsplit("~", 1)[-1] for h in hits}
                 assert got == expected[(key, policy)], (tool, key, got)
@@ -203,7 +214,6 @@ def test_participant_widens_past_same_named_sessions(services, retrieval) -> Non
     When its turns outrank the scope's and crowd the candidates, fewer than k survive the query's
     space check, and the tool searches wider: the asker still gets k turns, all of the scope, none
     of the other space. Fails if the 4 × k participant search returned its short first answer."""
-    from voxmem.ids import turn_message_id
     from voxmem.retrieval.tools import MessageVectorRetriever
 
     mine, other = (f"test-samename-{tag}-{uuid.uuid4().hex[:8]}" for tag in ("mine", "other"))
