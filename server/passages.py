@@ -55,6 +55,21 @@ def sparse_query(
     return " ".join(f"{t}^{w:.3f}" for t, w in clauses.items()), terms
 
 
+def encode_passages(
+    embedder: TextEmbedder, sparse: SparseEncoder, passages: Sequence[str]
+) -> list[dict[str, Any]]:
+    """``passage``, ``embedding`` (numpy), ``sparse_terms`` and ``sparse_weights`` of each passage,
+    in one batch through each model: the one place the two encoders meet, for the message writers
+    (:class:`voxmem.stores.messages.MessageStore`) and the re-indexer below alike."""
+    vectors = embedder.embed(passages)
+    weights = sparse.encode(passages)
+    rows = []
+    for text, vector, terms_weights in zip(passages, vectors, weights, strict=True):
+        terms, values = sparse_fields(terms_weights)
+        rows.append({"passage": text, "embedding": vector, "sparse_terms": terms, "sparse_weights": values})
+    return rows
+
+
 class MessageIndexer:
     """Computes and stores passages, their embeddings and SPLADE terms, in batches."""
 
@@ -65,21 +80,11 @@ class MessageIndexer:
         self.batch = batch
 
     def encode(self, passages: Sequence[str]) -> list[dict[str, Any]]:
-        """Embedding and SPLADE fields for each passage (one batch through each model)."""
-        vectors = self.embedder.embed(passages)
-        sparse = self.sparse.encode(passages)
-        rows = []
-        for text, vector, weights in zip(passages, vectors, sparse, strict=True):
-            terms, values = sparse_fields(weights)
-            rows.append(
-                {
-                    "passage": text,
-                    "embedding": vector.tolist(),
-                    "sparse_terms": terms,
-                    "sparse_weights": values,
-                }
-            )
-        return rows
+        """Embedding (a list of floats) and SPLADE fields for each passage."""
+        return [
+            {**row, "embedding": row["embedding"].tolist()}
+            for row in encode_passages(self.embedder, self.sparse, passages)
+        ]
 
     def index(self, space: str, ids: Sequence[str], force: bool = False) -> int:
         """(Re)index these messages; unless ``force``, a message whose passage is unchanged is skipped."""

@@ -30,7 +30,7 @@ from voxmem.ids import (
     participant_ref,
     turn_message_id,
 )
-from voxmem.passages import passage, sparse_fields
+from voxmem.passages import encode_passages, passage
 from voxmem.stopwords import SEARCH_STOP_WORDS
 from voxmem.stores.participants import ParticipantStore, Person
 
@@ -228,8 +228,6 @@ class MessageStore:
         # outside the transaction: no lock held while encoding; the speaker-aware passage is what
         # the embedding and the SPLADE terms describe (voxmem.passages)
         indexed = prepared.passage
-        embedding = self.db.vector(self.embedder.embed([indexed])[0])
-        sparse_terms, sparse_weights = sparse_fields(self.sparse.encode([indexed])[0])
         params: dict[str, Any] = {
             "space": space,
             "session": turn.session,
@@ -237,10 +235,8 @@ class MessageStore:
             "text": text,
             "ts": iso_timestamp(turn.ts),
             "source": turn.source,
-            "embedding": embedding,
             "passage": indexed,
-            "sparse_terms": sparse_terms,
-            "sparse_weights": sparse_weights,
+            **self._encode([indexed])[indexed],  # embedding, sparse_terms, sparse_weights
         }
 
         def work(tx: ManagedTransaction) -> AppendedTurn:
@@ -377,13 +373,10 @@ class MessageStore:
         unique = list(dict.fromkeys(passages))
         if not unique:
             return {}
-        vectors = self.embedder.embed(unique)
-        sparse = self.sparse.encode(unique)
-        out = {}
-        for text, vector, weights in zip(unique, vectors, sparse, strict=True):
-            terms, values = sparse_fields(weights)
-            out[text] = {"embedding": self.db.vector(vector), "sparse_terms": terms, "sparse_weights": values}
-        return out
+        return {
+            row.pop("passage"): {**row, "embedding": self.db.vector(row["embedding"])}
+            for row in encode_passages(self.embedder, self.sparse, unique)
+        }
 
     def stored_turns(self, space: str, message_ids: Sequence[str]) -> dict[str, bool]:
         """Which of these message ids are stored: id -> memory still pending."""
