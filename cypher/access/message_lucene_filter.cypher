@@ -15,7 +15,7 @@
 '+space:"' + $space + '"^0 '
 + CASE WHEN NOT $access_policy IN ['participant', 'private'] OR asker IS NULL
          OR NOT 0 < size(asker_sessions) <= 512
-         OR size(asker_sessions) >= COUNT { (every:Session) WHERE every.space = $space AND every.id IS NOT NULL }
+         OR @access.asker_in_every_session()
          THEN ''
        WHEN $access_policy = 'participant'
          THEN '+session:(' + reduce(s = '', sid IN asker_sessions | s + ' "' + sid + '"') + ')^0 '

@@ -4,7 +4,8 @@
 // properties, migration 0007): open = the space; participant and private = the asker's sessions
 // (`m.session IN asker_sessions`: the asker SPEAKS only in sessions they PARTICIPATED_IN, and a
 // given addressee joins the session too); private also scores exactly the turns addressed to
-// the asker in sessions they never joined (inferred addressees). One filter property per search:
+// the asker in sessions they never joined (inferred addressees; none when the asker took part in
+// every session, @access.asker_in_every_session). One filter property per search:
 // Neo4j 2026.08.1 fails a conjunction filter (`m.space = … AND m.session IN …`) with a Lucene
 // ArrayIndexOutOfBounds while other transactions delete indexed nodes (docs/retrieval.md), so
 // a same-named session of another space can share the candidates; the query drops it (m.space).
@@ -24,6 +25,7 @@ MATCH (m:Message)
 RETURN m, score
 UNION
 WITH asker, asker_sessions WHERE $access_policy = 'private' AND asker IS NOT NULL
+  AND NOT @access.asker_in_every_session()
 MATCH (m:Message)-[:ADDRESSES]->(asker)
 WHERE m.space = $space AND NOT m.session IN asker_sessions AND m.embedding IS NOT NULL
 RETURN m, vector.similarity.cosine(m.embedding, query_vector) AS score

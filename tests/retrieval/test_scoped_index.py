@@ -91,6 +91,31 @@ def test_neo4j_5_runs_the_legacy_vector_query() -> None:
 
 
 _LUCENE_FILTER = compose("@access.asker()\nRETURN @access.message_lucene_filter() AS lucene")
+_EVERY_SESSION = compose("@access.asker()\nRETURN @access.asker_in_every_session() AS every")
+
+
+def _addressed_elsewhere_rows(services: Any, scope: Any) -> int:
+    """Rows the vector query's private branch expands from the asker along ADDRESSES (PROFILE):
+    @access.message_search skips that branch when the asker took part in every session."""
+    from voxmem.cypher import query
+
+    params = {**scope.params(), "embedding": [0.05] * 384, "fetch": 10, "k": 5}
+    params |= {key: None for key in ("speaker", "addressee", "session", "ts_from", "ts_to")}
+
+    def work(tx: Any) -> Any:
+        result = tx.run("PROFILE " + query("retrieve_messages_vector"), params)
+        list(result)
+        return result.consume().profile
+
+    rows, stack = 0, [services.db.read(work)]
+    while stack:
+        op = stack.pop()
+        stack += op.get("children", [])
+        if op.get("operatorType", "").startswith("Expand") and "(asker)<-[:ADDRESSES]-(m)" in str(
+            op.get("args")
+        ):
+            rows += op.get("rows", 0)
+    return rows
 
 
 @pytest.mark.integration
@@ -100,7 +125,9 @@ def test_no_session_clause_when_the_asker_took_part_in_every_session(services, r
     space (it would filter nothing and is the costly part of the query); the scope still holds:
     under private, Maya (in both sessions) gets only her own turns and the turns addressed to her,
     and Omar (in one session) keeps the session clause and reads his session's turns and, under
-    private, a turn addressed to him by inference in the other session; each message tool."""
+    private, a turn addressed to him by inference in the other session; each message tool. The
+    vector query's addressed-elsewhere branch expands nothing for Maya, who took part in every
+    session (@access.asker_in_every_session; fails without the skip)."""
     name = f"test-lucene-sessions-{uuid.uuid4().hex[:8]}"
     services.spaces.create(name, policy)
     try:
@@ -144,10 +171,15 @@ def test_no_session_clause_when_the_asker_took_part_in_every_session(services, r
             scope = resolve_scope(services.db, name, people[key])
             lucene = services.db.query(_LUCENE_FILTER, **scope.params())[0]["lucene"]
             assert ("+session:" in lucene) is clause, (key, lucene)
+            every = services.db.query(_EVERY_SESSION, **scope.params())[0]["every"]
+            assert every is not clause, (key, every)
             for tool in ("message_fulltext", "message_sparse", "message_vector"):
                 hits = retrieval.tools[tool].search(scope, "plumber", Filters(), k=10)
                 got = {h.id.rsplit("~", 1)[-1] for h in hits}
                 assert got == expected[(key, policy)], (tool, key, got)
+            if policy == "private":  # the addressed-elsewhere branch reads nothing for Maya
+                expanded = _addressed_elsewhere_rows(services, scope)
+                assert (expanded == 0) is (key == "maya"), (key, expanded)
     finally:
         services.spaces.delete(name)
 
