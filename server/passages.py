@@ -80,7 +80,8 @@ class MessageIndexer:
         self.batch = batch
 
     def encode(self, passages: Sequence[str]) -> list[dict[str, Any]]:
-        """Embedding (a list of floats) and SPLADE fields for each passage."""
+        """Embedding (a list of floats, as the benchmarks read it) and SPLADE fields for each
+        passage; :meth:`index` takes :func:`encode_passages`' arrays straight to ``Database.vector``."""
         return [
             {**row, "embedding": row["embedding"].tolist()}
             for row in encode_passages(self.embedder, self.sparse, passages)
@@ -99,7 +100,7 @@ class MessageIndexer:
                     todo.append((row["id"], text))
             if not todo:
                 continue
-            encoded = self.encode([t for _, t in todo])
+            encoded = encode_passages(self.embedder, self.sparse, [t for _, t in todo])
             rows = [
                 {"id": i, **fields, "embedding": self.db.vector(fields["embedding"])}
                 for (i, _), fields in zip(todo, encoded, strict=True)
