@@ -59,6 +59,7 @@ class Sim:
     turns: list[tuple[str, str]] = field(default_factory=list)
     roster: list[str] = field(default_factory=list)
     addressed: dict[int, list[str]] = field(default_factory=dict)  # turn index -> speaker ids it addressed
+    windows: dict[int, tuple[Window, Any]] = field(default_factory=dict)  # turn index -> (window, record)
 
     def record(self, window: Window, record) -> set[str]:
         """Remember what the current turn addressed (as the writer's ADDRESSES edges would)."""
@@ -69,7 +70,28 @@ class Sim:
         if EVERYONE in pred:
             pred = (pred - {EVERYONE}) | {p for p in self.roster if p != self.turns[-1][0]}
         self.addressed[len(self.turns) - 1] = sorted(pred)
+        self.windows[len(self.turns) - 1] = (window, record)
         return pred
+
+    def answer(self, record) -> list[int]:
+        """Earlier turns this record's answers re-point to the current speaker, as the writer's
+        ``memory_addresses_answered`` does; their vocative edges are gone from later windows then
+        (the 'answered' edge is not read as a vocative)."""
+        out = []
+        for call in record.answered:
+            idx = int(call.message_id.removeprefix("m"))
+            if idx not in self.windows:
+                continue
+            window, earlier = self.windows[idx]
+            group = earlier.model_copy(
+                update={"addressees": [a for a in earlier.addressees if a.source == "group"]}
+            )
+            pred = predicted_addressees(window, group, lambda name: None)
+            if EVERYONE in pred:
+                pred = (pred - {EVERYONE}) | {p for p in self.roster if p != self.turns[idx][0]}
+            self.addressed[idx] = sorted(pred)
+            out.append(idx)
+        return out
 
     def window(self, speaker: str, text: str) -> Window:
         self.turns.append((speaker, text))
@@ -121,25 +143,32 @@ def predicted_addressees(window: Window, record, resolve_name) -> set[str]:
 # --- Molweni ------------------------------------------------------------------------------------
 def molweni(extractor: OfflineExtractor, context: int) -> dict[str, Any]:
     data = json.loads((DATA / "molweni" / "molweni_dev.json").read_text())["data"]["dialogues"]
-    n = ok = prev_lit = prev_other = 0
+    n = ok = before = prev_lit = prev_other = 0
     for dia in data:
         edus = dia["edus"]
         gold = {r["y"]: r["x"] for r in dia["relations"]}
         sim = Sim(datetime(2020, 1, 1, tzinfo=UTC), context=context)
+        preds: dict[int, set[str]] = {}
+        firsts: dict[int, set[str]] = {}
         for i, edu in enumerate(edus):
             sid = edu["speaker"]
             sim.names[sid] = sid
             window = sim.window(sid, edu["text"])
             record = extractor.extract(window).record
             sim.record(window, record)
+            preds[i] = firsts[i] = predicted_addressees(
+                window, record, lambda name, sim=sim: name if name in sim.names else None
+            )
+            for idx in sim.answer(record):
+                preds[idx] = {sid}
+        for i, edu in enumerate(edus):
+            sid = edu["speaker"]
             if i not in gold or edus[gold[i]]["speaker"] == sid:
                 continue
             target = edus[gold[i]]["speaker"]
-            pred = predicted_addressees(
-                window, record, lambda name, sim=sim: name if name in sim.names else None
-            )
             n += 1
-            ok += pred == {target}
+            ok += preds[i] == {target}
+            before += firsts[i] == {target}
             prev_lit += edus[i - 1]["speaker"] == target
             other = next(
                 (edus[j]["speaker"] for j in range(i - 1, -1, -1) if edus[j]["speaker"] != sid), None
@@ -148,6 +177,7 @@ def molweni(extractor: OfflineExtractor, context: int) -> dict[str, Any]:
     return {
         "n": n,
         "offline": ok / n,
+        "offline_without_answered": before / n,
         "previous_speaker": prev_lit / n,
         "previous_other_speaker": prev_other / n,
     }
@@ -162,12 +192,13 @@ def scenario_cases(quick: bool) -> list[Any]:
 
 
 def addressee_accuracy_cases(extractor: OfflineExtractor, cases: list[Any], context: int) -> dict[str, Any]:
-    n = ok = edges_on_unlabelled = unlabelled = 0
+    n = ok = ok_before = edges_on_unlabelled = unlabelled = 0
     by_source: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for case in cases:
         people = {name_key(p.name): p.name for p in case.participants}
         for session in case.sessions:
             sim = Sim(_date(session.date), context=context)
+            scored: list[tuple[set[str], set[str], str]] = []  # (predicted, as first written, source)
             for turn in session.turns:
                 sim.names[turn.speaker] = turn.speaker
                 window = sim.window(turn.speaker, turn.text)
@@ -176,6 +207,11 @@ def addressee_accuracy_cases(extractor: OfflineExtractor, cases: list[Any], cont
                 pred = predicted_addressees(
                     window, record, lambda name, people=people: people.get(name_key(name))
                 )
+                src = record.addressees[0].source if record.addressees else "none"
+                scored.append((pred, pred, src))
+                for idx in sim.answer(record):
+                    scored[idx] = ({turn.speaker}, scored[idx][1], "answered")
+            for turn, (pred, first, src) in zip(session.turns, scored, strict=True):
                 gold = {EVERYONE if a.lower() == EVERYONE else a for a in turn.addressees}
                 if not gold:
                     unlabelled += 1
@@ -184,12 +220,13 @@ def addressee_accuracy_cases(extractor: OfflineExtractor, cases: list[Any], cont
                 n += 1
                 hit = pred == gold
                 ok += hit
-                src = record.addressees[0].source if record.addressees else "none"
+                ok_before += first == gold
                 by_source[src][0] += hit
                 by_source[src][1] += 1
     return {
         "n": n,
         "accuracy": ok / n if n else 0.0,
+        "accuracy_without_answered": ok_before / n if n else 0.0,
         "by_source": {k: {"n": v[1], "accuracy": v[0] / v[1]} for k, v in by_source.items()},
         "unlabelled_turns": unlabelled,
         "unlabelled_with_edge": edges_on_unlabelled / unlabelled if unlabelled else 0.0,
@@ -265,21 +302,31 @@ def own_dialogues(seed: int, n_sessions: int) -> list[dict[str, Any]]:
 def own_addressees(
     extractor: OfflineExtractor, sessions: list[dict[str, Any]], context: int
 ) -> dict[str, Any]:
-    n = ok = 0
+    n = ok = ok_before = 0
     for s in sessions:
         sim = Sim(datetime(2026, 11, 2, tzinfo=UTC), context=context)
         names = {name_key(p): p for p in s["people"]}
-        for speaker, text, gold in s["turns"]:
+        scored: list[tuple[set[str], set[str]]] = []
+        for speaker, text, _gold in s["turns"]:
             sim.names[speaker] = speaker
             window = sim.window(speaker, text)
             record = extractor.extract(window).record
             sim.record(window, record)
+            pred = predicted_addressees(window, record, lambda x, names=names: names.get(name_key(x)))
+            scored.append((pred, pred))
+            for idx in sim.answer(record):
+                scored[idx] = ({speaker}, scored[idx][1])
+        for (_speaker, _text, gold), (pred, first) in zip(s["turns"], scored, strict=True):
             if not gold:
                 continue
-            pred = predicted_addressees(window, record, lambda x, names=names: names.get(name_key(x)))
             n += 1
             ok += pred == set(gold)
-    return {"n": n, "accuracy": ok / n if n else 0.0}
+            ok_before += first == set(gold)
+    return {
+        "n": n,
+        "accuracy": ok / n if n else 0.0,
+        "accuracy_without_answered": ok_before / n if n else 0.0,
+    }
 
 
 def resolve_names(
@@ -329,6 +376,7 @@ def resolve_names(
                     key = name_key(a.target)
                     if not any(s.name and name_key(s.name) == key for s in state.values()):
                         placeholders.setdefault(key, a.target)
+            sim.answer(record)
     return {sid: s.name for sid, s in state.items()}
 
 
@@ -740,15 +788,18 @@ def _print(r: dict[str, Any]) -> None:
             f"offline, {r['context_turns']} prev turns",
             f"{m['offline']:.3f}",
         ),
+        ("", "without answered calls re-pointed", f"{m['offline_without_answered']:.3f}"),
         ("", "offline, full history", f"{mf['offline']:.3f}"),
         ("", "baseline: previous speaker", f"{m['previous_speaker']:.3f}"),
         ("", "baseline: previous other speaker", f"{m['previous_other_speaker']:.3f}"),
     ]
     s = r["scenarios_addressees"]
     rows.append((f"Generated scenarios addressee, n={s['n']}", "offline", f"{s['accuracy']:.3f}"))
+    rows.append(("", "without answered calls re-pointed", f"{s['accuracy_without_answered']:.3f}"))
     rows.append(("", "unlabelled turns given an edge", f"{s['unlabelled_with_edge']:.3f}"))
     o = r["own_addressees"]
     rows.append((f"Generated dialogues (own) addressee, n={o['n']}", "offline", f"{o['accuracy']:.3f}"))
+    rows.append(("", "without answered calls re-pointed", f"{o['accuracy_without_answered']:.3f}"))
     n = r["names"]["own"]
     rows.append(
         (

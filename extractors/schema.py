@@ -13,6 +13,7 @@ import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 NameKind = Literal["self_intro", "addressed", "kinship", "role", "correction"]
 AddresseeSource = Literal["vocative", "reply", "turn_taking", "group", "llm"]
@@ -54,6 +55,17 @@ class Addressee(_Strict):
 
     target: str = Field(description="Window label ('S1'), a person's name, or 'group'.")
     source: AddresseeSource
+    confidence: float = Field(0.7, ge=0.0, le=1.0)
+
+
+class AnsweredCall(_Strict):
+    """The turn just before called someone by a kinship or role term nobody known bears ("Dad,
+    can we …?" with several people present) and the current turn's speaker answered it: that
+    earlier turn was said to the current speaker. Its inferred ADDRESSES edge (a turn-taking
+    guess) could not know this when it was written, so the answer re-points it (the writer does)."""
+
+    message_id: str = Field(description="The earlier turn that made the call.")
+    term: str = Field(min_length=1, max_length=80, description="The call as said ('Dad').")
     confidence: float = Field(0.7, ge=0.0, le=1.0)
 
 
@@ -101,6 +113,9 @@ class TurnExtraction(_Strict):
     addressees: list[Addressee] = Field(default_factory=list)
     facts: list[FactRecord] = Field(default_factory=list)
     attributes: list[AttributeRecord] = Field(default_factory=list)
+    # From the rules over the window (voxmem.extractors.offline.answered_calls), never asked of
+    # a model: left out of the JSON schema an LLM backend is given.
+    answered: SkipJsonSchema[list[AnsweredCall]] = Field(default_factory=list)
 
 
 class ExtractionResult(BaseModel):

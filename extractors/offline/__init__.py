@@ -21,6 +21,7 @@ from voxmem.extractors.offline.temporal import normalise_times
 from voxmem.extractors.schema import (
     GROUP,
     Addressee,
+    AnsweredCall,
     AttributeRecord,
     ExtractionResult,
     FactRecord,
@@ -141,6 +142,7 @@ class OfflineExtractor:
         voc = vocatives(cur.text, set(known))
         record.names = self._names(window, voc, known)
         record.addressees = [] if cur.given_addressees else self._addressees(window, voc, known)
+        record.answered = self._answered_calls(window, voc, known)
         self._facts(window, record, [v.term for v in voc])
         return ExtractionResult(message_id=cur.message_id, extractor="offline", record=record)
 
@@ -283,30 +285,63 @@ class OfflineExtractor:
         self, window: Window, voc: list[Vocative], known: dict[str, str], spoke: set[str]
     ) -> list[NameEvidence]:
         """ "Can we have pizza?" → "Only if it is vegetarian, Leo.": the voice that asked the
-        question just before is the one the answer calls by name. Only a name said later in a
-        sentence that is not itself a question ("Tom, what do you think?" asks a third person)."""
+        question just before is the one the answer calls by name."""
+        if not window.previous or window.people[window.previous[-1].speaker].name:
+            return []
+        asked = window.previous[-1]
+        return [
+            NameEvidence(speaker=asked.speaker, name=v.term, kind="addressed", confidence=ANSWERED_BY_NAME)
+            for v in self._names_asker(window, voc, known, spoke)
+        ]
+
+    def _names_asker(
+        self, window: Window, voc: list[Vocative], known: dict[str, str], spoke: set[str]
+    ) -> list[Vocative]:
+        """The current turn answers the question just before by another voice and calls its
+        asker by a name (unknown, or the asker's own): "…, Leo." / "…, Leo, …" later in a
+        sentence that is not itself a question ("Tom, what do you think?" asks a third person);
+        a name opening the reply ("Olivia, the printer is broken") more often turns to someone
+        new, so it is not taken."""
         cur = window.current
         if not window.previous:
             return []
         asked = window.previous[-1]
         if asked.speaker == cur.speaker or not asked.text.rstrip().endswith("?"):
             return []
-        if window.people[asked.speaker].name:
-            return []
         out = []
         for v in voc:
-            # "…, Leo." / "…, Leo, …" after the answer; a name opening the reply ("Olivia, the
-            # printer is broken") more often turns to someone new, so it is not taken.
             if v.kind != "name" or v.cue in ("question", "thanks") or v.position == "start":
                 continue
             label, _ = self._resolve(v.term, known)
-            if label is not None and not self._voiceless(window, label, spoke, asked.speaker):
-                continue
-            evidence = NameEvidence(
-                speaker=asked.speaker, name=v.term, kind="addressed", confidence=ANSWERED_BY_NAME
-            )
-            out.append(evidence)
+            if label in (None, asked.speaker) or self._voiceless(window, label, spoke, asked.speaker):
+                out.append(v)
         return out
+
+    def _answered_calls(
+        self, window: Window, voc: list[Vocative], known: dict[str, str]
+    ) -> list[AnsweredCall]:
+        """The turn just before called one person by a kinship or role term nobody in the
+        window bears ("Dad, can we …?" with several people present), and the current voice
+        answered it: an answer-shaped reply ("Sure, …") or one that calls the asker back by name
+        ("Only if it is vegetarian, Leo."). The call was said to the current speaker; the writer
+        re-points the earlier turn's inferred ADDRESSES edge, written before the answer existed.
+        Not for names: on FriendsQA (speakers' names known) the voice that answers a call by a
+        name nobody bears was the person called in 3 of 12 cases, and a name call already
+        names its addressee (docs/memory.md, "Answered calls")."""
+        cur = window.current
+        if not window.previous:
+            return []
+        call = window.previous[-1]
+        if call.speaker == cur.speaker or call.given_addressees:
+            return []
+        spoke = {t.speaker for t in window.turns}
+        replied = _answers(call.text, cur.text) or bool(self._names_asker(window, voc, known, spoke))
+        calls = [v for v in vocatives(call.text, set(known)) if v.kind != "group" and v.cue != "thanks"]
+        if not replied or len(calls) != 1 or calls[0].kind not in ("kinship", "role"):
+            return []
+        if self._resolve(calls[0].term, known)[0] is not None:  # "Dad" is someone's alias already
+            return []
+        return [AnsweredCall(message_id=call.message_id, term=calls[0].term, confidence=ANSWERED_CALL)]
 
     # --- addressees ----------------------------------------------------------------------
     def _addressees(self, window: Window, voc: list[Vocative], known: dict[str, str]) -> list[Addressee]:

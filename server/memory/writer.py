@@ -69,6 +69,8 @@ class WriteSummary:
     people_changed: set[str] = field(default_factory=set)
     merged: set[str] = field(default_factory=set)
     joined: set[str] = field(default_factory=set)
+    # earlier turns whose ADDRESSES edges this turn's answer re-pointed (their windows changed)
+    readdressed: set[str] = field(default_factory=set)
     # the turn's pending mark was cleared and its captions refreshed in the memory transaction
     # (MemoryWriter.write with ``done``): nothing is left to do after the commit
     done: bool = False
@@ -223,6 +225,7 @@ class MemoryWriter:
         addressee_ids = self._addressees(turn)
         self._facts(turn, addressee_ids, vectors[0])
         self._attributes(turn, vectors[1])
+        self._answered(turn)
         summary.joined = set(turn.resolver.joined)
         if pending is None:
             self.flush(tx, space, staged)
@@ -443,6 +446,32 @@ class MemoryWriter:
             window.people[label].participant_id for label in cur.given_addressees if label in window.people
         ]
         return [p for p in given if p] or list(edges)
+
+    def _answered(self, turn: TurnWrite) -> None:
+        """The turn just before called someone by a kinship or role term nobody known bore and
+        this voice answered it: that turn's inferred ADDRESSES edges, written before the answer
+        existed, are re-pointed to this voice with the answer as evidence
+        (``memory_addresses_answered``), in this turn's transaction, so a retry of this turn
+        re-points again (idempotent). What is staged is written first (in a batch the earlier
+        turn's edges and facts may still be staged); the batch's later windows that show the
+        earlier turn are read again (``readdressed``: a vocative edge may be gone)."""
+        answerer = turn.resolver.speaker_id
+        if answerer is None or not turn.result.record.answered:
+            return
+        self.flush(turn.tx, turn.space, turn.pending)
+        for call in turn.result.record.answered:
+            rows = _rows(
+                turn.tx,
+                "memory_addresses_answered",
+                space=turn.space,
+                message_id=call.message_id,
+                pid=answerer,
+                term=call.term,
+                confidence=call.confidence,
+                answered_by=turn.message_id,
+            )
+            if rows and rows[0]["readdressed"]:
+                turn.summary.readdressed.add(call.message_id)
 
     def _facts(self, turn: TurnWrite, addressee_ids: list[str], vectors: list[list[float]]) -> None:
         """Stage each fact with its people resolved (placeholders created now, in turn order);

@@ -309,7 +309,8 @@ def _follow(
     new name (``people``: as the graph holds them now); people addressed by name who joined
     the session enter the roster of its later windows; the vocatives this turn got are put into
     every later window that holds it (the edges are staged until the chunk's flush). A merge
-    moves edges and deletes a person: windows showing either are read again (rare)."""
+    moves edges and deletes a person, and an answer re-points an earlier turn's edges: windows
+    showing either are read again (rare)."""
     here = windows.get(message_id)
     vocatives = summary.vocatives
     stale = []
@@ -318,7 +319,7 @@ def _follow(
         if ctx is None:
             continue
         shown = {p.id for p in ctx.roster} | {t.speaker.id for t in ctx.turns if t.speaker}
-        if summary.merged & shown:
+        if summary.merged & shown or any(t.id in summary.readdressed for t in ctx.turns):
             stale.append(other)
             continue
         joined = summary.joined if here is not None and ctx.session == here.session else set()
