@@ -7,8 +7,8 @@
 // :param answered_by => 'demo-household~t~kitchen-monday-5'
 // An earlier turn called someone by a kinship or role term nobody known bore ("Dad, can we …?")
 // and the next voice ($pid) answered it (message $answered_by): the call was said to that voice.
-// The earlier turn's inferred ADDRESSES edges (a turn-taking or reply guess, or the vocative edge
-// to the one other person present) give way to one edge {source: 'answered', answered_by, term},
+// The earlier turn's inferred ADDRESSES edges (a turn-taking or reply guess, the vocative edge to
+// the one other person present, or an LLM backend's guess) give way to one edge {source: 'answered', answered_by, term},
 // so an attribution audit reads why; the facts derived from that turn alone are ADDRESSED_TO the
 // answerer instead. Group edges and client-given addressees are never touched. Idempotent: a
 // replay finds the edge already re-pointed.
@@ -19,7 +19,7 @@ MATCH (p:Participant {space: $space, id: $pid})
 WHERE NOT EXISTS { (p)-[:SPEAKS]->(m) }
 CALL (m, p) {
   OPTIONAL MATCH (m)-[r:ADDRESSES]->(q:Participant)
-  WHERE q <> p AND r.source IN ['vocative', 'reply', 'turn_taking']
+  WHERE q <> p AND r.source IN ['vocative', 'reply', 'turn_taking', 'llm']
   WITH collect(r) AS old, collect(q) AS gone
   FOREACH (r IN old | DELETE r)
   RETURN gone

@@ -28,9 +28,12 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import ValidationError
 from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
+from voxmem.extractors.offline import OfflineExtractor
 from voxmem.extractors.schema import GROUP, ExtractionResult, TurnExtraction, is_label
 from voxmem.extractors.window import Window
 from voxmem.llm.client import chat_model
+
+_RULES = OfflineExtractor()  # rules the model is not asked for (answered calls)
 
 log = logging.getLogger(__name__)
 
@@ -192,6 +195,8 @@ class LLMExtractor:
             raise ExtractionError(
                 f"no valid extraction after {self.attempts} attempts: {exc.last_attempt.exception()}"
             ) from exc
+        # the backward step is a rule over the window, not asked of the model (see TurnExtraction)
+        record.answered = _RULES.answered_calls(window)
         return ExtractionResult(
             message_id=window.current.message_id,
             extractor="llm",

@@ -142,7 +142,7 @@ class OfflineExtractor:
         voc = vocatives(cur.text, set(known))
         record.names = self._names(window, voc, known)
         record.addressees = [] if cur.given_addressees else self._addressees(window, voc, known)
-        record.answered = self._answered_calls(window, voc, known)
+        record.answered = self.answered_calls(window)
         self._facts(window, record, [v.term for v in voc])
         return ExtractionResult(message_id=cur.message_id, extractor="offline", record=record)
 
@@ -317,9 +317,7 @@ class OfflineExtractor:
                 out.append(v)
         return out
 
-    def _answered_calls(
-        self, window: Window, voc: list[Vocative], known: dict[str, str]
-    ) -> list[AnsweredCall]:
+    def answered_calls(self, window: Window) -> list[AnsweredCall]:
         """The turn just before called one person by a kinship or role term nobody in the
         window bears ("Dad, can we …?" with several people present), and the current voice
         answered it: an answer-shaped reply ("Sure, …") or one that calls the asker back by name
@@ -327,10 +325,13 @@ class OfflineExtractor:
         re-points the earlier turn's inferred ADDRESSES edge, written before the answer existed.
         Not for names: on FriendsQA (speakers' names known) the voice that answers a call by a
         name nobody bears was the person called in 3 of 12 cases, and a name call already
-        names its addressee (docs/memory.md, "Answered calls")."""
+        names its addressee (docs/memory.md, "Answered calls"). A rule over the window whatever
+        the backend: the LLM extractor adds it to the model's record too."""
         cur = window.current
         if not window.previous:
             return []
+        known = self._known(window)
+        voc = vocatives(cur.text, set(known))
         call = window.previous[-1]
         if call.speaker == cur.speaker or call.given_addressees:
             return []

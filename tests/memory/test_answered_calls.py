@@ -9,6 +9,7 @@ name is never re-pointed, also on the spoken path.
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -17,8 +18,10 @@ import pytest
 
 from tests.ingest.test_batch_memory_equivalence import memory
 from tests.memory.helpers import window
+from tests.memory.test_llm_backend import ScriptedChat
 from tests.memory.test_memory_integration import voice
 from voxmem.core import Voxmem
+from voxmem.extractors.llm import LLMExtractor
 from voxmem.extractors.offline import OfflineExtractor
 from voxmem.ids import turn_message_id
 from voxmem.pipeline.batch import BatchImporter
@@ -75,6 +78,14 @@ def test_a_call_by_a_name_is_left_to_the_name() -> None:
     turns = [*KITCHEN[:3], ("l", "Mad, can we have pizza?"), ("t", "Only if it is vegetarian, Leo.")]
     assert answered(turns, {**NAMES, "mad": "Mad"}, roster=["mad"]) == []
     assert answered([*KITCHEN[:3], ("l", "Jeannie, can we go?"), ("t", "Sure, in a minute.")]) == []
+
+
+def test_the_llm_backend_gets_the_same_backward_step() -> None:
+    """The model is not asked for it (it is not in the schema it is given); the rule adds it."""
+    empty = json.dumps({"names": [], "addressees": [], "facts": [], "attributes": []})
+    turns = [*KITCHEN, ("t", "Sure, if it is vegetarian.")]
+    result = LLMExtractor(ScriptedChat(answers=[empty])).extract(window(turns, NAMES))
+    assert [(c.message_id, c.term) for c in result.record.answered] == [("m3", "Dad")]
 
 
 # --- the writer, on the real Neo4j -------------------------------------------------------------
