@@ -25,7 +25,8 @@
 // Database.vector_query), a list of floats on 5.26: toFloatList reads either.
 MATCH (s:Session {space: $space, id: $session})
 MATCH (p:Participant {space: $space, id: $speaker_id})
-CREATE (m:Message {space: $space, id: $id, session: $session, idx: $idx, text: $text,
+CREATE (m:Message {space: $space, id: $id, session: $session, session_key: @access.session_key($space, $session),
+                   idx: $idx, text: $text,
                    ts: datetime($ts), source: $source, created_at: datetime(), memory_pending: true,
                    passage: $passage, sparse_terms: $sparse_terms, sparse_weights: $sparse_weights,
                    sparse_head: @sparse.head($sparse_terms, $sparse_weights)})

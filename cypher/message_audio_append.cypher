@@ -20,7 +20,8 @@
 //         $start (recording offset s, or null), $embedding, $speaker_id, $voiceprint_id
 MATCH (s:Session {space: $space, id: $session})
 MATCH (sk:Speaker {space: $space, id: $speaker_id})
-CREATE (m:Message {space: $space, id: $id, session: $session, idx: $idx, text: $text,
+CREATE (m:Message {space: $space, id: $id, session: $session, session_key: @access.session_key($space, $session),
+                   idx: $idx, text: $text,
                    ts: datetime($ts), duration: $duration, source: $source, audio_uri: $audio_uri,
                    start: $start, created_at: datetime(), memory_pending: true})
 CREATE (s)-[:HAS_MESSAGE]->(m)

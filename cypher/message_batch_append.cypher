@@ -13,7 +13,8 @@
 UNWIND $rows AS row
 MATCH (s:Session {space: $space, id: row.session})
 MATCH (p:Participant {space: $space, id: row.speaker_id})
-CREATE (m:Message {space: $space, id: row.id, session: row.session, idx: row.idx, text: row.text,
+CREATE (m:Message {space: $space, id: row.id, session: row.session,
+                   session_key: @access.session_key($space, row.session), idx: row.idx, text: row.text,
                    ts: datetime(row.ts), source: row.source, created_at: datetime(), memory_pending: true,
                    passage: row.passage, sparse_terms: row.sparse_terms, sparse_weights: row.sparse_weights,
                    sparse_head: @sparse.head(row.sparse_terms, row.sparse_weights)})

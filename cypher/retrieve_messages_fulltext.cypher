@@ -15,7 +15,10 @@
 // `message_scoped_text` index (@access.message_lucene_filter, boosted ^0 so BM25 scores are
 // those of $lucene on the text field alone), so other spaces and sessions the asker cannot read
 // never crowd the $fetch hits; the access rule and the optional filters are then checked on
-// every hit. Python retries with a larger $fetch when fewer than $k rows survive. Plain Cypher,
+// every hit. Each row carries `candidates`, how many hits Lucene returned: Python retries with a
+// larger $fetch when fewer than $k rows survive, but only when Lucene filled $fetch (fewer means
+// every match inside the filter was read; a retry returned the same rows, ~2 of every 3
+// participant searches at 1M, docs/scaling.md "Migration 0011"). Plain Cypher,
 // so Neo4j 5.26 runs it too; retrieve_messages_fulltext_legacy is the pre-0007 form (bench/scale).
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Params: $space, $access_policy, $asker, $lucene (escaped Lucene query), $fetch, $k,
@@ -23,8 +26,10 @@
 @access.asker()
 CALL db.index.fulltext.queryNodes('message_scoped_text',
                                   @access.message_lucene_filter() + '+text:(' + $lucene + ')',
-                                  {limit: $fetch}) YIELD node AS m, score
-WITH asker, asker_sessions, m, score
+                                  {limit: $fetch}) YIELD node, score
+WITH asker, asker_sessions, collect({m: node, score: score}) AS hits
+UNWIND hits AS hit
+WITH asker, asker_sessions, hit.m AS m, hit.score AS score, size(hits) AS candidates
 WHERE m.space = $space
   AND @access.message(m)
   AND ($session IS NULL OR m.session = $session)
@@ -34,10 +39,10 @@ WHERE m.space = $space
         MATCH (m)-[:ADDRESSES]->(a:Participant) WHERE a.id = $addressee OR a.key = $addressee })
   AND ($ts_from IS NULL OR m.ts >= datetime($ts_from))
   AND ($ts_to IS NULL OR m.ts <= datetime($ts_to))
-WITH m, score ORDER BY score DESC LIMIT $k
+WITH m, score, candidates ORDER BY score DESC LIMIT $k
 OPTIONAL MATCH (sp:Participant)-[:SPEAKS]->(m)
 RETURN m.id AS id, m.session AS session, m.idx AS idx, m.text AS text, toString(m.ts) AS ts,
        sp {.id, .name} AS speaker,
        [(m)-[r:ADDRESSES]->(a:Participant) | a {.id, .name, source: r.source}] AS addressees,
-       score
+       score, candidates
 ORDER BY score DESC;

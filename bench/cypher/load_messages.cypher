@@ -16,7 +16,8 @@ MERGE (p:Participant {space: $space, key: row.speaker.key})
                 p.aliases = [], p.created_at = datetime()
 MERGE (s:Session {space: $space, id: row.session})
   ON CREATE SET s.started_at = datetime(row.ts), s.n_messages = 0
-CREATE (m:Message {space: $space, id: row.id, session: row.session, idx: row.idx, text: row.text,
+CREATE (m:Message {space: $space, id: row.id, session: row.session,
+                   session_key: @access.session_key($space, row.session), idx: row.idx, text: row.text,
                    ts: datetime(row.ts), source: row.source, created_at: datetime(),
                    passage: row.passage, sparse_terms: row.sparse_terms, sparse_weights: row.sparse_weights,
                    sparse_head: @sparse.head(row.sparse_terms, row.sparse_weights)})

@@ -369,8 +369,8 @@ class _VectorRetriever(Retriever):
         raise NotImplementedError
 
     def _filtered_in_index(self, scope: AccessScope, filters: Filters) -> bool:
-        """Whether the index filter alone is the scope, but for other spaces' turns it may let in:
-        the query drops those, and the in-scope top k is still the top of what survives."""
+        """Whether the index filter alone is the scope: every candidate survives the rule, so the
+        search needs no room for dropped ones."""
         return False
 
     def search(
@@ -383,14 +383,9 @@ class _VectorRetriever(Retriever):
         # 10 × k leaves room for candidates the rule drops after the index; when the index filter
         # is the whole scope, 4 × k (the search's ef) finds the same top k and costs less
         # (docs/retrieval.md "Latency, third pass", "Latency, seventh pass")
-        wide = max(self.fetch, 10 * k)
-        fetch = max(self.fetch, 4 * k) if self._filtered_in_index(scope, filters) else wide
+        exact_filter = self._filtered_in_index(scope, filters)
+        fetch = max(self.fetch, (4 if exact_filter else 10) * k)
         rows = self.run(self.ann_query, fetch=fetch, k=k, **params)
-        if len(rows) < k and fetch < wide:
-            # the participant filter lets in other spaces' same-named sessions; when they crowd
-            # the 4 × k, the 10 × k search (a bounded step) before the wide one
-            fetch = wide
-            rows = self.run(self.ann_query, fetch=fetch, k=k, **params)
         if len(rows) < k and len(rows) > 0:
             # other spaces crowd the shared index: widen the over-fetch before any scan
             rows = self.run(self.ann_query, fetch=min(fetch * 20, self.max_fetch), k=k, **params)
@@ -422,7 +417,10 @@ class _FulltextRetriever(Retriever):
         params = {**scope.params(), **self._filters(filters or Filters()), "lucene": lucene, "k": k}
         fetch = max(self.fetch, 10 * k)
         rows = self.run(self.ft_query, fetch=fetch, **params)
-        if len(rows) < k and len(rows) < fetch:
+        # a query that reports its Lucene hit count (`candidates`) read every match of its index
+        # filter when that count is under $fetch: a wider search would return the same rows
+        exhausted = bool(rows) and rows[0].get("candidates", fetch) < fetch
+        if len(rows) < k and not exhausted:
             rows = self.run(self.ft_query, fetch=fetch * 20, **params)
         return self._hits(rows)
 
@@ -436,9 +434,8 @@ class MessageVectorRetriever(_VectorRetriever):
 
     def _filtered_in_index(self, scope: AccessScope, filters: Filters) -> bool:
         # open: the index filters by the space (@access.message_search), exactly the scope;
-        # participant: by the asker's sessions, the scope but for a same-named session of another
-        # space (dropped after the index; when they crowd out the scope, fewer than k survive and
-        # the search widens). Not private (the rule keeps only the asker's own and addressed
+        # participant: by the keys of the asker's sessions (space and session, migration 0011),
+        # exactly the scope. Not private (the rule keeps only the asker's own and addressed
         # turns of those sessions), not a speaker/time filter, not Neo4j 5.26 (no index filter):
         # those drop in-scope-looking candidates after the index
         unfiltered = not any(_message_filters(filters).values())

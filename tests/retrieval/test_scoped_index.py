@@ -202,8 +202,8 @@ class _Recorder:
     ("policy", "filters", "fetch"),
     [
         ("open", Filters(), 200),  # the space filter inside the index is the whole scope: 4 × k
-        # the asker's sessions: other spaces' same-named sessions crowding them leave fewer than
-        # k, and the search widens (test_participant_widens_past_same_named_sessions)
+        # the keys of the asker's sessions (space and session, migration 0011): the whole scope
+        # (test_same_named_sessions_of_other_spaces_do_not_crowd_the_index)
         ("participant", Filters(), 200),
         ("private", Filters(), 500),  # the private rule drops candidates after the index
         ("open", Filters(speaker="Tom"), 500),  # so does a speaker filter
@@ -220,32 +220,15 @@ def test_vector_candidates_are_4k_only_when_the_index_filter_is_the_scope(policy
     assert server.fetches == [fetch]
 
 
-def test_vector_4k_short_of_k_steps_to_10k_before_widening() -> None:
-    """When other spaces' turns crowd a participant's 4 × k candidates, the next search asks for
-    the 10 × k of before this change, not at once for 20 × as many (docs/retrieval.md "Latency,
-    seventh pass")."""
-    from voxmem.retrieval.scope import AccessScope
-    from voxmem.retrieval.tools import MessageVectorRetriever
-
-    class Crowded(_Recorder):
-        def query(self, text: str, **params: Any) -> list[dict[str, Any]]:
-            rows = super().query(text, **params)
-            return rows[:30] if params.get("fetch") == 200 else rows
-
-    server = Crowded()
-    tool = MessageVectorRetriever(db=server, embed=lambda text: [0.1] * 4)  # type: ignore[arg-type]
-    scope = AccessScope(space="s", access_policy="participant", asker="p_1")
-    assert len(tool.search(scope, "plumber", Filters(), k=50)) == 50
-    assert server.fetches == [200, 500]
-
-
 @pytest.mark.integration
-def test_participant_widens_past_same_named_sessions(services, retrieval) -> None:
-    """Participant asks the vector index for 4 × k candidates of the asker's sessions; another
-    space's same-named session (LoCoMo's `session_1` in every conversation) shares that filter.
-    When its turns outrank the scope's and crowd the candidates, fewer than k survive the query's
-    space check, and the tool searches wider: the asker still gets k turns, all of the scope, none
-    of the other space. Fails if the 4 × k participant search returned its short first answer."""
+def test_same_named_sessions_of_other_spaces_do_not_crowd_the_index(services, retrieval) -> None:
+    """Session ids repeat across spaces (LoCoMo's `session_1` in every conversation). The vector
+    index filters participant and private searches on the session's key, space and session
+    together (migration 0011, @access.session_key), so another space's same-named session, whose
+    turns outrank the scope's, never takes a candidate: a search for k candidates returns k turns,
+    all of the scope. Before 0011 the filter was the bare session, these 30 turns filled all the
+    candidates and none survived (fails with `m.session IN asker_sessions`); the tool still gets k
+    turns, none of the other space."""
     from voxmem.retrieval.tools import MessageVectorRetriever
 
     mine, other = (f"test-samename-{tag}-{uuid.uuid4().hex[:8]}" for tag in ("mine", "other"))
@@ -266,16 +249,53 @@ def test_participant_widens_past_same_named_sessions(services, retrieval) -> Non
             "MATCH (p:Participant {space: $space, key: 'maya'}) RETURN p.id AS id", space=mine
         )[0]["id"]
         scope = resolve_scope(services.db, mine, maya)
-        tool = MessageVectorRetriever(services.db, retrieval.embed, fetch=1)  # 4 × k = 20 candidates
+        tool = MessageVectorRetriever(services.db, retrieval.embed, fetch=1)
         text = "plumber fixed the kitchen sink leak"
         assert tool._filtered_in_index(scope, Filters())
         params = {**scope.params(), "embedding": retrieval.embed(text), "k": 5}
         params |= {key: None for key in ("speaker", "addressee", "session", "ts_from", "ts_to")}
-        first = tool.run("retrieve_messages_vector", fetch=20, **params)
-        assert len(first) < 5  # the other space's 30 turns crowd the 20 candidates
+        mine_ids = {turn_message_id(mine, f"m{i}") for i in range(6)}
+        for policy in ("participant", "private"):
+            first = tool.run("retrieve_messages_vector", fetch=5, **{**params, "access_policy": policy})
+            assert len(first) == 5 and {r["id"] for r in first} < mine_ids, policy
         hits = tool.search(scope, text, Filters(), k=5)
         assert {h.id for h in hits} < {turn_message_id(mine, f"m{i}") for i in range(6)}
         assert len(hits) == 5
     finally:
         services.spaces.delete(mine)
         services.spaces.delete(other)
+
+
+@pytest.mark.parametrize(("candidates", "fetches"), [(7, [500]), (500, [500, 10_000]), (None, [500, 10_000])])
+def test_fulltext_retries_only_when_lucene_filled_the_fetch(candidates, fetches) -> None:
+    """The BM25 query reports how many hits Lucene returned; fewer than $fetch means every match
+    inside the index filter was read, and a wider search would return the same rows (fails if the
+    tool retries whenever fewer than k rows survive). A query without the count retries as before."""
+    from voxmem.retrieval.scope import AccessScope
+    from voxmem.retrieval.tools import MessageFulltextRetriever
+
+    class Few(_Recorder):
+        def query(self, text: str, **params: Any) -> list[dict[str, Any]]:
+            rows = super().query(text, **params)[:7]
+            return [row if candidates is None else {**row, "candidates": candidates} for row in rows]
+
+    server = Few()
+    tool = MessageFulltextRetriever(db=server)  # type: ignore[arg-type]
+    scope = AccessScope(space="s", access_policy="participant", asker="p_1")
+    assert len(tool.search(scope, "plumber", Filters(), k=50)) == 7
+    assert server.fetches == fetches
+
+
+@pytest.mark.integration
+def test_fulltext_reports_its_lucene_hits(households, retrieval, services) -> None:
+    """`candidates` is the number of Lucene hits before the rule: the private rule drops some of
+    the session-filtered hits, and every surviving row carries the same count, at least the rows."""
+    house = households["private"]
+    tool = retrieval.tools["message_fulltext"]
+    for name, asker in house.people.items():
+        scope = resolve_scope(services.db, house.space, asker)
+        params = {**scope.params(), "lucene": "plumber OR garage OR pizza OR peanuts", "k": 50}
+        params |= {key: None for key in ("speaker", "addressee", "session", "ts_from", "ts_to")}
+        rows = tool.run("retrieve_messages_fulltext", fetch=500, **params)
+        assert len({r["candidates"] for r in rows}) <= 1, name
+        assert all(len(rows) <= r["candidates"] < 500 for r in rows), name
