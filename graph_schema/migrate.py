@@ -17,6 +17,7 @@ import logging
 import re
 import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -115,6 +116,21 @@ def applied_migrations(db: Database) -> dict[int, dict[str, Any]]:
     return {row["version"]: row for row in rows}
 
 
+def refuse_newer_schema(applied: Iterable[int], shipped: Iterable[int]) -> None:
+    """Stop a build from writing to a database a newer build has migrated.
+
+    Why: an older build skips the migrations it does not know and then writes and queries the old
+    shape (a property the newer indexes filter on is missing), which surfaced as 500s mid-question
+    instead of one clear refusal at start-up.
+    """
+    newest_applied, newest_shipped = max(applied, default=0), max(shipped, default=0)
+    if newest_applied > newest_shipped:
+        raise SchemaMismatch(
+            f"the database is at schema v{newest_applied}, newer than this build's v{newest_shipped}; "
+            "run a voxmem build that ships its migrations (schema changes are never rolled back)"
+        )
+
+
 def schema_version(db: Database) -> int:
     rows = db.query("MATCH (v:SchemaVersion {id: 'voxmem'}) RETURN v.version AS version")
     return int(rows[0]["version"]) if rows else 0
@@ -158,7 +174,9 @@ def migrate(db: Database, settings: Settings, await_online_s: int = 300) -> int:
     _acquire_lease(db, holder, timeout_s=await_online_s)
     try:
         done = applied_migrations(db)
-        for migration in available_migrations():
+        shipped = available_migrations()
+        refuse_newer_schema(done, (m.version for m in shipped))
+        for migration in shipped:
             if migration.version in done:
                 if done[migration.version]["checksum"] != migration.checksum:
                     raise SchemaMismatch(

@@ -68,6 +68,19 @@ def test_migrations_are_ordered_and_fill_dimensions() -> None:
     assert not any("$text_dim" in s or "$voice_dim" in s for s in statements)
 
 
+def test_a_build_refuses_a_database_migrated_by_a_newer_build() -> None:
+    from voxmem.errors import SchemaMismatch
+    from voxmem.graph_schema.migrate import refuse_newer_schema
+
+    shipped = [m.version for m in available_migrations()]
+    refuse_newer_schema(shipped, shipped)  # up to date
+    refuse_newer_schema(shipped[:-1], shipped)  # pending migrations are applied, not refused
+    refuse_newer_schema([], shipped)  # an empty database
+    newest = len(shipped)
+    with pytest.raises(SchemaMismatch, match=rf"v{newest + 1}, newer than this build's v{newest}"):
+        refuse_newer_schema([*shipped, newest + 1], shipped)
+
+
 def test_every_setting_is_documented_in_readme() -> None:
     from pathlib import Path
 
