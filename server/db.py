@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 import numpy as np
-from neo4j import Driver, GraphDatabase, ManagedTransaction
+from neo4j import READ_ACCESS, WRITE_ACCESS, Driver, GraphDatabase, ManagedTransaction, Session
 from neo4j.exceptions import DatabaseError, ServiceUnavailable, SessionExpired, TransientError
 from neo4j.vector import Vector
 from tenacity import (
@@ -84,12 +84,18 @@ class Database:
         )
 
     def _run(self, access: str, work: Callable[..., T], **kwargs: Any) -> T:
+        """``work`` in a managed write or read transaction, or (``access`` "auto") given the session
+        itself, for one statement run as an auto-commit read."""
         try:
             for attempt in self._retrying():
-                with attempt, self.driver.session(database=self.database) as session:
+                mode = WRITE_ACCESS if access == "write" else READ_ACCESS
+                session_of = self.driver.session(database=self.database, default_access_mode=mode)
+                with attempt, session_of as session:
                     if access == "write":
                         return session.execute_write(work, **kwargs)
-                    return session.execute_read(work, **kwargs)
+                    if access == "read":
+                        return session.execute_read(work, **kwargs)
+                    return work(session, **kwargs)
         except RetryError as exc:
             cause = exc.last_attempt.exception()
             self._down_until = time.monotonic() + self.budget_s
@@ -114,12 +120,17 @@ class Database:
         return self._run("read", work, **kwargs)
 
     def query(self, cypher: str, **params: Any) -> list[dict[str, Any]]:
-        """Run one read query and return its records as dicts."""
+        """Run one read query and return its records as dicts.
 
-        def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
-            return [record.data() for record in tx.run(cypher, params)]
+        An auto-commit transaction, not a managed one: a single read statement needs no BEGIN and
+        COMMIT exchanges, which cost the retrieval round's queries a few ms of client time each
+        (docs/retrieval.md "Latency, eighth pass"). Retried like every call (tenacity's
+        ``_RETRYABLE`` includes the transient errors the managed form retried)."""
 
-        return self.read(work)
+        def work(session: Session) -> list[dict[str, Any]]:
+            return [record.data() for record in session.run(cypher, params)]
+
+        return self._run("auto", work)
 
     def execute(self, cypher: str, **params: Any) -> list[dict[str, Any]]:
         """Run one write query in its own transaction and return its records."""

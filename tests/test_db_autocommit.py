@@ -1,0 +1,60 @@
+"""Database.query runs one auto-commit read (no BEGIN/COMMIT exchanges), retried like every call,
+and a DatabaseError inside it is still QueryFailed (docs/retrieval.md "Latency, eighth pass")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import neo4j
+import pytest
+from neo4j.exceptions import DatabaseError, TransientError
+
+from voxmem.core import Voxmem
+from voxmem.errors import QueryFailed
+
+
+def test_query_is_one_auto_commit_statement_not_a_managed_transaction(
+    services: Voxmem, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen = {"managed": 0, "auto": 0}
+    run = neo4j.Session.run
+    execute_read = neo4j.Session.execute_read
+
+    def counted_run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        seen["auto"] += 1
+        return run(self, *args, **kwargs)
+
+    def counted_read(self: Any, *args: Any, **kwargs: Any) -> Any:
+        seen["managed"] += 1
+        return execute_read(self, *args, **kwargs)
+
+    monkeypatch.setattr(neo4j.Session, "run", counted_run)
+    monkeypatch.setattr(neo4j.Session, "execute_read", counted_read)
+    rows = services.db.query("UNWIND range(1, $n) AS i RETURN i", n=3)
+    assert rows == [{"i": 1}, {"i": 2}, {"i": 3}]
+    assert seen == {"managed": 0, "auto": 1}
+
+
+def test_a_transient_error_is_retried_and_a_database_error_is_query_failed(
+    services: Voxmem, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = neo4j.Session.run
+    failures = [TransientError("Neo.TransientError.Transaction.Terminated: try again")]
+
+    def flaky(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if failures:
+            raise failures.pop()
+        return run(self, *args, **kwargs)
+
+    monkeypatch.setattr(neo4j.Session, "run", flaky)
+    assert services.db.query("RETURN 1 AS one") == [{"one": 1}]  # the transient failure was retried
+    assert failures == []
+
+    def broken(self: Any, *args: Any, **kwargs: Any) -> Any:
+        raise DatabaseError("Neo.DatabaseError.General.UnknownError: index search failed")
+
+    monkeypatch.setattr(neo4j.Session, "run", broken)
+    with pytest.raises(QueryFailed):
+        services.db.query("RETURN 1 AS one")
+    monkeypatch.undo()
+    assert services.db.query("RETURN 1 AS one") == [{"one": 1}]  # not marked down
