@@ -1168,6 +1168,130 @@ def headroom_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+# --- oracle ceiling (training side) ------------------------------------------------------------
+def _ceiling_score(state: AgentState, gold: set[str], k: int = 10) -> tuple[float, float]:
+    """recall@k, then the gold's reciprocal-rank mass in the retained evidence (the tie-break that
+    lets the search climb toward gold still below the top k)."""
+    ids = [e.id for e in state.evidence()]
+    return len(set(ids[:k]) & gold) / len(gold), sum(1.0 / (1 + ids.index(g)) for g in gold if g in ids)
+
+
+def ceiling_round(
+    env: Env, q: Question, state: AgentState, starts: int, rng: random.Random, k: int = 10, moves: int = 6
+) -> list[tuple[tuple[float, float], list[Any], AgentState, bool]]:
+    """Plans for this round found by local search, best first: (score, plan, successor, stopped).
+
+    The plans are sets of at most ``MAX_PLAN`` actions from this state's ``ActionSpace.combos``
+    plus the heuristic's own actions, each scored by stepping a branch through :meth:`Agent.step`.
+    Add/remove-one moves (an action is added only if it retains some gold alone) climb from the
+    heuristic's plan, from the best single action and from ``starts`` random subsets."""
+    present = env.present(q)
+    cand = env.space.candidates(state)
+    pool: dict[tuple, Any] = {}
+    for combo in env.space.combos(cand):
+        action = env.space.action(cand, combo)
+        pool.setdefault(action.key(), action)
+    heuristic = [a for a in POLICIES["heuristic"]().plan(state) if a.tool in env.tools and a.layer in present]
+    for action in heuristic[: L.MAX_PLAN]:
+        pool.setdefault(action.key(), action)
+    actions = [a for a in pool.values() if a.layer in present]
+    seen: dict[frozenset, tuple[tuple[float, float], list[Any], AgentState, bool]] = {}
+
+    def score(plan: list[Any]) -> tuple[float, float]:
+        key = frozenset(a.key() for a in plan)
+        if key not in seen:
+            child = branch(state)
+            trace, _ = env.agent.step(child, plan, "oracle", present)
+            seen[key] = (_ceiling_score(child, q.gold, k), plan, child, bool(trace.stop))
+        return seen[key][0]
+
+    useful = [a for a in actions if score([a])[1] > 0]
+    adds = useful + [a for a in heuristic if all(a.key() != u.key() for u in useful)]
+    first = [heuristic[: L.MAX_PLAN]] if heuristic else []
+    first += [[max(adds, key=lambda a: score([a]))]] if adds else []
+    for _ in range(starts if actions else 0):
+        first.append(rng.sample(actions, rng.randint(1, min(L.MAX_PLAN, len(actions)))))
+    for plan in first:
+        for _ in range(moves):
+            keys = {a.key() for a in plan}
+            options = [[*plan, a] for a in adds if a.key() not in keys] if len(plan) < L.MAX_PLAN else []
+            options += [[b for b in plan if b is not a] for a in plan] if len(plan) > 1 else []
+            better = max(options, key=score, default=None)
+            if better is None or score(better) <= score(plan):
+                break
+            plan = better
+    return sorted(seen.values(), key=lambda r: r[0], reverse=True)
+
+
+def oracle_ceiling(
+    env: Env, qs: list[Question], beam: int = 2, starts: int = 3, seed: int = 0, k: int = 10
+) -> list[dict[str, Any]]:
+    """Per question, the heuristic's episode (recall@k after each round) and the best recall@k
+    any plan sequence of the action space reaches within the heuristic's rounds: a beam of
+    ``beam`` states per round, each round's plans from :func:`ceiling_round`, stopping allowed
+    after any round (the agent's stop rule ends a branch). A lower bound on the true ceiling
+    (local search, not enumeration); a question whose heuristic episode reaches 1.0 is not searched.
+    Reads gold: training-side questions only.
+
+    Why: the learned policy tied the heuristic in every run; this says whether the action space
+    (the ceiling within ~0.01 of the heuristic) or the learner is the limit
+    (docs/retrieval.md, "Eleventh session")."""
+    rng = random.Random(seed)
+    heuristic = POLICIES["heuristic"]()
+    rows = []
+    for q in qs:
+        present = env.present(q)
+        state, after = env.start(q), []
+        while state.round <= env.agent.max_rounds:
+            plan = [a for a in heuristic.plan(state) if a.tool in env.tools]
+            if not plan:
+                break
+            trace, _ = env.agent.step(state, plan, "heuristic", present)
+            after.append(recall_at(state, q.gold, k))
+            if trace.stop:
+                break
+        best: tuple[tuple[float, float], list[list[dict[str, Any]]]] = ((max(after, default=0.0), 0.0), [])
+        if best[0][0] < 1.0:
+            frontier: list[tuple[AgentState, list[list[dict[str, Any]]]]] = [(env.start(q), [])]
+            for _ in range(len(after)):
+                found = []
+                for start, plans in frontier:
+                    for sc, plan, child, stopped in ceiling_round(env, q, start, starts, rng, k)[:beam]:
+                        found.append((sc, child, [*plans, [a.as_dict() for a in plan]], stopped))
+                found.sort(key=lambda r: r[0], reverse=True)
+                if found and found[0][0][0] > best[0][0]:
+                    best = (found[0][0], found[0][2])
+                frontier = [(child, plans) for _, child, plans, stopped in found[:beam] if not stopped]
+                if not frontier:
+                    break
+        rows.append(
+            {
+                "qid": q.qid,
+                "source": source(q),
+                "category": q.category,
+                "heuristic": after[-1] if after else 0.0,
+                "heuristic_rounds": len(after),
+                "heuristic_after_round": after,
+                "oracle": best[0][0],
+                "oracle_plans": best[1],  # empty: no searched sequence beat the heuristic's best prefix
+            }
+        )
+    return rows
+
+
+def ceiling_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Mean heuristic and oracle recall@10, the heuristic's rounds, and how many questions gain."""
+    if not rows:
+        return {"n": 0}
+    return {
+        "n": len(rows),
+        "heuristic": round(statistics.fmean(r["heuristic"] for r in rows), 4),
+        "oracle": round(statistics.fmean(r["oracle"] for r in rows), 4),
+        "heuristic_rounds": round(statistics.fmean(r["heuristic_rounds"] for r in rows), 3),
+        "oracle_gains_on": sum(r["oracle"] > r["heuristic"] + 1e-9 for r in rows),
+    }
+
+
 # --- stop calibration (training-side probe) ---------------------------------------------------
 Profile = list[tuple[float | None, float]]
 
@@ -1429,6 +1553,14 @@ def main(argv: list[str] | None = None) -> int:
         "questions and the probe (EG reward), write round1_headroom.json to --out, and exit",
     )
     parser.add_argument("--headroom-sets", type=int, default=8, help="distinct round-1 sets per question")
+    parser.add_argument(
+        "--ceiling",
+        action="store_true",
+        help="oracle ceiling of the action space within the heuristic's rounds on the training questions "
+        "and the probe (reads gold): write ceiling.json to --out and exit",
+    )
+    parser.add_argument("--ceiling-beam", type=int, default=2, help="states carried to the next round")
+    parser.add_argument("--ceiling-starts", type=int, default=3, help="random start plans per state")
     args = parser.parse_args(argv)
     logging.getLogger("neo4j").setLevel(logging.ERROR)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -1549,6 +1681,18 @@ def main(argv: list[str] | None = None) -> int:
         save_cache(store)
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "round1_headroom.json").write_text(json.dumps(found, indent=1))
+        core.close()
+        return 0
+    if args.ceiling:
+        ceiling: dict[str, Any] = {"beam": args.ceiling_beam, "starts": args.ceiling_starts}
+        for name, qs in (("train", train_qs), ("probe", probe_qs)):
+            rows = oracle_ceiling(env, qs, args.ceiling_beam, args.ceiling_starts)
+            ceiling[name] = {"ALL": ceiling_summary(rows), "rows": rows}
+            for src in ("locomo", "generated", "friendsqa"):
+                ceiling[name][src] = ceiling_summary([r for r in rows if r["source"] == src])
+            print(name, json.dumps(ceiling[name]["ALL"]), flush=True)
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "ceiling.json").write_text(json.dumps(ceiling, indent=1))
         core.close()
         return 0
     if args.ablations_only:

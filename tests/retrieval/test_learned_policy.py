@@ -932,3 +932,37 @@ def test_a_policy_file_of_another_format_is_refused_with_what_to_do(tmp_path: Pa
         torch.save({"meta": meta | bad, "state_dict": net.state_dict()}, tmp_path / "bad.pt")
         with pytest.raises(InvalidInput, match=r"retrain it with python -m bench\.train_policy"):
             L.LearnedPolicy.load(tmp_path / "bad.pt")
+
+
+def test_the_oracle_ceiling_is_at_least_the_heuristics_best_round_and_its_plans_replay(
+    services, households, retrieval
+) -> None:
+    """The ceiling (docs/retrieval.md, "Eleventh session") is never below the heuristic's best
+    round, uses no more rounds than the heuristic, and the plans it reports reach exactly the
+    recall it reports when stepped through the agent again. Recall@1: the tiny household retains
+    every turn in the top 10, so only a top-1 target leaves the search something to find."""
+    from bench import train_policy as T
+    from voxmem.retrieval.agent import Action
+    from voxmem.retrieval.tools import Filters
+
+    house = households["open"]
+    # Tom's answer, not Lena's turn that the facts and attributes point to, is the gold here
+    told = T.Question(
+        "q4", "What did Tom say about peanuts?", "no peanuts", "single", {house.mid("car-4")}, house.space
+    )
+    qs = [*_tiny_questions(house), told]
+    env = T.Env(services, retrieval, {})
+    rows = T.oracle_ceiling(env, qs, beam=2, starts=2, k=1)
+    assert [r["qid"] for r in rows] == [q.qid for q in qs]
+    for q, row in zip(qs, rows, strict=True):
+        assert row["oracle"] >= max(row["heuristic_after_round"]) - 1e-9
+        assert len(row["oracle_plans"]) <= row["heuristic_rounds"]
+        if not row["oracle_plans"]:
+            continue
+        state = env.start(q)
+        for plan in row["oracle_plans"]:
+            actions = [Action(a["layer"], a["tool"], a["query"], Filters(**a["filters"])) for a in plan]
+            env.agent.step(state, actions, "replay", env.present(q))
+        assert T.recall_at(state, q.gold, 1) == pytest.approx(row["oracle"])
+    assert any(r["oracle_plans"] for r in rows), "the search found a better sequence somewhere"
+    assert T.ceiling_summary(rows)["oracle"] >= T.ceiling_summary(rows)["heuristic"]
