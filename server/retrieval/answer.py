@@ -500,6 +500,116 @@ class KindFit:
         return min(1.0, max(0.0, (best - self.floor) / self.span))
 
 
+# Kinds of things people are asked about, in families whose members answer one another's
+# questions ("What food …" ← "an Italian dish"). Only used to tell that an answer names *another*
+# kind outright ("Which drink is Peter's favourite?" → "Mexican food"): MiniLM cannot say it
+# ("drink" ~ "Mexican food" 0.36 by :class:`KindFit`, ~ "hot chocolate" 0.03, "book" ~ any title
+# 0), so an embedding threshold would either pass the wrong kind or reject right answers. Words
+# of several kinds ("genre", "series", "show") are in none: on all LoCoMo they made "What genre is
+# the novel …" and "What is John's favorite book series?" look answered by another kind.
+_KIND_FAMILIES: tuple[frozenset[str], ...] = tuple(
+    frozenset(family)
+    for family in (
+        ("food", "foods", "cuisine", "cuisines", "dish", "dishes", "meal", "meals", "dessert", "desserts",
+         "snack", "snacks", "fruit", "fruits", "breakfast", "lunch", "dinner"),
+        ("drink", "drinks", "beverage", "beverages"),
+        ("music", "song", "songs", "band", "bands", "album", "albums", "singer", "singers"),
+        ("movie", "movies", "film", "films"),
+        ("book", "books", "novel", "novels", "author", "authors"),
+        ("sport", "sports"),
+        ("game", "games"),
+        ("color", "colors"),
+        ("animal", "animals", "pet", "pets"),
+        ("city", "cities", "country", "countries"),
+        ("instrument", "instruments"),
+        ("temperature", "temperatures", "degrees"),
+    )
+)  # fmt: skip
+# A quoted turn names many things ("… a photo of sheet music"): only its sentences saying what is
+# liked best are read for another kind
+_SHORT_ANSWER = 8
+_PREFERS = re.compile(r"\b(?:favou?rites?|prefer\w*|(?:like|love)\s+(?:\w+\s+)?best)\b", re.I)
+# "What is Peter's favourite drink?", "Sophie's preferred temperature": the kind after the word
+_FAVOURED = re.compile(r"\b(?:favou?rite|preferred)\s+(?P<kind>[a-z]+)", re.I)
+
+
+def named_kind(question: str, names: set[str]) -> str | None:
+    """The kind of thing a question asks for: :func:`asked_kind`, or the noun after "favourite" /
+    "preferred" anywhere in it ("What is Peter's favourite drink?" names no kind after "what")."""
+    kind = asked_kind(question, names)
+    if kind:
+        return kind[0]
+    match = _FAVOURED.search(question)
+    word = match.group("kind").lower() if match else ""
+    return _folded(word) if word and word not in _NOT_A_KIND and word not in names else None
+
+
+def off_kind(question: str, answer: str, names: set[str]) -> str | None:
+    """The other kind an answer names when the question asks for a kind of one family
+    (:data:`_KIND_FAMILIES`) and the answer says nothing of that family but names one of another
+    ("Which drink is Peter's favourite?" → "Mexican food": "food"); else None (also when the
+    asked kind is in no family: "What book …" is answered by a title, which names no kind)."""
+    kind = named_kind(question, names)
+    family = next((f for f in _KIND_FAMILIES if kind in f), None)
+    if family is None:
+        return None
+    answer = unlabelled(answer)
+    if len(words(answer)) > _SHORT_ANSWER:  # a quoted turn: only where it says what is liked best
+        answer = " ".join(x for x in _SENTENCE.split(answer) if _PREFERS.search(x))
+    said = set(content_words(answer))
+    if said & family:
+        return None
+    other = sorted(w for f in _KIND_FAMILIES if f is not family for w in said & f)
+    return other[0] if other else None
+
+
+# A question about a preference that changed asks for the old one ("What did Sophie drink before
+# hot chocolate?", "Which food did Ben like best before he changed his mind?")...
+_PAST_ASKED = re.compile(
+    r"\b(?:before|earlier|used\s+to|use\s+to|old|previous(?:ly)?|former(?:ly)?|originally|at\s+first"
+    r"|in\s+the\s+past|stop(?:ped)?|quit|gave\s+up|no\s+longer|any\s?more|changed|switched)\b",
+    re.I,
+)
+# ... and a turn telling of the change marks each value: "I used to love Greek food, but now my
+# favourite is Italian food"; "I don't drink orange juice any more, my favourite now is hot chocolate"
+_PAST_SAID = re.compile(
+    r"\b(?:used\s+to|previously|formerly|originally|at\s+first|any\s?more|no\s+longer|stopped|quit"
+    r"|gave\s+up|switched\s+from|back\s+then)\b",
+    re.I,
+)
+_NOW_SAID = re.compile(r"\b(?:now|nowadays|these\s+days|currently|at\s+the\s+moment|lately)\b", re.I)
+_CLAUSE = re.compile(r"[.;!?,]|\s[-–—]\s|\bbut\b|\bwhereas\b", re.I)
+
+
+def when_held(answer: str, turns: list[str]) -> tuple[str | None, bool]:
+    """Whether the clause of ``turns`` that holds the answer's words tells of a past preference
+    ("past": "I used to love Greek food"), the current one ("now": "but now my favourite is
+    Italian food") or neither (None), and whether those turns mark a current value anywhere."""
+    said = {_stem(w) for w in content_words(answer)}
+    clauses = [c for t in turns for c in _CLAUSE.split(t) if c and c.strip()]
+    marked_now = any(_NOW_SAID.search(c) for c in clauses)
+    holding = [c for c in clauses if said and said <= {_stem(w) for w in content_words(c)}]
+    for clause in holding:
+        if _PAST_SAID.search(clause):
+            return "past", marked_now
+        if _NOW_SAID.search(clause):
+            return "now", marked_now
+    return None, marked_now
+
+
+def wrong_time(question: str, answer: str, turns: list[str]) -> str | None:
+    """Why an answer about a preference that changed is the other value, or None: the question
+    asks about the past and the answer is the one said as current, or it asks about today (no
+    past marker) and the answer is the one said as past while the turns also say what it is now."""
+    held, marked_now = when_held(answer, turns)
+    if _PAST_ASKED.search(question):
+        now = held == "now"
+        return "the question asks about the past; the answer is what was said to hold now" if now else None
+    if held == "past" and marked_now:
+        return "the answer is what was said to hold before; the question asks about now"
+    return None
+
+
 def _speech_fit(topic: set[str], sentence: str) -> float:
     """Bonus for a turn of the kind a speech-verb question asks about: a directive for "what did X
     suggest / tell …", a request for "what does X want / need", a question for "what did X ask"."""
@@ -697,7 +807,7 @@ class ExtractiveAnswerer:
             # A short spoken turn is quoted whole: its answer often sits in the sentence next to
             # the one that matches the question ("For me it's always green tea. That's my
             # favourite drink.").
-            sentence = entry.evidence.text.strip()
+            sentence = _without_asides(entry.evidence.text.strip(), sentence, _people_words(result))
         else:
             # a long turn: the matching sentence and the one after it, which often completes it
             # ("I took my kids to a pottery workshop. We all made our own pots.")
@@ -799,6 +909,23 @@ def _reply(entry: FusedEvidence, turns: dict[tuple[str, int], FusedEvidence]) ->
     return nxt if replier and replier != asker else None
 
 
+_ASIDE_WORDS = {
+    "hey", "hi", "hello", "thanks", "thank", "wow", "oh", "yes", "yeah", "yep", "no", "sure", "ok", "okay",
+    "aw", "aww", "congrats", "sorry", "haha", "lol", "hmm", "um", "uh",
+}  # fmt: skip
+
+
+def _without_asides(turn: str, matched: str, people: set[str]) -> str:
+    """A turn quoted whole without the sentences that say nothing but a greeting or thanks to the
+    listener ("Thanks, Melanie.", "Yes, Caroline!", "Hey Gina!"): a short answer is asked for, and
+    the turn is quoted whole only because its answer may sit next to the matching sentence, which
+    those never hold. Questions back to the listener stay: on all LoCoMo, dropping them lost
+    "What language does Tim know besides German?" ("… any good resources for learning Spanish?")."""
+    sentences = [x.strip() for x in _SENTENCE.split(turn) if x.strip()]
+    kept = [x for x in sentences if x == matched or not set(words(x)) <= _ASIDE_WORDS | people]
+    return " ".join(kept) or turn
+
+
 def _with_next(sentence: str, turn: str) -> str:
     """``sentence`` and the statement that follows it in ``turn`` (if any)."""
     sentences = [s.strip() for s in _SENTENCE.split(turn) if s.strip()]
@@ -897,6 +1024,11 @@ def _rests_on_asked(result: AgentResult, chosen: tuple[str, list[str]]) -> bool:
     return any(about(s, e) for s, e in holding)
 
 
+def _texts(result: AgentResult, ids: list[str]) -> list[str]:
+    """The text of the evidence turns an answer rests on."""
+    return [e.evidence.text for e in result.evidence if e.id in ids]
+
+
 def _judged(
     result: AgentResult,
     outcome: Outcome,
@@ -920,6 +1052,12 @@ def _judged(
         who = _names(asked_about(result.reading, result.scope.asker, result.scope.asker_name))
         why = f"the LLM's answer rests on no turn by or about {who}"
         return fallback, "extractive" if fallback else "none", why
+    if outcome.chosen is not None:
+        stale = wrong_time(result.reading.text, outcome.chosen[0], _texts(result, outcome.chosen[1]))
+        if stale is not None:
+            question = result.reading.text
+            keep = fallback and wrong_time(question, fallback[0], _texts(result, fallback[1])) is None
+            return (fallback, "extractive", stale) if keep else (None, "none", stale)
     if fallback is None:
         return outcome.chosen, "llm", ""
     fit = _draft_kind(result, fallback[0], embed)
@@ -942,6 +1080,7 @@ def compose(
     match the utterance a question describes by meaning, not only by shared words.
     """
     chosen: tuple[str, list[str]] | None = None
+    fallback: tuple[str, list[str]] | None = None  # the offline answer, the LLM's draft
     answerer = "none"
     notes: list[str] = []
     graph = GraphAnswerer(embed).answer(result)
@@ -978,6 +1117,18 @@ def compose(
     else:
         chosen = ExtractiveAnswerer(embed).answer(result)
         answerer = "extractive" if chosen else "none"
+    if chosen is not None and answerer in ("llm", "extractive"):
+        # the final answer, whoever gave it, must not name another kind than the one asked for
+        names = _name_words(result.reading.people)
+        other = off_kind(result.reading.text, chosen[0], names)
+        if other is not None:
+            draft = fallback[0] if answerer == "llm" and fallback is not None else None
+            keep = draft is not None and off_kind(result.reading.text, draft, names) is None
+            notes.append(
+                f"the {answerer} answer names {other}, not the kind asked for: "
+                + ("the offline draft stands" if keep else "not answered")
+            )
+            chosen, answerer = (fallback, "extractive") if keep else (None, "none")
     if chosen is None and result.scope.asker is None and result.scope.access_policy != "open":
         # "not in memory" alone would mislead: the memory may hold it, the asker may not read it
         notes.append(

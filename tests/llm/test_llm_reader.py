@@ -469,7 +469,8 @@ def test_an_llm_abstention_stands_when_the_draft_holds_nothing_of_the_asked_kind
 
 def test_a_draft_of_the_asked_kind_stands_against_an_answer_from_other_turns():
     old = turn("msg-3", "For me it's always orange juice, that's my favourite drink.", ANA, [TOM])
-    new = turn("msg-4", "I switched, hot chocolate every morning now.", ANA, [TOM])
+    # (no "now": a turn marking the value as current is caught first, by test_a_preference_that_changed_…)
+    new = turn("msg-4", "I switched, hot chocolate every morning.", ANA, [TOM])
     asking = result("Which drink was Ana's favorite before?", evidence=[old, new])
     asking.reading.keywords = ["drink", "favorite"]
     chat = Replies(replies=['{"answer": "hot chocolate", "ids": [2]}'])
@@ -516,3 +517,72 @@ def test_an_answer_from_another_persons_turn_keeps_the_offline_draft():
     out = compose(asking, llm=LLMReader(chat))
     assert chat.prompts and out.answerer == "extractive" and "old mill" in out.answer
     assert any("rests on no turn by or about Ana" in n for n in out.notes)
+
+
+# --- the final answer checked against the kind asked for, and against a preference that changed ---
+def test_an_answer_naming_another_kind_than_asked_is_found_whatever_the_embeddings_say():
+    from voxmem.retrieval.answer import off_kind
+
+    assert off_kind("Which drink is Tom's favourite?", "Mexican food", set()) == "food"
+    assert off_kind("What is Tom's favourite drink?", "Tom: we'd have Mexican food", set()) == "food"
+    assert off_kind("What drink does Tom like best?", "the music I like best is jazz", set()) == "music"
+    # of the kind, or naming no kind at all (a title, a drink MiniLM does not place): no judgement
+    for question, answer in [
+        ("Which drink is Tom's favourite?", "black coffee"),
+        ("Which drink is Tom's favourite?", "hot chocolate"),
+        ("Which drink is Tom's favourite?", "my favourite drink is the one with lemon"),
+        ("What food does Ana like?", "an Italian dish"),
+        ("What book is Ana reading?", "The Lean Startup"),
+        ("What did Ana cook?", "Mexican food"),
+    ]:
+        assert off_kind(question, answer, set()) is None, (question, answer)
+
+
+def _favourite(question: str, text: str) -> AgentResult:
+    asking = result(question, evidence=[turn("msg-3", text, TOM, [ANA])])
+    asking.reading.keywords, asking.reading.people = ["drink", "tom", "favorite"], [TOM]
+    return asking
+
+
+def test_the_final_answer_of_another_kind_is_not_given_by_the_llm_nor_offline():
+    mexican = "If it were up to me we'd have Mexican food every night, it's my favorite."
+    chat = Replies(replies=['{"answer": "Mexican food", "ids": [1]}'])
+    out = compose(_favourite("Which drink is Tom's favorite?", mexican), llm=LLMReader(chat))
+    assert chat.prompts, "the LLM read the question"
+    assert (out.answer, out.answerer, out.supported) == (NOT_IN_MEMORY, "none", False)
+    assert any("names food, not the kind asked for" in n for n in out.notes)
+    out = compose(_favourite("Which drink is Tom's favorite?", mexican))  # offline: the same check
+    assert (out.answer, out.supported) == (NOT_IN_MEMORY, False)
+    assert any("extractive answer names food" in n for n in out.notes)
+    # an answer of the kind stands, on both paths
+    ale = "Ginger ale, always ginger ale, it's my favorite."
+    chat = Replies(replies=['{"answer": "ginger ale", "ids": [1]}'])
+    out = compose(_favourite("Which drink is Tom's favorite?", ale), llm=LLMReader(chat))
+    assert (out.answer, out.answerer) == ("ginger ale", "llm")
+
+
+def test_a_preference_that_changed_is_answered_for_the_time_asked():
+    from voxmem.retrieval.answer import wrong_time
+
+    said = ["I used to love Greek food, but now my favorite is Italian food."]
+    before = "Which food did Tom like best before he changed his mind?"
+    assert wrong_time(before, "Italian food", said) is not None
+    assert wrong_time(before, "Greek food", said) is None
+    assert wrong_time("What food does Tom like best?", "Greek food", said) is not None
+    assert wrong_time("What food does Tom like best?", "Italian food", said) is None
+    # a turn that marks no change says nothing about time
+    assert wrong_time(before, "Greek food", ["Greek food is the best, honestly."]) is None
+
+    def asked(question: str, reply: str) -> Any:
+        asking = result(question, evidence=[turn("msg-3", said[0], TOM, [ANA])])
+        asking.reading.keywords, asking.reading.people = ["food", "favorite"], [TOM]
+        return compose(asking, llm=LLMReader(Replies(replies=[reply])))
+
+    # the LLM's current value for a question about the past: the offline draft (the whole turn) stands
+    out = asked(before, '{"answer": "Italian food", "ids": [1]}')
+    assert out.answerer == "extractive" and "Greek food" in out.answer
+    assert any("asks about the past" in n for n in out.notes)
+    assert asked(before, '{"answer": "Greek food", "ids": [1]}').answer == "Greek food"
+    now = "What food does Tom like best?"
+    assert asked(now, '{"answer": "Greek food", "ids": [1]}').answerer == "extractive"
+    assert asked(now, '{"answer": "Italian food", "ids": [1]}').answer == "Italian food"

@@ -509,3 +509,21 @@ def test_every_relative_time_in_a_text_is_followed_by_its_calendar_reading():
     assert with_dates("ten years ago (2013) I moved", said) == "ten years ago (2013) I moved"
     assert with_dates("I like tea", said) == "I like tea"
     assert with_dates("Went there yesterday", None) == "Went there yesterday"
+
+
+def test_a_turn_quoted_whole_leaves_out_greetings_to_the_listener():
+    hits = [
+        _hit(
+            "m1",
+            "Thanks, Sophie! I painted the old mill for the church bazaar. It took weeks. What about you?",
+            "Peter",
+            ["Sophie"],
+        )
+    ]
+    out = _ask("What did Peter paint for the church bazaar?", hits)
+    assert out.answer == "Peter: I painted the old mill for the church bazaar. It took weeks. What about you?"
+    # a sentence that says something beside the greeting stays
+    said = "Thanks Sophie - love the mill! I painted it for the church bazaar."
+    hits = [_hit("m1", said, "Peter", ["Sophie"])]
+    out = _ask("What did Peter paint for the church bazaar?", hits)
+    assert out.answer.startswith("Peter: Thanks Sophie - love the mill!")
