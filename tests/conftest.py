@@ -62,6 +62,17 @@ def space(services: Voxmem) -> Iterator[str]:
 
 
 @pytest.fixture
+def two_spaces(services: Voxmem) -> Iterator[tuple[str, str]]:
+    """Two fresh spaces for a test that compares two ways of storing the same turns."""
+    ids = (f"test-{uuid.uuid4().hex[:12]}", f"test-{uuid.uuid4().hex[:12]}")
+    for space in ids:
+        services.spaces.create(space, "participant")
+    yield ids
+    for space in ids:
+        services.spaces.delete(space)
+
+
+@pytest.fixture
 def space_key(services: Voxmem, space: str) -> str:
     return services.spaces.issue_key(space, label="pytest").key
 

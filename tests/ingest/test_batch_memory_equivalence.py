@@ -16,8 +16,6 @@ Then a re-import of the same batch changes nothing.
 from __future__ import annotations
 
 import re
-import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -56,16 +54,6 @@ def turns(prefix: str) -> list[Turn]:
         Turn(session, speaker, text, [], T0 + timedelta(minutes=i), f"{prefix}{i}")
         for i, (session, speaker, text) in enumerate(HISTORY)
     ]
-
-
-@pytest.fixture
-def two_spaces(services: Voxmem) -> Iterator[tuple[str, str]]:
-    ids = (f"test-{uuid.uuid4().hex[:12]}", f"test-{uuid.uuid4().hex[:12]}")
-    for space in ids:
-        services.spaces.create(space, "participant")
-    yield ids
-    for space in ids:
-        services.spaces.delete(space)
 
 
 def memory(services: Voxmem, space: str) -> dict[str, Any]:

@@ -10,8 +10,6 @@ name is never re-pointed, also on the spoken path.
 from __future__ import annotations
 
 import json
-import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -105,16 +103,6 @@ def household(prefix: str) -> list[Turn]:
         Turn("kitchen", speaker, text, [], T0 + timedelta(minutes=i), f"{prefix}{i}")
         for i, (speaker, text) in enumerate(HOUSEHOLD)
     ]
-
-
-@pytest.fixture
-def two_spaces(services: Voxmem) -> Iterator[tuple[str, str]]:
-    ids = (f"test-{uuid.uuid4().hex[:12]}", f"test-{uuid.uuid4().hex[:12]}")
-    for space in ids:
-        services.spaces.create(space, "participant")
-    yield ids
-    for space in ids:
-        services.spaces.delete(space)
 
 
 def edges_of(services: Voxmem, space: str, message_id: str) -> list[dict]:
