@@ -58,3 +58,17 @@ def test_a_transient_error_is_retried_and_a_database_error_is_query_failed(
         services.db.query("RETURN 1 AS one")
     monkeypatch.undo()
     assert services.db.query("RETURN 1 AS one") == [{"one": 1}]  # not marked down
+
+
+def test_a_vector_index_missing_or_being_rebuilt_is_query_failed_not_a_client_error(
+    services: Voxmem,
+) -> None:
+    """While a migration rebuilds ``message_embedding`` the index is "not found": a question then
+    must be a retry-later (QueryFailed, 503), not an unhandled ClientError (500)."""
+    search = (
+        "CYPHER 25 MATCH (m:Message) SEARCH m IN (VECTOR INDEX voxmem_rebuilding_index "
+        "FOR $v LIMIT 5) SCORE AS s RETURN m.id AS id"
+    )
+    with pytest.raises(QueryFailed, match="missing or still being built"):
+        services.db.query(search, v=[0.1, 0.2])
+    assert services.db.query("RETURN 1 AS one") == [{"one": 1}]  # not marked down
