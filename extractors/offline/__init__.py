@@ -142,7 +142,7 @@ class OfflineExtractor:
         voc = vocatives(cur.text, set(known))
         record.names = self._names(window, voc, known)
         record.addressees = [] if cur.given_addressees else self._addressees(window, voc, known)
-        record.answered = self.answered_calls(window)
+        record.answered = self._answered_calls(window, voc, known)
         self._facts(window, record, [v.term for v in voc])
         return ExtractionResult(message_id=cur.message_id, extractor="offline", record=record)
 
@@ -327,11 +327,17 @@ class OfflineExtractor:
         name nobody bears was the person called in 3 of 12 cases, and a name call already
         names its addressee (docs/memory.md, "Answered calls"). A rule over the window whatever
         the backend: the LLM extractor adds it to the model's record too."""
+        known = self._known(window)
+        return self._answered_calls(window, vocatives(window.current.text, set(known)), known)
+
+    def _answered_calls(
+        self, window: Window, voc: list[Vocative], known: dict[str, str]
+    ) -> list[AnsweredCall]:
+        """:meth:`answered_calls` given the current turn's vocatives and the window's names, which
+        :meth:`extract` has computed already."""
         cur = window.current
         if not window.previous:
             return []
-        known = self._known(window)
-        voc = vocatives(cur.text, set(known))
         call = window.previous[-1]
         if call.speaker == cur.speaker or call.given_addressees:
             return []
