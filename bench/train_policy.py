@@ -1173,7 +1173,7 @@ def _ceiling_score(state: AgentState, gold: set[str], k: int = 10) -> tuple[floa
     """recall@k, then the gold's reciprocal-rank mass in the retained evidence (the tie-break that
     lets the search climb toward gold still below the top k)."""
     ids = [e.id for e in state.evidence()]
-    return len(set(ids[:k]) & gold) / len(gold), sum(1.0 / (1 + ids.index(g)) for g in gold if g in ids)
+    return recall_at(state, gold, k), sum(1.0 / (1 + ids.index(g)) for g in gold if g in ids)
 
 
 def ceiling_round(
