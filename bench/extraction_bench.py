@@ -63,14 +63,20 @@ class Sim:
 
     def record(self, window: Window, record) -> set[str]:
         """Remember what the current turn addressed (as the writer's ADDRESSES edges would)."""
-        sure = record.model_copy(
-            update={"addressees": [a for a in record.addressees if a.source in ("vocative", "group")]}
-        )
-        pred = predicted_addressees(window, sure, lambda name: name if name in self.names else None)
+        idx = len(self.turns) - 1
+        known = self.names
+        pred = self._edges(idx, window, record, ("vocative", "group"), lambda n: n if n in known else None)
+        self.addressed[idx] = sorted(pred)
+        self.windows[idx] = (window, record)
+        return pred
+
+    def _edges(self, idx: int, window: Window, record, sources: tuple[str, ...], resolve) -> set[str]:
+        """The people turn ``idx`` addresses by its addressees of these ``sources`` (everyone
+        present but its speaker for a group call)."""
+        kept = record.model_copy(update={"addressees": [a for a in record.addressees if a.source in sources]})
+        pred = predicted_addressees(window, kept, resolve)
         if EVERYONE in pred:
-            pred = (pred - {EVERYONE}) | {p for p in self.roster if p != self.turns[-1][0]}
-        self.addressed[len(self.turns) - 1] = sorted(pred)
-        self.windows[len(self.turns) - 1] = (window, record)
+            pred = (pred - {EVERYONE}) | {p for p in self.roster if p != self.turns[idx][0]}
         return pred
 
     def answer(self, record) -> list[int]:
@@ -83,13 +89,7 @@ class Sim:
             if idx not in self.windows:
                 continue
             window, earlier = self.windows[idx]
-            group = earlier.model_copy(
-                update={"addressees": [a for a in earlier.addressees if a.source == "group"]}
-            )
-            pred = predicted_addressees(window, group, lambda name: None)
-            if EVERYONE in pred:
-                pred = (pred - {EVERYONE}) | {p for p in self.roster if p != self.turns[idx][0]}
-            self.addressed[idx] = sorted(pred)
+            self.addressed[idx] = sorted(self._edges(idx, window, earlier, ("group",), lambda name: None))
             out.append(idx)
         return out
 
