@@ -16,11 +16,12 @@ Then a re-import of the same batch changes nothing.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
+from tests.ingest.history import minute_turns
 from voxmem.core import Voxmem
 from voxmem.pipeline.batch import WRITE_CHUNK, BatchImporter
 from voxmem.stores.messages import Turn
@@ -50,10 +51,7 @@ HISTORY: list[tuple[str, str, str]] = [
 
 
 def turns(prefix: str) -> list[Turn]:
-    return [
-        Turn(session, speaker, text, [], T0 + timedelta(minutes=i), f"{prefix}{i}")
-        for i, (session, speaker, text) in enumerate(HISTORY)
-    ]
+    return minute_turns(HISTORY, T0, prefix)
 
 
 def memory(services: Voxmem, space: str) -> dict[str, Any]:

@@ -5,11 +5,12 @@ its guarantees across chunks (one bad turn anywhere refuses it before any chunk 
 from __future__ import annotations
 
 import threading
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
+from tests.ingest.history import minute_turns
 from voxmem.core import Voxmem
 from voxmem.errors import InvalidInput
 from voxmem.pipeline.batch import BatchImporter, BatchResult
@@ -29,10 +30,7 @@ LINES = [
 
 
 def _turns(prefix: str) -> list[Turn]:
-    return [
-        Turn("kitchen", who, text, [], T0 + timedelta(minutes=i), f"{prefix}{i}")
-        for i, (who, text) in enumerate(LINES)
-    ]
+    return minute_turns([("kitchen", who, text) for who, text in LINES], T0, prefix)
 
 
 def _count(services: Voxmem, space: str, label: str) -> int:

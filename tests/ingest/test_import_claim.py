@@ -4,11 +4,12 @@ claim lapses if the importer dies, and repair then derives the turns."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
+from tests.ingest.history import minute_turns
 from voxmem.core import Voxmem
 from voxmem.pipeline.batch import BatchImporter, BatchResult
 from voxmem.stores.messages import Turn
@@ -27,10 +28,7 @@ LINES = [
 
 
 def _turns(prefix: str) -> list[Turn]:
-    return [
-        Turn("front", speaker, text, [], T0 + timedelta(minutes=i), f"{prefix}{i}")
-        for i, (speaker, text) in enumerate(LINES)
-    ]
+    return minute_turns([("front", speaker, text) for speaker, text in LINES], T0, prefix)
 
 
 def _pending(services: Voxmem, space: str) -> list[str]:

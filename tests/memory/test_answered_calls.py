@@ -10,10 +10,11 @@ name is never re-pointed, also on the spoken path.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 
+from tests.ingest.history import minute_turns
 from tests.ingest.test_batch_memory_equivalence import memory
 from tests.memory.helpers import window
 from tests.memory.test_llm_backend import ScriptedChat
@@ -99,10 +100,7 @@ HOUSEHOLD = [
 
 
 def household(prefix: str) -> list[Turn]:
-    return [
-        Turn("kitchen", speaker, text, [], T0 + timedelta(minutes=i), f"{prefix}{i}")
-        for i, (speaker, text) in enumerate(HOUSEHOLD)
-    ]
+    return minute_turns([("kitchen", speaker, text) for speaker, text in HOUSEHOLD], T0, prefix)
 
 
 def edges_of(services: Voxmem, space: str, message_id: str) -> list[dict]:
