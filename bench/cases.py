@@ -204,7 +204,14 @@ def sample_questions(case: Case, n: int) -> Case:
 def load_paraphrases(path: str | Path) -> dict[str, Any]:
     """A hand-written paraphrase set: ``{"case_id": …, "paraphrases": {qa_id: {"tune": [...],
     "heldout": [...]}}}``. Why two parts: rules are tuned on ``tune`` only, and ``heldout`` is
-    scored without ever being read while tuning."""
+    scored without ever being read while tuning.
+
+    A third part, ``fresh`` (``bench/paraphrases/fresh/``), is a held-out set written after
+    ``heldout`` had been seen by the engineers tuning the reader: NEVER tune on it, never read it
+    while changing the reader; it is only ever scored, so ``all`` leaves it out. An entry is a
+    question or ``{"text", "asker", "forms"}``: ``asker`` re-asks it as someone else (a
+    first-person "who did I ask …?" asked by the person it is about), ``forms`` tags the wording
+    (summary, nickname, asr, …) so misses can be counted per form."""
     path = Path(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -217,8 +224,9 @@ def load_paraphrases(path: str | Path) -> dict[str, Any]:
 
 def with_paraphrases(case: Case, data: dict[str, Any], split: str = "all") -> Case:
     """The case with each question replaced by its paraphrases of ``split`` (tune | heldout |
-    all); a paraphrase keeps the original's answer, type, asker and evidence, and records the
-    original question and its split in ``meta``."""
+    all = tune + heldout | fresh); a paraphrase keeps the original's answer, type, asker (unless
+    its entry names one) and evidence, and records the original question, its split and its
+    forms in ``meta``."""
     if data.get("case_id") not in (None, case.case_id):
         raise CaseError(f"paraphrases are for {data.get('case_id')!r}, not {case.case_id!r}")
     by_id = {q.qa_id: q for q in case.qa}
@@ -228,16 +236,18 @@ def with_paraphrases(case: Case, data: dict[str, Any], split: str = "all") -> Ca
     qa: list[QA] = []
     for qa_id, parts in data["paraphrases"].items():
         original = by_id[qa_id]
-        for part in ("tune", "heldout"):
-            if split not in (part, "all"):
+        for part in ("tune", "heldout", "fresh"):
+            if split != part and (split != "all" or part == "fresh"):
                 continue
-            for i, text in enumerate(parts.get(part) or []):
+            for i, entry in enumerate(parts.get(part) or []):
+                entry = {"text": entry} if isinstance(entry, str) else entry
                 meta = original.meta | {"paraphrase_of": original.question, "split": part}
-                qa.append(
-                    original.model_copy(
-                        update={"qa_id": f"{qa_id}-{part[0]}{i}", "question": text, "meta": meta}
-                    )
-                )
+                update = {"qa_id": f"{qa_id}-{part[0]}{i}", "question": entry["text"], "meta": meta}
+                if entry.get("forms") is not None:
+                    meta["forms"] = list(entry["forms"])
+                if entry.get("asker"):
+                    update["asker"] = entry["asker"]
+                qa.append(original.model_copy(update=update))
     return Case.model_validate(case.model_dump() | {"qa": [q.model_dump() for q in qa]})
 
 

@@ -14,11 +14,13 @@ from bench.cases import (
     CaseError,
     first_person,
     load_case,
+    load_paraphrases,
     locomo_case,
     locomo_evidence,
     locomo_id_case,
     parse_case,
     trim_case,
+    with_paraphrases,
 )
 
 CASES = Path(__file__).resolve().parents[2] / "bench" / "cases"
@@ -180,3 +182,45 @@ def test_trim_case_keeps_only_answerable_questions() -> None:
     trimmed = trim_case(case, 1)
     assert [q.question for q in trimmed.qa] == ["What does Bo drink?"]  # the one without evidence goes
     assert trim_case(case, 0).qa == []
+
+
+def test_fresh_paraphrases_are_their_own_split_with_askers_and_forms() -> None:
+    raw = _minimal()
+    for i, q in enumerate(raw["qa"]):
+        q["qa_id"] = f"q{i}"
+    case = parse_case(raw)
+    ids = [q.qa_id for q in case.qa]
+    data = {
+        "case_id": "tiny",
+        "paraphrases": {
+            ids[0]: {"tune": ["Bo drinks what?"], "heldout": ["Bo's drink?"]},
+            ids[1]: {
+                "fresh": [{"text": "What does Bo drink?", "asker": "Ann", "forms": ["summary"]}, "my drink?"]
+            },
+        },
+    }
+    fresh = with_paraphrases(case, data, "fresh")
+    assert [(q.question, q.asker) for q in fresh.qa] == [("What does Bo drink?", "Ann"), ("my drink?", "Bo")]
+    assert fresh.qa[0].meta["split"] == "fresh" and fresh.qa[0].meta["forms"] == ["summary"]
+    assert fresh.qa[0].answer == "green tea" and fresh.qa[0].qa_id.endswith("-f0")
+    # never tuned on: 'all' is tune + heldout only
+    assert [q.question for q in with_paraphrases(case, data, "all").qa] == ["Bo drinks what?", "Bo's drink?"]
+    assert with_paraphrases(case, data, "heldout").qa[0].asker is None
+
+
+def test_committed_fresh_paraphrases_cover_every_type_and_askers_can_read_their_evidence() -> None:
+    total = 0
+    for path in sorted((CASES.parent / "paraphrases" / "fresh").glob("*.json")):
+        case = load_case(CASES / path.name)
+        fresh = with_paraphrases(case, load_paraphrases(path), "fresh")
+        originals = {q.question.lower() for q in case.qa}
+        present = case.meta["sessions_present"]
+        types: dict[str, int] = {}
+        for q in fresh.qa:
+            assert q.question.lower() not in originals, q.question  # a paraphrase, not a copy
+            types[q.type] = types.get(q.type, 0) + 1
+            for turn_id in q.evidence_ids if q.asker else []:
+                assert q.asker in present[turn_id.split("-")[0]], (path.name, q.qa_id, q.asker)
+        assert set(types) == {q.type for q in case.qa}, path.name
+        total += len(fresh.qa)
+    assert total >= 60
