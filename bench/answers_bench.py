@@ -103,16 +103,26 @@ def split_of(name: str) -> str:
 
 # --- datasets as (case id, rows, questions) ------------------------------------------------------
 def case_rows(case: Case) -> list[Row]:
-    """A case's turns as rows; addressees as the case gives them (LoCoMo: the other speaker)."""
+    """A case's turns as rows; addressees as the case gives them (LoCoMo: the other speaker).
+
+    "everyone" is the people present in that session (a generated case's ``sessions_present``),
+    not the whole roster: an addressee takes part in the session (PARTICIPATED_IN), so expanding
+    to someone absent let the ``participant`` scope read a session they missed (meeting s5 for
+    Olivia, hotel s2 for Sam: 41 turns in 11 fresh-paraphrase questions counted as wrong
+    authorizations, all from a greeting or announcement "to everyone")."""
     rows = []
     names = [p.name for p in case.participants] or case.speakers()
+    present = case.meta.get("sessions_present") or {}
     for index, session in enumerate(case.sessions):
         start = session_start(session, index)
+        everyone = present.get(session.session_id) or names
         for turn in session.turns:
             text = turn.text
             for image in turn.images:
                 text += f" [shares a photo: {image.caption}]"
-            to = [n for n in names if n != turn.speaker] if EVERYONE in turn.addressees else turn.addressees
+            to = (
+                [n for n in everyone if n != turn.speaker] if EVERYONE in turn.addressees else turn.addressees
+            )
             if not to and len(names) == 2:
                 to = [n for n in names if n != turn.speaker]
             rows.append(
