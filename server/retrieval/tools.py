@@ -395,7 +395,7 @@ class _VectorRetriever(Retriever):
 
 
 class _FulltextRetriever(Retriever):
-    """BM25 over the shared Lucene index; widens the over-fetch once when too few rows survive."""
+    """BM25 over the shared Lucene index; widens the over-fetch when too few rows survive."""
 
     ft_query = ""
 
@@ -416,13 +416,29 @@ class _FulltextRetriever(Retriever):
             return []
         params = {**scope.params(), **self._filters(filters or Filters()), "lucene": lucene, "k": k}
         fetch = max(self.fetch, 10 * k)
-        rows = self.run(self.ft_query, fetch=fetch, **params)
-        # a query that reports its Lucene hit count (`candidates`) read every match of its index
-        # filter when that count is under $fetch: a wider search would return the same rows
-        exhausted = bool(rows) and rows[0].get("candidates", fetch) < fetch
-        if len(rows) < k and not exhausted:
-            rows = self.run(self.ft_query, fetch=fetch * 20, **params)
-        return self._hits(rows)
+        widest = fetch * 20
+        while True:
+            rows = self.run(self.ft_query, fetch=fetch, **params)
+            # a query that reports its Lucene hit count (`candidates`) read every match of its
+            # index filter when that count is under $fetch: a wider search would return the same rows
+            exhausted = bool(rows) and rows[0].get("candidates", fetch) < fetch
+            if len(rows) >= k or exhausted or fetch >= widest:
+                return self._hits(rows)
+            fetch = _wider_fetch(fetch, len(rows), k, widest)
+
+
+def _wider_fetch(fetch: int, survived: int, k: int, widest: int) -> int:
+    """The next full-text over-fetch when only ``survived`` of ``fetch`` hits passed the scope and
+    filters and ``k`` are wanted: twice what the survival rate needs, at most ``widest``.
+
+    Why: the private scope keeps ~1 in 6 of a space's hits, so a search for 50 sometimes kept 40 of
+    500 and went straight to 10,000 hits (~200 ms at 100k, the private round's p95;
+    docs/retrieval.md "Latency, ninth pass"); 1,500 find the same rows. Lucene returns hits by
+    score and the rule tests each hit on its own, so any fetch that yields k rows yields the same
+    top k as the widest one. None survived: the rate is unknown, go to ``widest``."""
+    if survived <= 0:
+        return widest
+    return min(widest, fetch * -(-2 * k // survived))
 
 
 @tool

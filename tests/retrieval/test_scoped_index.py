@@ -180,6 +180,19 @@ def test_no_session_clause_when_the_asker_took_part_in_every_session(services, r
             if policy == "private":  # the addressed-elsewhere branch reads nothing for Maya
                 expanded = _addressed_elsewhere_rows(services, scope)
                 assert (expanded == 0) is (key == "maya"), (key, expanded)
+        # a second PARTICIPATED_IN edge to car-tue (two concurrent MERGEs can make one) gives Omar
+        # as many session ids as the space has sessions, yet he missed kitchen-mon: the clause and
+        # the addressed-elsewhere branch stay (fails with a count of sessions: k1 lost under private)
+        services.db.execute(
+            "MATCH (p:Participant {space: $space, key: 'omar'})-[:PARTICIPATED_IN]->(s:Session) "
+            "CREATE (p)-[:PARTICIPATED_IN]->(s)",
+            space=name,
+        )
+        scope = resolve_scope(services.db, name, people["omar"])
+        assert services.db.query(_EVERY_SESSION, **scope.params())[0]["every"] is False
+        for tool in ("message_fulltext", "message_sparse", "message_vector"):
+            hits = retrieval.tools[tool].search(scope, "plumber", Filters(), k=10)
+            assert {h.id.rsplit("~", 1)[-1] for h in hits} == expected[("omar", policy)], tool
     finally:
         services.spaces.delete(name)
 
@@ -266,11 +279,16 @@ def test_same_named_sessions_of_other_spaces_do_not_crowd_the_index(services, re
         services.spaces.delete(other)
 
 
-@pytest.mark.parametrize(("candidates", "fetches"), [(7, [500]), (500, [500, 10_000]), (None, [500, 10_000])])
+# 7 of 500 survive: the retry asks for 500 x ceil(2 x 50 / 7) = 7,500; a query reporting 500 Lucene
+# hits there read them all, one without the count goes on to the widest, 20 x 500
+@pytest.mark.parametrize(
+    ("candidates", "fetches"), [(7, [500]), (500, [500, 7_500]), (None, [500, 7_500, 10_000])]
+)
 def test_fulltext_retries_only_when_lucene_filled_the_fetch(candidates, fetches) -> None:
     """The BM25 query reports how many hits Lucene returned; fewer than $fetch means every match
     inside the index filter was read, and a wider search would return the same rows (fails if the
-    tool retries whenever fewer than k rows survive). A query without the count retries as before."""
+    tool retries whenever fewer than k rows survive). A query without the count retries up to the
+    widest fetch."""
     from voxmem.retrieval.scope import AccessScope
     from voxmem.retrieval.tools import MessageFulltextRetriever
 
@@ -284,6 +302,33 @@ def test_fulltext_retries_only_when_lucene_filled_the_fetch(candidates, fetches)
     scope = AccessScope(space="s", access_policy="participant", asker="p_1")
     assert len(tool.search(scope, "plumber", Filters(), k=50)) == 7
     assert server.fetches == fetches
+
+
+class _Lucene(_Recorder):
+    """A full-text query over 20,000 hits ranked by score, of which the scope keeps every 13th
+    (about the private scope's share of a space): returns the top k kept among the first $fetch,
+    with Lucene's hit count, as retrieve_messages_fulltext does."""
+
+    def query(self, text: str, **params: Any) -> list[dict[str, Any]]:
+        self.fetches.append(params["fetch"])
+        kept = [i for i in range(min(params["fetch"], 20_000)) if i % 13 == 0][: params["k"]]
+        row = {"session": "s", "idx": 0, "text": "t", "candidates": min(params["fetch"], 20_000)}
+        return [{**row, "id": f"m{i}", "score": 1.0 - i / 20_000} for i in kept]
+
+
+def test_fulltext_widens_by_the_survival_rate_to_the_same_rows() -> None:
+    """39 of 500 hits survive the scope for k = 50: the retry asks for what that rate needs twice
+    over (1,500), not 20 x 500, and gets the same 50 rows the widest search gets (fails with the
+    straight 20 x widening: fetches [500, 10000])."""
+    from voxmem.retrieval.scope import AccessScope
+    from voxmem.retrieval.tools import MessageFulltextRetriever
+
+    scope = AccessScope(space="s", access_policy="private", asker="p_1")
+    server = _Lucene()
+    hits = MessageFulltextRetriever(db=server).search(scope, "plumber", Filters(), k=50)  # type: ignore[arg-type]
+    assert server.fetches == [500, 1_500]
+    widest = server.query("", fetch=10_000, k=50)
+    assert [h.id for h in hits] == [r["id"] for r in widest] and len(hits) == 50
 
 
 @pytest.mark.integration
