@@ -1,4 +1,6 @@
-"""Write the README's settings table from ``voxmem.config.Settings`` (run after adding a setting)."""
+"""Write the settings table of docs/configuration.md from ``voxmem.config.Settings`` (run after adding one).
+
+The table lives in docs/configuration.md, not README.md, so the README stays one screen per user."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from pathlib import Path
 
 from voxmem.config import Settings
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+CONFIG_DOC = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
 START, END = "<!-- settings-table:start -->", "<!-- settings-table:end -->"
 
 
@@ -27,9 +29,9 @@ def table() -> str:
 
 
 def main() -> int:
-    text = README.read_text(encoding="utf-8")
+    text = CONFIG_DOC.read_text(encoding="utf-8")
     pattern = re.compile(re.escape(START) + ".*?" + re.escape(END), re.S)
-    README.write_text(pattern.sub(f"{START}\n{table()}\n{END}", text), encoding="utf-8")
+    CONFIG_DOC.write_text(pattern.sub(f"{START}\n{table()}\n{END}", text), encoding="utf-8")
     return 0
 
 

@@ -2,7 +2,8 @@
 
 Every field maps to an environment variable ``VOXMEM_<FIELD>`` (upper case). An optional
 file named by ``VOXMEM_CONFIG_FILE`` (``KEY=value`` lines, dotenv syntax) is read first, so
-the environment always wins. README documents every setting; keep the two in step.
+the environment always wins. docs/configuration.md documents every setting (written by
+scripts/settings_table.py); keep the two in step.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ def default_cache_dir() -> Path:
 
 
 class Settings(BaseSettings):
-    """All configuration of voxmem. Field docs double as README documentation."""
+    """All configuration of voxmem. Field docs double as docs/configuration.md's table."""
 
     model_config = SettingsConfigDict(env_prefix="VOXMEM_", extra="ignore", env_file=None)
 
