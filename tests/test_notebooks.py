@@ -137,7 +137,10 @@ def test_explore_memory_lists_turns_and_draws_the_network(loaded_space: str) -> 
     assert len(images) == 1 and images[0].startswith(PNG_MAGIC) and len(images[0]) > 5_000
 
 
-def test_fact_timeline_shows_the_change(loaded_space: str) -> None:
+@pytest.mark.parametrize("person", ["maya", "Maya"])
+def test_fact_timeline_shows_the_change(loaded_space: str, person: str, monkeypatch) -> None:
+    """The person is taken as the API takes one: 'Maya' as spoken finds her facts (it found none)."""
+    monkeypatch.setenv("VOXMEM_NOTEBOOK_PERSON", person)
     nb = execute("fact_timeline.ipynb")
     out = text_of(nb)
     lines = [ln for ln in out.splitlines() if "[checkout_time]" in ln]
