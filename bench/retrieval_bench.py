@@ -58,7 +58,16 @@ from voxmem.stores.messages import lucene_query
 
 KS = (5, 10, 30)
 # channels measured through the product's tools (Neo4j), then fused one round by RRF
-CHANNELS = ["vector", "bm25", "keyword", "splade", "fused_no_splade", "fused_before", "fused"]
+CHANNELS = [
+    "vector",
+    "bm25",
+    "keyword",
+    "splade",
+    "fused_no_splade",
+    "fused_no_vector",
+    "fused_before",
+    "fused",
+]
 # exact offline scoring of the same turns as bare text and as speaker-aware passages (numpy)
 OFFLINE = ["x_vector_bare", "x_vector_passage", "x_splade_bare", "x_splade_passage"]
 
@@ -244,6 +253,11 @@ class Evaluator:
                 # neighbour step over the same three rankings it would fetch (vector, BM25, SPLADE at
                 # depth 50, in its order), without querying them twice
                 "fused": self.retrieval.fuse_round(scope, list(deep.values()), None, k=k),
+                # the same round without the MiniLM channel (BM25 + SPLADE): whether a cheaper
+                # default round would keep recall (docs/retrieval.md "Latency, ninth pass")
+                "fused_no_vector": self.retrieval.fuse_round(
+                    scope, [deep["keyword"], deep["splade"]], None, k=k
+                ),
             }
             if offline is not None:
                 qv = self.services.embedder.embed_queries([qa.question])[0]
