@@ -1,6 +1,6 @@
 // Neo4j Browser: paste these :param lines first, then the query (example values).
 // :param space => 'demo-household'
-// :param contains => 'boots'
+// :param contains => 'Sunday'
 // Browser: facts whose text contains a word, with the turns they were derived from, who spoke
 // those turns, and who the facts are stated by and about.
 // Params: $space, $contains
