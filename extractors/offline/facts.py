@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from voxmem.extractors.offline.lexicon import RELATION_NOUNS
 from voxmem.extractors.offline.names import sentences
+from voxmem.extractors.offline.temporal import MONTHS, WEEKDAYS
 from voxmem.stopwords import SENTENCE_FILLER_WORDS
 
 _ADVERBS = (
@@ -179,7 +180,17 @@ _SLOTS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     ("seat", re.compile(r"\b(window|aisle|front|back) seat\b", re.I)),
-    ("residence", re.compile(r"\b(?:live|living|moved|moving) (?:in|to) ((?:[A-Z][\w-]+ ?){1,3})", re.I)),
+    # A place name: capitalised in the text (case-sensitive capture, so "living in the city" and
+    # "living in the moment" are not a residence), never a day or month ("the match moved to
+    # Sunday morning"). Every residence this fired on in LoCoMo, FriendsQA and Molweni dev with a
+    # case-blind capture was one of those (7 of 7).
+    (
+        "residence",
+        re.compile(
+            r"\b(?i:live|living|moved|moving) (?i:in|to) "
+            r"(?!(?:" + "|".join(w.capitalize() for w in WEEKDAYS + MONTHS) + r")\b)((?:[A-Z][\w-]+ ?){1,3})"
+        ),
+    ),
     (
         "job",
         re.compile(r"\b(?:work|working) (?:as an?|at|for) ([\w -]{2,40}?)(?:[,.!]|$| and | since)", re.I),

@@ -199,6 +199,20 @@ def test_slots(text, slot, value):
     assert slot_of(text) == (slot, value)
 
 
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("I'm moving to Berlin next month.", "berlin"),
+        ("We moved to Portland, Oregon last year.", "portland"),
+        ("The match moved to Sunday morning after lunch.", None),  # a day, not a place (the demo)
+        ("Yeah, living in the city, I do miss nature a lot.", None),  # LoCoMo: not a residence
+        ("I mean, we're living in the moment.", None),  # Molweni
+    ],
+)
+def test_residence_is_a_capitalised_place_never_a_day(text, value):
+    assert slot_of(text) == (("residence", value) if value else (None, None))
+
+
 # --- temporal -----------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("text", "value"),
