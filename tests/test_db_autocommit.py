@@ -3,6 +3,7 @@ and a DatabaseError inside it is still QueryFailed (docs/retrieval.md "Latency, 
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import neo4j
@@ -72,3 +73,44 @@ def test_a_vector_index_missing_or_being_rebuilt_is_query_failed_not_a_client_er
     with pytest.raises(QueryFailed, match="missing or still being built"):
         services.db.query(search, v=[0.1, 0.2])
     assert services.db.query("RETURN 1 AS one") == [{"one": 1}]  # not marked down
+
+
+def test_query_rows_equal_record_data_for_plain_values_and_graph_values(
+    services: Voxmem, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Database.query skips record.data() only for records of plain values (maps, lists, strings,
+    numbers, nulls), which need no conversion; a node or a temporal value still goes through it,
+    so every row equals record.data() (docs/retrieval.md "Latency, ninth pass"). Fails if the fast
+    path takes a node (it would come back as a Node, not its properties) or is never taken."""
+    calls = {"data": 0}
+    data = neo4j.Record.data
+
+    def counted(self: Any, *keys: Any) -> Any:
+        calls["data"] += 1
+        return data(self, *keys)
+
+    monkeypatch.setattr(neo4j.Record, "data", counted)
+    plain = services.db.query(
+        "UNWIND range(1, 2) AS i RETURN i, 'x' + i AS s, [i, 0.5, null, true] AS l, "
+        "{id: 'p' + i, name: null, tags: ['a']} AS m, [{source: 'given'}] AS ms"
+    )
+    assert plain[1] == {
+        "i": 2,
+        "s": "x2",
+        "l": [2, 0.5, None, True],
+        "m": {"id": "p2", "name": None, "tags": ["a"]},
+        "ms": [{"source": "given"}],
+    }
+    assert calls["data"] == 0
+    name = f"test-rows-{uuid.uuid4().hex[:8]}"
+    services.spaces.create(name, "open")
+    try:
+        text = "MATCH (s:Space {id: $id}) RETURN s, [s] AS ss, datetime('2026-01-01T00:00:00Z') AS t"
+        calls["data"] = 0
+        graph = services.db.query(text, id=name)
+        assert calls["data"] == 1
+        monkeypatch.undo()
+        assert graph == services.db.execute(text, id=name)  # record.data() on the write path
+        assert graph[0]["s"]["id"] == name and graph[0]["ss"] == [graph[0]["s"]]
+    finally:
+        services.spaces.delete(name)
