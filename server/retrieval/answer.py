@@ -23,7 +23,15 @@ from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
 from voxmem.retrieval.llm_reader import ATTRIBUTION_KINDS, LLMReader, Outcome, unlabelled
 from voxmem.retrieval.question import Reading, asked_about
-from voxmem.retrieval.spans import day_of, place_phrase, short_span, spoken_date, wanted_shape, wants_list
+from voxmem.retrieval.spans import (
+    coarser_date,
+    day_of,
+    place_phrase,
+    short_span,
+    spoken_date,
+    wanted_shape,
+    wants_list,
+)
 from voxmem.retrieval.text import content_words, normalise, words
 
 NOT_IN_MEMORY = "not in memory"
@@ -1047,7 +1055,9 @@ def _judged(
     - A draft that holds a thing of the asked kind stands when the model answers from other turns
       only: asked "Which drink was Sophie's favourite earlier?" with the draft "For me it's always
       orange juice, that's my favourite drink.", the 1.5B model answered her new favourite from
-      another line. The model may still shorten or correct the draft from the draft's own turn."""
+      another line. The model may still shorten or correct the draft from the draft's own turn.
+    - For a when-question, an answer dating only more coarsely than the draft (its year for the
+      draft's "said on 16 March 2023", :func:`spans.coarser_date`) loses to the draft."""
     if outcome.chosen is not None and not _rests_on_asked(result, outcome.chosen):
         who = _names(asked_about(result.reading, result.scope.asker, result.scope.asker_name))
         why = f"the LLM's answer rests on no turn by or about {who}"
@@ -1060,6 +1070,12 @@ def _judged(
             return (fallback, "extractive", stale) if keep else (None, "none", stale)
     if fallback is None:
         return outcome.chosen, "llm", ""
+    if (
+        outcome.chosen
+        and wanted_shape(result.reading.text) == "date"
+        and coarser_date(outcome.chosen[0], fallback[0])
+    ):
+        return fallback, "extractive", "the LLM's date is less precise than the offline draft's"
     fit = _draft_kind(result, fallback[0], embed)
     if outcome.chosen is None:
         if fit is not None and fit < OFF_KIND:

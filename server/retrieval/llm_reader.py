@@ -14,8 +14,12 @@ cost (the first version's 12 whole turns were ~900 tokens, ~45 s per question). 
   fact or profile attribute fused onto a turn is indented beneath it;
 - the system prompt is fixed and comes first, so the llama.cpp server reuses its evaluated
   prefix (its KV cache) from one question to the next;
-- the offline reader's answer is shown as a *draft* with its line; the system prompt asks for a
-  few words, not the whole line (the 1.5B model copied whole drafts back): the model answers from
+- the offline reader's answer is shown as a *draft* with its line; the system prompt asks for the
+  shortest phrase that answers, not the whole line (the 1.5B model copied whole drafts back), and
+  shows two worked examples (made up, in no benchmark's wording): they sit in the fixed prefix, so
+  the server evaluates them once, not per question. On all 80 LoCoMo dev questions of the LLM
+  benchmark the mean answer fell from 105 characters (offline) to 38, whole-turn answers from 45
+  to 8, containment about the same (docs/retrieval.md "Seventh LLM pass"). The model answers from
   that line or another, or abstains — it reads ~150 tokens instead of searching ~900;
 - the reply is constrained to a JSON schema (``voxmem.llm.client.constrain``: a grammar on the
   local server), ``{"answer": str|null, "ids": [n]}`` with the evidence numbers as an enum, so
@@ -56,10 +60,27 @@ from voxmem.retrieval.text import content_words, normalise
 ATTRIBUTION_KINDS = ("who_said", "addressee")
 
 ANSWER_SYSTEM = """Answer the question from the numbered conversation lines only,
-in a few words, not the whole line.
+with the shortest phrase that answers it (a name, thing, place, date, number or a few words),
+never the whole line.
 A draft answer may follow: use its line if it answers, else another line.
-Reply with JSON {"answer": "<a few words>", "ids": [<line numbers>]},
-or {"answer": null, "ids": []} if the lines do not say."""
+Reply with JSON {"answer": "<short phrase>", "ids": [<line numbers>]},
+or {"answer": null, "ids": []} if the lines do not say.
+
+Example:
+Question: What does Omar grow on his balcony?
+Lines:
+4 April 2024, s2:
+[1] Omar -> Lena: The tomatoes on my balcony finally turned red, so proud of them!
+[2] Lena -> Omar: Nice, mine never survive the wind up here.
+Reply: {"answer": "tomatoes", "ids": [1]}
+
+Example:
+Question: Why did Lena leave the choir?
+Lines:
+9 May 2024, s3:
+[1] Lena -> Omar: I left the choir because rehearsals clashed with my night shifts.
+Draft answer: Lena: I left the choir because rehearsals clashed with my night shifts. (line 1)
+Reply: {"answer": "rehearsals clashed with her night shifts", "ids": [1]}"""
 
 TURN_SYSTEM = """You find the conversation turn a question refers to, using ONLY the numbered evidence lines.
 Reply with JSON: {"turn": <line number>}, or {"turn": null} if no line is the turn the question describes."""

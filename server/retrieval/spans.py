@@ -122,6 +122,30 @@ def wanted_shape(question: str) -> str | None:
     return None
 
 
+def _date_parts(text: str) -> list[frozenset[str]]:
+    """Each explicit date of ``text`` as the set of what it names: its day number, its month's
+    first three letters and its year ("16 March, 2023" → {16, mar, 2023}; "2023" → {2023})."""
+    parts = []
+    for match in _EXPLICIT_DATE.finditer(text):
+        words = re.findall(r"[a-z]+|\d+", match.group().lower())
+        parts.append(
+            frozenset(
+                w[:3] if w.isalpha() else str(int(w)) for w in words if w not in ("st", "nd", "rd", "th")
+            )
+        )
+    return parts
+
+
+def coarser_date(answer: str, draft: str) -> bool:
+    """Whether ``answer`` dates something only more coarsely than ``draft`` does: each of its
+    explicit dates is a strict part of one of the draft's ("2023" or "March 2023" against "said on
+    16 March 2023") and none is as precise. Why: asked "When did …?" with a draft quoting the turn
+    and the day it was said, the 1.5B model shortened the day to its year (LoCoMo dev "2023" for
+    gold "16 March, 2023"); a shorter date is a less precise one, not a better one."""
+    said, drafted = _date_parts(answer), _date_parts(draft)
+    return bool(said) and all(any(a < d for d in drafted) for a in said)
+
+
 def day_of(ts: str | None) -> date | None:
     """The calendar day of an ISO timestamp, or None when there is none or it does not parse."""
     try:

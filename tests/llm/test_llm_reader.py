@@ -324,7 +324,7 @@ def test_the_offline_draft_is_shown_with_its_line_and_the_note_says_so():
         result("What is the garage door code?"), hint=("Tom: The garage door code is 4417", ["msg-1"])
     )
     assert "Draft answer: Tom: The garage door code is 4417 (line 1)" in chat.prompts[0][1].content
-    assert "in a few words, not the whole line" in chat.prompts[0][0].content
+    assert "the shortest phrase that answers it" in chat.prompts[0][0].content
     assert out.chosen == ("4417", ["msg-1"]) and "the offline draft was shown" in out.notes[0]
 
 
@@ -586,3 +586,40 @@ def test_a_preference_that_changed_is_answered_for_the_time_asked():
     now = "What food does Tom like best?"
     assert asked(now, '{"answer": "Greek food", "ids": [1]}').answerer == "extractive"
     assert asked(now, '{"answer": "Italian food", "ids": [1]}').answer == "Italian food"
+
+
+def test_a_date_the_llm_gives_less_precisely_than_the_draft_keeps_the_draft():
+    from voxmem.retrieval.spans import coarser_date
+
+    assert coarser_date("2023", "Tom: we moved the shed (said on 16 March 2023)")
+    assert coarser_date("March 2023", "on 16 March, 2023")
+    # as precise, another date, or no date at all: not coarser
+    for answer in ("16 March 2023", "March 16th, 2023", "2022", "in spring", "April 2023"):
+        assert not coarser_date(answer, "Tom: we moved the shed (said on 16 March 2023)"), answer
+
+    draft = "Tom: I finally repainted the garden shed a deep green after weeks of scraping."
+    asking = result("When did Tom repaint the shed?", evidence=[turn("msg-1", draft, TOM, [ANA])])
+    asking.reading.keywords = ["repaint", "shed"]
+    out = compose(asking, llm=LLMReader(Replies(replies=['{"answer": "2026", "ids": [1]}'])))
+    assert out.answerer == "extractive" and "2 November 2026" in out.answer
+    assert any("less precise" in n for n in out.notes)
+    # the day itself, shortened from the draft, is the LLM's answer
+    out = compose(asking, llm=LLMReader(Replies(replies=['{"answer": "2 November 2026", "ids": [1]}'])))
+    assert (out.answer, out.answerer) == ("2 November 2026", "llm")
+
+
+def test_the_worked_examples_answer_with_a_phrase_of_their_line_that_the_reader_accepts():
+    import json
+    import re
+
+    from voxmem.retrieval.llm_reader import ANSWER_SYSTEM
+
+    examples = ANSWER_SYSTEM.split("Example:")[1:]
+    assert examples, "the system prompt shows worked examples (a cached prefix: free after the first call)"
+    for example in examples:
+        lines = dict(re.findall(r"^\[(\d+)\] \w+ -> \w+: (.*)$", example, re.M))
+        reply = json.loads(example.split("Reply: ", 1)[1])
+        cited = [turn(f"msg-{n}", lines[str(n)], TOM, [ANA]) for n in reply["ids"]]
+        shown = {n: c for n, c in zip(reply["ids"], cited, strict=True)}
+        assert parse_answer(json.dumps(reply), shown) == (reply["answer"], reply["ids"])
+        assert len(reply["answer"]) < 0.75 * len(lines[str(reply["ids"][0])]), "a phrase, not the line"
