@@ -966,3 +966,48 @@ def test_the_oracle_ceiling_is_at_least_the_heuristics_best_round_and_its_plans_
         assert T.recall_at(state, q.gold, 1) == pytest.approx(row["oracle"])
     assert any(r["oracle_plans"] for r in rows), "the search found a better sequence somewhere"
     assert T.ceiling_summary(rows)["oracle"] >= T.ceiling_summary(rows)["heuristic"]
+
+
+def test_the_ceiling_from_round_2_keeps_the_heuristics_round_1_and_its_plans_replay(
+    services, households, retrieval
+) -> None:
+    """``first=2`` (docs/retrieval.md, "Twelfth session"): round 1 is the heuristic's own plan
+    (reported as the first plan of every improving sequence), only rounds 2.. are searched, the
+    result is never below the heuristic's best round, a question the heuristic ends after round 1
+    is not searched, and the reported plans replay to the reported recall. Recall@2: the reply to
+    the pizza request shares no word with the question, which the request holds."""
+    from bench import train_policy as T
+    from voxmem.retrieval.agent import POLICIES, Action
+    from voxmem.retrieval.tools import Filters
+
+    house = households["open"]
+    told = T.Question(
+        "q4", "What did Tom say about peanuts?", "no peanuts", "single", {house.mid("car-4")}, house.space
+    )
+    # the reply to the pizza request: the question's words are in the request, the gold is the turn after it
+    reply = T.Question(
+        "q5",
+        "What was the answer when Maya asked to stop for pizza?",
+        "homework first",
+        "single",
+        {house.mid("car-2")},
+        house.space,
+    )
+    qs = [*_tiny_questions(house), told, reply]
+    env = T.Env(services, retrieval, {})
+    rows = T.oracle_ceiling(env, qs, beam=2, starts=2, k=2, first=2)
+    for q, row in zip(qs, rows, strict=True):
+        assert row["oracle"] >= max(row["heuristic_after_round"]) - 1e-9
+        assert len(row["oracle_plans"]) <= row["heuristic_rounds"]
+        if row["heuristic_rounds"] < 2:
+            assert row["oracle_plans"] == []
+        if not row["oracle_plans"]:
+            continue
+        state = env.start(q)
+        own = [a.as_dict() for a in POLICIES["heuristic"]().plan(state) if a.tool in env.tools]
+        assert row["oracle_plans"][0] == own
+        for plan in row["oracle_plans"]:
+            actions = [Action(a["layer"], a["tool"], a["query"], Filters(**a["filters"])) for a in plan]
+            env.agent.step(state, actions, "replay", env.present(q))
+        assert T.recall_at(state, q.gold, 2) == pytest.approx(row["oracle"])
+    assert rows[-1]["oracle_plans"], "the reply is found from round 2 on (the heuristic never ranks it top 2)"
