@@ -4,7 +4,8 @@
 // Remove what extraction derived from some messages, so re-running it is idempotent:
 // facts and attributes supported only by these messages are deleted (facts they had
 // superseded become current again, conflict flags they caused are settled), others just
-// lose these DERIVED_FROM edges; inferred ADDRESSES edges (every source except 'given'),
+// lose these DERIVED_FROM edges; inferred ADDRESSES edges (every source except 'given', and an
+// 'answered' edge whose answering turn is not among these: the answer was not replayed),
 // extraction audit items and name evidence from these messages are removed. Messages are
 // untouched. Only nodes linked to these messages are visited (cost independent of space size).
 // Params: $space, $ids (message ids)
@@ -12,7 +13,8 @@ MATCH (m:Message {space: $space}) WHERE m.id IN $ids
 WITH collect(m) AS msgs
 CALL (msgs) {
   UNWIND msgs AS m
-  MATCH (m)-[r:ADDRESSES]->() WHERE r.source <> 'given'
+  MATCH (m)-[r:ADDRESSES]->()
+  WHERE r.source <> 'given' AND NOT (r.source = 'answered' AND NOT r.answered_by IN $ids)
   DELETE r
 }
 CALL (msgs) {

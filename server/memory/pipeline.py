@@ -104,13 +104,17 @@ class MemoryPipeline:
     # --- reprocessing ----------------------------------------------------------------------
     def reprocess(self, space: str, session: str | None = None, progress: bool = False) -> dict[str, Any]:
         """Re-run extraction for a session (or the whole space): derived memory is cleared
-        and rebuilt in conversation order; messages, participants' voices and given
-        addressees are untouched."""
+        and rebuilt in conversation order; messages, participants' voices, names given by
+        hand and given addressees are untouched. Learned names, aliases and placeholders that
+        only the cleared turns supported are undone first (``ParticipantStore.forget_learned``):
+        otherwise the replay would start from what the first pass learned (a name already
+        known, no placeholder to merge) and a second reprocess would not give the same memory."""
         ids = self.messages.in_order(space, session)
         if session is not None and not ids:
             raise NotFound(f"session {session!r} has no messages in space {space!r}")
         for start in range(0, len(ids), CLEAR_BATCH):
             self.db.execute(query("memory_clear_messages"), space=space, ids=ids[start : start + CLEAR_BATCH])
+        forgotten = self.participants.forget_learned(space)
         totals: dict[str, int] = {
             "messages": len(ids),
             "facts": 0,
@@ -124,6 +128,9 @@ class MemoryPipeline:
             for key in ("facts", "attributes", "superseded", "conflicts"):
                 totals[key] += summary[key]
             totals["addressees"] += len(summary["addressees"])
+        for pid in forgotten:  # re-named by the replay or not: passages carry the current name
+            self.writer.passages.reindex_participant(space, pid)
+        self.writer.refresh_display(space)
         return {**totals, "extractor": self.extractor.name}
 
     # --- deletion --------------------------------------------------------------------------

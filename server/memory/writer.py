@@ -69,6 +69,9 @@ class WriteSummary:
     people_changed: set[str] = field(default_factory=set)
     merged: set[str] = field(default_factory=set)
     joined: set[str] = field(default_factory=set)
+    # people known already (outside this turn's window) whom this turn called by name: a batch
+    # puts them into the roster of later windows that left them out only because they speak later
+    called: set[str] = field(default_factory=set)
     # earlier turns whose ADDRESSES edges this turn's answer re-pointed (their windows changed)
     readdressed: set[str] = field(default_factory=set)
     # the turn's pending mark was cleared and its captions refreshed in the memory transaction
@@ -227,6 +230,7 @@ class MemoryWriter:
         self._attributes(turn, vectors[1])
         self._answered(turn)
         summary.joined = set(turn.resolver.joined)
+        summary.called = set(turn.resolver.called)
         if pending is None:
             self.flush(tx, space, staged)
         return summary
@@ -271,6 +275,8 @@ class MemoryWriter:
                 for old in d.conflicts
             ]
         self.facts.apply_facts(tx, space, create, support, supersede, conflicts)
+        if create:  # a calling turn derived again while its answer was not: facts follow the answer
+            _rows(tx, "memory_addresses_kept_answer", space=space, ids=sorted({f.message_id for f in create}))
         for message_id, detail, people in audits:
             _audit_in(tx, space, message_id, "fact_conflict", detail, people, resolved=False)
         if not attributes:
@@ -586,6 +592,7 @@ class _Resolver:
         self.window = window
         self.cache: dict[str, str | None] = {}
         self.joined: set[str] = set()  # people addressed by name, made participants of the session
+        self.called: set[str] = set()  # people already known, called by name (not placeholders made now)
         cur = window.people.get(window.current.speaker)
         self.speaker_id = cur.participant_id if cur else None
 
@@ -610,6 +617,8 @@ class _Resolver:
         found: str | None = self.window.people[label].participant_id if label else None
         if found is None:
             found = next(iter(ParticipantStore.find_name(self.tx, self.space, key)), None)
+            if present and found:
+                self.called.add(found)
         if found is None and create and plausible_new_name(ref.strip()):
             found = ParticipantStore.placeholder(
                 self.tx, self.space, self.window.session, key, " ".join(ref.split()), present

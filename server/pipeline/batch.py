@@ -251,7 +251,7 @@ class BatchImporter:
                 vectors = memory.writer.vectors(extraction, known)
                 summary = memory.writer.write_in(tx, space, window, extraction, vectors, pending)
                 summaries.append(summary)
-                changed = sorted(summary.people_changed | summary.joined)
+                changed = sorted(summary.people_changed | summary.joined | summary.called)
                 people = {
                     s.id: ContextPerson(s.id, s.name, list(s.aliases))
                     for s in (ParticipantStore.naming_states(tx, space, changed) if changed else [])
@@ -306,11 +306,12 @@ def _follow(
 
     A window shows its speakers and the session's roster (id, name, aliases) and its turns'
     ``addressed`` ids (given or vocative). So: people renamed or given an alias read with their
-    new name (``people``: as the graph holds them now); people addressed by name who joined
-    the session enter the roster of its later windows; the vocatives this turn got are put into
-    every later window that holds it (the edges are staged until the chunk's flush). A merge
-    moves edges and deletes a person, and an answer re-points an earlier turn's edges: windows
-    showing either are read again (rare)."""
+    new name (``people``: as the graph holds them now); people addressed by name who joined the
+    session (a placeholder the call made, or someone the window left out because they speak only
+    later: ``MessageContext.later``) enter the roster of its later windows; the vocatives this
+    turn got are put into every later window that holds it (the edges are staged until the
+    chunk's flush). A merge moves edges and deletes a person, and an answer re-points an earlier
+    turn's edges: windows showing either are read again (rare)."""
     here = windows.get(message_id)
     vocatives = summary.vocatives
     stale = []
@@ -322,7 +323,9 @@ def _follow(
         if summary.merged & shown or any(t.id in summary.readdressed for t in ctx.turns):
             stale.append(other)
             continue
-        joined = summary.joined if here is not None and ctx.session == here.session else set()
+        same = here is not None and ctx.session == here.session
+        # present from the call on: a placeholder the call made, or someone who speaks later
+        joined = summary.joined | (summary.called & {p.id for p in ctx.later}) if same else set()
         if joined - shown:
             ctx.roster.extend(people[p] for p in sorted(joined - shown) if p in people)
             ctx.roster.sort(key=lambda p: p.id)

@@ -164,6 +164,8 @@ class MessageContext:
     started_at: datetime | None
     turns: list[ContextMessage]
     roster: list[ContextPerson]
+    # the session's people who first speak or are addressed after this turn: not in its roster
+    later: list[ContextPerson] = field(default_factory=list)
 
 
 @dataclass
@@ -576,6 +578,7 @@ class MessageStore:
                     for t in row["turns"]
                 ],
                 roster=sorted((_context_person(p) for p in row["roster"]), key=lambda p: p.id),
+                later=[_context_person(p) for p in row["later"]],
             )
             for row in rows
         }

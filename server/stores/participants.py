@@ -189,6 +189,14 @@ class ParticipantStore:
         params = {"space": space, "keep_name": keep_name, "from": placeholder, "into": into}
         tx.run(query("participant_merge_placeholder"), params).consume()
 
+    def forget_learned(self, space: str) -> list[str]:
+        """Undo what extraction learned about people that no remaining name evidence supports
+        (learned names and aliases, placeholders nothing refers to), so a reprocess starts
+        from the state its first pass started from; names given by hand stay. Returns the
+        ids whose name or aliases changed (their passages and captions must follow)."""
+        rows = self.db.execute(query("participant_forget_learned"), space=space)
+        return list(rows[0]["changed"]) if rows else []
+
     def known_names(self, space: str, limit: int = 30) -> list[str]:
         """Names the space gives to people (not names only heard), newest first: ASR hints."""
         rows = self.db.execute(query("participant_known_names"), space=space, limit=limit)

@@ -3,8 +3,9 @@ present) is said to whoever answers it: the answer re-points the earlier turn's 
 ADDRESSES edge (issue 11, item 4).
 
 Rules (the extractor's ``answered`` record) as unit tests; the writer's re-pointing on the real
-Neo4j: per turn, through a batch import (the same edges), on a retry (idempotent); a call by a
-name is never re-pointed, also on the spoken path.
+Neo4j: per turn, through a batch import (the same edges), on a retry of the answer or of the call
+alone and on a full reprocess (idempotent); a call by a name is never re-pointed, also on the
+spoken path.
 """
 
 from __future__ import annotations
@@ -135,11 +136,17 @@ def test_the_answerer_is_addressed_per_turn_in_a_batch_and_on_replay(
     result = BatchImporter(services.pipeline, derive_chunk=chunk).run(bulk, household("t"))
     assert result.derived == len(HOUSEHOLD)
     assert memory(services, bulk) == memory(services, single)
-    # a retry of the answer re-derives the same (a full reprocess differs for another reason:
-    # "Dad" is Tom's alias by then, so the call itself names him)
+    # a retry of the answer re-derives the same; so does a retry of the call alone (the answer
+    # was not replayed, so its edge stands and the turn-taking guess to Priya does not come
+    # back), and a full reprocess, twice (learned aliases are undone before the replay)
     before = memory(services, single)
     services.memory.process_message(single, turn_message_id(single, "t4"))
     assert memory(services, single) == before
+    services.memory.process_message(single, turn_message_id(single, "t3"))
+    assert memory(services, single) == before
+    for _ in range(2):
+        services.memory.reprocess(single)
+        assert memory(services, single) == before
 
 
 @pytest.mark.integration
