@@ -15,13 +15,13 @@ Then a re-import of the same batch changes nothing.
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 from tests.ingest.history import minute_turns
+from tests.memory.helpers import audit_items, canonical
 from voxmem.core import Voxmem
 from voxmem.pipeline.batch import WRITE_CHUNK, BatchImporter
 from voxmem.stores.messages import Turn
@@ -96,23 +96,13 @@ def memory(services: Voxmem, space: str) -> dict[str, Any]:
         "[(p)-[:PARTICIPATED_IN]->(s:Session) | s.id] AS sessions",
         space=space,
     )
-    audit = q("MATCH (a:AuditItem {space: $space}) RETURN a.kind AS kind, a.detail AS detail", space=space)
-    for row in audit:  # a detail may name a participant by id
-        row["detail"] = re.sub(r"p_[0-9a-f]{32}", "p_…", str(row["detail"]))
-
-    def canon(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        for row in rows:
-            for key, value in row.items():
-                if isinstance(value, list):
-                    row[key] = sorted(str(v) for v in value)
-        return sorted(rows, key=repr)
 
     return {
-        "facts": canon(facts),
-        "attributes": canon(attributes),
+        "facts": canonical(facts),
+        "attributes": canonical(attributes),
         "addresses": sorted(r["e"] for r in addresses),
-        "people": canon(people),
-        "audit": canon(audit),
+        "people": canonical(people),
+        "audit": audit_items(q, space),
     }
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from voxmem.extractors.window import Window, window_from_rows
 
@@ -29,3 +31,22 @@ def window(
     ][-(n + 1) :]
     people = [{"id": pid, "name": names.get(pid), "aliases": []} for pid in (roster or [])]
     return window_from_rows(rows, people, "s1", SESSION_DATE)
+
+
+def canonical(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Query rows in an order-free form (lists sorted, rows sorted), so two imports or two
+    reprocessing passes of the same history compare equal whatever order Neo4j returns."""
+    for row in rows:
+        for key, value in row.items():
+            if isinstance(value, list):
+                row[key] = sorted(str(v) for v in value)
+    return sorted(rows, key=repr)
+
+
+def audit_items(query: Any, space: str) -> list[dict[str, Any]]:
+    """A space's audit items, canonical, with participant ids masked: a detail may name a
+    participant by id, and ids differ between two stores of the same history."""
+    rows = query("MATCH (a:AuditItem {space: $space}) RETURN a.kind AS kind, a.detail AS detail", space=space)
+    for row in rows:
+        row["detail"] = re.sub(r"p_[0-9a-f]{32}", "p_…", str(row["detail"]))
+    return canonical(rows)

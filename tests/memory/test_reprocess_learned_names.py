@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.memory.helpers import audit_items, canonical
 from tests.memory.test_memory_integration import voice
 from voxmem.core import Voxmem
 
@@ -52,18 +52,13 @@ def state(services: Voxmem, space: str) -> dict[str, Any]:
         "[(f)-[:ABOUT]->(p) | p.name] AS about",
         space=space,
     )
-    audit = q("MATCH (a:AuditItem {space: $space}) RETURN a.kind AS kind, a.detail AS detail", space=space)
-    for row in audit:
-        row["detail"] = re.sub(r"p_[0-9a-f]{32}", "p_…", str(row["detail"]))
 
-    def canon(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        for row in rows:
-            for key, value in row.items():
-                if isinstance(value, list):
-                    row[key] = sorted(str(v) for v in value)
-        return sorted(rows, key=repr)
-
-    return {"people": canon(people), "edges": canon(edges), "facts": canon(facts), "audit": canon(audit)}
+    return {
+        "people": canonical(people),
+        "edges": canonical(edges),
+        "facts": canonical(facts),
+        "audit": audit_items(q, space),
+    }
 
 
 def scene(title: str, n: int = 30) -> list[tuple[str, str]]:
