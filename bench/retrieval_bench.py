@@ -515,6 +515,11 @@ def latency(
             entry["query_embedding"] = _percentiles(times)
             retrieval.embed.prime(questions)
             listener = _listener(services, space)
+            # the loop switches the kept space's policy per scope; put the original back after, or a
+            # later open-scope run on this space silently sees nothing (it was left at 'participant')
+            original_policy = services.db.query(
+                "MATCH (s:Space {id: $space}) RETURN s.policy AS p", space=space
+            )[0]["p"]
             for policy_name, asker_id, who in (
                 ("open", None, ""),
                 ("participant", asker, "+asker"),
@@ -572,6 +577,9 @@ def latency(
                         times[name].append((time.perf_counter() - t) * 1000)
                 for name, values in times.items():
                     entry[name] = _percentiles(values)
+            services.db.execute(
+                "MATCH (s:Space {id: $space}) SET s.policy = $p", space=space, p=original_policy
+            )
             entry["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
             results[str(size)] = entry
     finally:
