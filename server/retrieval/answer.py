@@ -32,7 +32,7 @@ from voxmem.retrieval.spans import (
     wanted_shape,
     wants_list,
 )
-from voxmem.retrieval.text import content_words, normalise, words
+from voxmem.retrieval.text import SENTENCE_BREAK, content_words, normalise, split_sentences, words
 
 NOT_IN_MEMORY = "not in memory"
 
@@ -271,7 +271,6 @@ class GraphAnswerer:
         return _names(entry.evidence.addressees), [entry.id]
 
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _DATE = re.compile(
     r"\b(\d{4}|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*|"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\s+\d{1,2}|yesterday|today|tomorrow|"
@@ -365,7 +364,7 @@ def _to_listener(sentence: str, entry: FusedEvidence) -> bool:
     turn = entry.evidence.text
     if _THIRD.search(sentence) or _SELF.search(_PHATIC.sub(" ", turn)):
         return False  # "Look, she put her hand on his knee!" is about them, not the listener
-    return any(_addresses(s, entry) for s in _SENTENCE.split(turn))
+    return any(_addresses(s, entry) for s in SENTENCE_BREAK.split(turn))
 
 
 def _addresses(sentence: str, entry: FusedEvidence) -> bool:
@@ -563,7 +562,7 @@ def off_kind(question: str, answer: str, names: set[str]) -> str | None:
         return None
     answer = unlabelled(answer)
     if len(words(answer)) > _SHORT_ANSWER:  # a quoted turn: only where it says what is liked best
-        answer = " ".join(x for x in _SENTENCE.split(answer) if _PREFERS.search(x))
+        answer = " ".join(x for x in SENTENCE_BREAK.split(answer) if _PREFERS.search(x))
     said = set(content_words(answer))
     if said & family:
         return None
@@ -687,7 +686,7 @@ class ExtractiveAnswerer:
             return None
         candidates: list[tuple[str, FusedEvidence]] = []
         for entry in result.evidence[: max(top, gather)]:
-            for sentence in _SENTENCE.split(entry.evidence.text):
+            for sentence in SENTENCE_BREAK.split(entry.evidence.text):
                 if sentence.strip():
                     candidates.append((sentence.strip(), entry))
             for supporting in entry.support:
@@ -740,7 +739,7 @@ class ExtractiveAnswerer:
                 and not about_asking
             )
             reply = _reply(entry, turns) if asks else None
-            if reply is not None and all(_asks(x) for x in _SENTENCE.split(reply.evidence.text) if x.strip()):
+            if reply is not None and all(_asks(x) for x in split_sentences(reply.evidence.text)):
                 reply = None  # a reply that only asks back ("Which one is Bonnie?") answers nothing
             # the speaker's name counts as present in their own turn (a question's: the replier's)
             voice = (reply or entry).evidence.speaker
@@ -796,7 +795,7 @@ class ExtractiveAnswerer:
             return shaped[0], shaped[1], True
         _, _, sentence, entry = best
         if sentence == entry.evidence.text:  # a reply: what it states, not what it asks back
-            stated = [x for x in _SENTENCE.split(sentence) if x.strip() and not _asks(x)]
+            stated = [x for x in SENTENCE_BREAK.split(sentence) if x.strip() and not _asks(x)]
             sentence = " ".join(stated) or sentence
         said = day_of(entry.evidence.ts)
         shape = wanted_shape(reading.text)
@@ -929,14 +928,14 @@ def _without_asides(turn: str, matched: str, people: set[str]) -> str:
     the turn is quoted whole only because its answer may sit next to the matching sentence, which
     those never hold. Questions back to the listener stay: on all LoCoMo, dropping them lost
     "What language does Tim know besides German?" ("… any good resources for learning Spanish?")."""
-    sentences = [x.strip() for x in _SENTENCE.split(turn) if x.strip()]
+    sentences = split_sentences(turn)
     kept = [x for x in sentences if x == matched or not set(words(x)) <= _ASIDE_WORDS | people]
     return " ".join(kept) or turn
 
 
 def _with_next(sentence: str, turn: str) -> str:
     """``sentence`` and the statement that follows it in ``turn`` (if any)."""
-    sentences = [s.strip() for s in _SENTENCE.split(turn) if s.strip()]
+    sentences = split_sentences(turn)
     if sentence not in sentences:
         return sentence
     here = sentences.index(sentence)
@@ -955,7 +954,7 @@ def _dated_nearby(sentence: str, turn: str, said: date | None, past: bool = Fals
     ("next month", "tomorrow") is skipped: it dates a plan told beside the event, not the event
     ("I'm expanding my studio's social media. I'm also hosting a competition next month." for
     "When did Jon start expanding …?", LoCoMo dev); the turn is then quoted with its day."""
-    sentences = [s.strip() for s in _SENTENCE.split(turn) if s.strip()]
+    sentences = split_sentences(turn)
     if sentence not in sentences:
         return None
     here = sentences.index(sentence)
@@ -1021,7 +1020,7 @@ def _rests_on_asked(result: AgentResult, chosen: tuple[str, list[str]]) -> bool:
     mentions = [m for p in people for m in _mentions(p)]
     said = {_stem(w) for w in content_words(chosen[0])}
     cited = [e for e in result.evidence if e.id in chosen[1]]
-    pieces = [(s, e) for e in cited for s in _SENTENCE.split(e.evidence.text) if s.strip()]
+    pieces = [(s, e) for e in cited for s in SENTENCE_BREAK.split(e.evidence.text) if s.strip()]
     pieces += [(str(x.get("text", "")), e) for e in cited for x in e.support]
     holding = [(s, e) for s, e in pieces if said & {_stem(w) for w in content_words(s)}] or pieces
 

@@ -55,7 +55,7 @@ from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
 from voxmem.retrieval.question import asked_about
 from voxmem.retrieval.spans import day_of, wanted_shape, with_dates
-from voxmem.retrieval.text import content_words, normalise
+from voxmem.retrieval.text import SENTENCE_BREAK, content_words, normalise
 
 ATTRIBUTION_KINDS = ("who_said", "addressee")
 
@@ -177,7 +177,6 @@ def _draft_shown(draft: str, limit: int) -> str:
     return _clip(draft[: tail.start()], limit - len(tail.group().strip()) - 1) + " " + tail.group().strip()
 
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -199,7 +198,7 @@ def _focus(text: str, weight: dict[str, float], limit: int) -> tuple[str, float]
     words with the question (then the sentences after and before it), and that sentence's share
     of the question's weight."""
     text = " ".join(text.split())
-    sentences = [x for x in _SENTENCE.split(text) if x] or [text]
+    sentences = [x for x in SENTENCE_BREAK.split(text) if x] or [text]
     hits = [sum(weight[k] for k in _keys(x) & weight.keys()) for x in sentences]
     best = max(range(len(sentences)), key=lambda i: (hits[i], -i))
     total = sum(weight.values())

@@ -8,6 +8,9 @@ from voxmem.stopwords import QUESTION_STOP_WORDS
 from voxmem.stores.messages import lucene_query
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
+# Where one sentence of a turn ends and the next begins: the readers' unit (the sentence that
+# matches a question, the one next to it, a greeting-only aside).
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
 
 # British → American spellings of common words. Why: the ASR (Whisper) writes American
 # spelling ("favorite") while people type and benchmarks write British ("favourite"); without
@@ -55,6 +58,11 @@ for _uk, _us in _UK_US.items():
 def words(text: str) -> list[str]:
     """Lower-cased word tokens (apostrophes kept inside words)."""
     return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of a turn (:data:`SENTENCE_BREAK`), stripped, empty ones dropped."""
+    return [s.strip() for s in SENTENCE_BREAK.split(text) if s.strip()]
 
 
 def content_words(text: str) -> list[str]:
