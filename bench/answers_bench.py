@@ -17,6 +17,7 @@ names (no name learning from speech; the naming engineer's benchmark covers that
     python -m bench.answers_bench --dataset friendsqa --sample 300
     python -m bench.answers_bench --dataset molweni
     python -m bench.answers_bench --dataset paraphrases --split tune   # household, hand-written
+    python -m bench.answers_bench --dataset paraphrases --split tune2  # in_car, meeting, hotel: tuning
     python -m bench.answers_bench --dataset paraphrases --split fresh  # 4 generated cases, never tuned on
     python -m bench.answers_bench --dataset friendsqa --scenes 40 --sample 200 --split heldout
     python -m bench.answers_bench --dataset locomo-id --split heldout --sample 40  # askers, first person
@@ -81,6 +82,11 @@ PARAPHRASES = {"household": ("bench/cases/household.json", "bench/paraphrases/ho
 FRESH = {
     name: (f"bench/cases/{name}.json", f"bench/paraphrases/fresh/{name}.json")
     for name in ("household", "in_car", "meeting", "hotel_front_desk")
+}
+# The second tuning split (engineer Y, issue 11 second pass): the other three generated cases.
+TUNE2 = {
+    name: (f"bench/cases/{name}.json", f"bench/paraphrases/tune2/{name}.json")
+    for name in ("in_car", "meeting", "hotel_front_desk")
 }
 CACHE = Path(os.environ.get("VOXMEM_CACHE_DIR", "/tmp")) / "answers_bench"
 RETRIEVAL_CODE = ("server/retrieval", "server/stores", "cypher", "server/passages.py", "server/embeddings.py")
@@ -209,7 +215,8 @@ def datasets(args: argparse.Namespace) -> list[Entry]:
                 case = sample_questions(case, args.sample)
             out.append(_case_entry(case))
     elif args.dataset == "paraphrases":
-        for name, (case_path, para_path) in (FRESH if args.split == "fresh" else PARAPHRASES).items():
+        sets = {"fresh": FRESH, "tune2": TUNE2}.get(args.split, PARAPHRASES)
+        for name, (case_path, para_path) in sets.items():
             case = with_paraphrases(load_case(case_path), load_paraphrases(para_path), args.split)
             out.append(_case_entry(case, name=f"{name}-{args.split}"))
     elif args.dataset == "friendsqa":
@@ -530,7 +537,8 @@ def main(argv: list[str] | None = None) -> int:
         "--split",
         default="all",
         help="locomo(-id): dev | heldout | all; paraphrases, friendsqa, molweni: tune | heldout | all; "
-        "paraphrases also fresh (four generated cases, never tune on it)",
+        "paraphrases also tune2 (in_car, meeting, hotel: a second tuning set) and fresh (four "
+        "generated cases, never tune on it)",
     )
     parser.add_argument("--sample", type=int, help="at most N questions per conversation (evenly spaced)")
     parser.add_argument(

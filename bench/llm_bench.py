@@ -9,7 +9,8 @@ same questions and the same evidence, scored by the same rules (``bench.scoring`
 
 Sets (``--set dataset:split[:sample]``, as ``answers_bench`` names them): LoCoMo dev (the reader
 is tuned there), LoCoMo held-out conversations, the household paraphrase sets (``heldout`` is
-never tuned on), and ``paraphrases:fresh`` (four generated cases, written after ``heldout`` had been
+never tuned on), ``paraphrases:tune2`` (in_car, meeting and hotel: a second tuning set), and
+``paraphrases:fresh`` (four generated cases, written after ``heldout`` had been
 seen; never tune on it, never read it while changing the reader). ``--limit`` keeps N questions
 per set, evenly spaced, so a run fits in minutes.
 

@@ -203,16 +203,22 @@ def test_fresh_paraphrases_are_their_own_split_with_askers_and_forms() -> None:
     assert [(q.question, q.asker) for q in fresh.qa] == [("What does Bo drink?", "Ann"), ("my drink?", "Bo")]
     assert fresh.qa[0].meta["split"] == "fresh" and fresh.qa[0].meta["forms"] == ["summary"]
     assert fresh.qa[0].answer == "green tea" and fresh.qa[0].qa_id.endswith("-f0")
+    data["paraphrases"][ids[1]]["tune2"] = ["Bo likes which drink?"]
+    assert [q.qa_id[-3:] for q in with_paraphrases(case, data, "tune2").qa] == ["-u0"]
     # never tuned on: 'all' is tune + heldout only
     assert [q.question for q in with_paraphrases(case, data, "all").qa] == ["Bo drinks what?", "Bo's drink?"]
     assert with_paraphrases(case, data, "heldout").qa[0].asker is None
 
 
-def test_committed_fresh_paraphrases_cover_every_type_and_askers_can_read_their_evidence() -> None:
-    total = 0
-    for path in sorted((CASES.parent / "paraphrases" / "fresh").glob("*.json")):
+@pytest.mark.parametrize(("split", "cases", "at_least"), [("fresh", 4, 140), ("tune2", 3, 180)])
+def test_committed_paraphrase_sets_cover_every_type_and_askers_can_read_their_evidence(
+    split: str, cases: int, at_least: int
+) -> None:
+    total, files = 0, 0
+    for path in sorted((CASES.parent / "paraphrases" / split).glob("*.json")):
+        files += 1
         case = load_case(CASES / path.name)
-        fresh = with_paraphrases(case, load_paraphrases(path), "fresh")
+        fresh = with_paraphrases(case, load_paraphrases(path), split)
         originals = {q.question.lower() for q in case.qa}
         present = case.meta["sessions_present"]
         types: dict[str, int] = {}
@@ -223,4 +229,4 @@ def test_committed_fresh_paraphrases_cover_every_type_and_askers_can_read_their_
                 assert q.asker in present[turn_id.split("-")[0]], (path.name, q.qa_id, q.asker)
         assert set(types) == {q.type for q in case.qa}, path.name
         total += len(fresh.qa)
-    assert total >= 60
+    assert (files, total >= at_least) == (cases, True), (files, total)
