@@ -6,8 +6,8 @@
 // reprocesses give the same memory. A learned alias (nickname, kinship term, an old name kept
 // by a rename) stays only while some positive name evidence ("key|name|weight|kind|message_id",
 // weight > 0) of its key remains; a learned name (name_source 'extraction') likewise, else the
-// name given by hand before it (given_name, kept by participant_set_name and
-// participant_merge_placeholder) comes back, or none; a voiceless placeholder (name_source
+// name given by hand before it (given_name, kept by participant_set_name, which a fold
+// that takes a placeholder's name runs too) comes back, or none; a voiceless placeholder (name_source
 // 'mention') nothing refers to any more (no ADDRESSES, fact, attribute, audit item or evidence)
 // is deleted. Names given by hand (name_source null/'given'/'manual'), voices, messages and
 // given addressees are never touched. Returns the ids whose name or aliases changed.

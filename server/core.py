@@ -125,7 +125,9 @@ class Voxmem:
             if self._identity is None:
                 from voxmem.voice.identity import IdentityManager
 
-                self._identity = IdentityManager(self.db, self.voice.thresholds, self.voice.tag)
+                self._identity = IdentityManager(
+                    self.db, self.voice.thresholds, self.voice.tag, after_link=self.memory.writer.follow_link
+                )
             return self._identity
 
     @property

@@ -444,6 +444,11 @@ class LinkOut(_Open):
     id: str
     participant_id: str
     participant_name: str | None = None
+    merged_participant_id: str | None = Field(
+        None,
+        description="The person the voice was identified as before, folded into this one "
+        "(what was said to and about them moved over); null when there was none to fold.",
+    )
 
 
 class MergeOut(_Open):

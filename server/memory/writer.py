@@ -304,11 +304,26 @@ class MemoryWriter:
         for summary in summaries:
             for pid, name in summary.named.items():
                 named.append(pid)
-                self.backfill(space, pid, name)
                 if pid in summary.renamed:
                     self.rename_texts(space, pid, summary.renamed[pid], name, summary.message_id)
-                self.passages.reindex_participant(space, pid)  # "Name: text" passages carry the new name
+                self.follow_name(space, pid, name)
         self.refresh_display(space, [s.message_id for s in summaries], named)
+
+    def follow_name(self, space: str, pid: str, name: str | None) -> None:
+        """What reads a person's name follows it: texts written while they were unnamed
+        ('{p_…}') get the name, and "Name: text" passages of their messages are re-indexed.
+        Each step skips what is already current, so a repeat does nothing."""
+        if name:
+            self.backfill(space, pid, name)
+        self.passages.reindex_participant(space, pid)
+
+    def follow_link(self, space: str, pid: str, name: str | None) -> None:
+        """After a voice was linked by hand to ``pid`` (and its earlier person folded in, in
+        the link's transaction): :meth:`follow_name`, then the captions of ``pid`` and their
+        memory. Runs after that commit (embeddings are computed outside transactions); an
+        outage in between is repaired by linking again (idempotent)."""
+        self.follow_name(space, pid, name)
+        self.refresh_display(space, [], [pid])
 
     def refresh_display(
         self, space: str, message_ids: list[str] | None = None, people: list[str] | None = None
@@ -395,15 +410,14 @@ class MemoryWriter:
                 if d.action == "rename" and target.name:
                     summary.renamed.setdefault(pid, target.name)
                 ParticipantStore.set_name(tx, space, pid, ev.name, d.key)
-                _sync_aliases(tx, space, pid)
+                ParticipantStore.sync_aliases(tx, space, pid)
                 summary.named[pid] = ev.name
                 person.name = ev.name
             elif d.action == "alias":
                 ParticipantStore.add_alias(tx, space, pid, d.name)
                 person.aliases.append(d.name)
             elif d.action == "merge_placeholder" and d.other is not None:  # decide always names it
-                ParticipantStore.merge_placeholder(tx, space, d.other, pid, d.keep_name)
-                _sync_aliases(tx, space, pid)
+                ParticipantStore.fold(tx, space, d.other, pid, take_name=not d.keep_name)
                 if not d.keep_name:
                     summary.named[pid] = ev.name
                     person.name = ev.name
@@ -555,24 +569,6 @@ def _audit_in(
         message_id=message_id,
         resolved=resolved,
     )
-
-
-def _sync_aliases(tx: ManagedTransaction, space: str, pid: str) -> None:
-    """After a name change: aliases deduplicated by name key, the one repeating the name dropped,
-    and their keys stored, so an alias is found by the same key as a name (Cypher's toLower is
-    not that key: it neither folds "José" nor casefolds "Straße")."""
-    state = next(iter(ParticipantStore.naming_states(tx, space, [pid])), None)
-    if state is None:
-        return
-    seen = {state.key} if state.key else set()
-    aliases, keys = [], []
-    for alias in state.aliases:
-        key = name_key(alias)
-        if key and key not in seen:
-            seen.add(key)
-            aliases.append(alias)
-            keys.append(key)
-    ParticipantStore.set_aliases(tx, space, pid, aliases, keys)
 
 
 def _states(tx: ManagedTransaction, space: str, ids: list[str]) -> dict[str, PersonState]:

@@ -182,12 +182,40 @@ class ParticipantStore:
         ).consume()
 
     @staticmethod
-    def merge_placeholder(
-        tx: ManagedTransaction, space: str, placeholder: str, into: str, keep_name: bool
-    ) -> None:
-        """Fold a voiceless placeholder into the participant that turned out to bear its name."""
-        params = {"space": space, "keep_name": keep_name, "from": placeholder, "into": into}
-        tx.run(query("participant_merge_placeholder"), params).consume()
+    def fold(tx: ManagedTransaction, space: str, folded: str, into: str, take_name: bool) -> bool:
+        """Fold a participant without voice or messages into another (``participant_fold``): a
+        placeholder into the speaking person who turned out to bear its name, or the unnamed
+        person of a voice linked by hand into the person it was linked to. ``into`` keeps its
+        name unless ``take_name`` or it has none: then it takes the folded one's name through
+        ``participant_set_name`` (which remembers a name given by hand), so the naming rule has
+        one home. Aliases are deduplicated after either. False when ``folded`` still has a voice
+        or a message (it is someone else then, and nothing changed)."""
+        row = tx.run(query("participant_fold"), {"space": space, "from": folded, "into": into}).single()
+        if row is None:
+            return False
+        state = ParticipantStore.naming_states(tx, space, [into])[0]
+        if row["name"] is not None and (take_name or state.name is None):
+            ParticipantStore.set_name(tx, space, into, row["name"], row["key"])
+        ParticipantStore.sync_aliases(tx, space, into)
+        return True
+
+    @staticmethod
+    def sync_aliases(tx: ManagedTransaction, space: str, pid: str) -> None:
+        """After a name change or a fold: aliases deduplicated by name key, the one repeating the
+        name dropped, and their keys stored, so an alias is found by the same key as a name
+        (Cypher's toLower is not that key: it neither folds "José" nor casefolds "Straße")."""
+        state = next(iter(ParticipantStore.naming_states(tx, space, [pid])), None)
+        if state is None:
+            return
+        seen = {state.key} if state.key else set()
+        aliases, keys = [], []
+        for alias in state.aliases:
+            key = name_key(alias)
+            if key and key not in seen:
+                seen.add(key)
+                aliases.append(alias)
+                keys.append(key)
+        ParticipantStore.set_aliases(tx, space, pid, aliases, keys)
 
     def forget_learned(self, space: str) -> list[str]:
         """Undo what extraction learned about people that no remaining name evidence supports

@@ -17,6 +17,7 @@ speaker (fewer observations) is merged into the larger one.
 from __future__ import annotations
 
 import builtins
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -32,11 +33,22 @@ from voxmem.voice.thresholds import Thresholds
 
 
 class IdentityManager:
-    def __init__(self, db: Database, thresholds: Thresholds, encoder_name: str) -> None:
+    def __init__(
+        self,
+        db: Database,
+        thresholds: Thresholds,
+        encoder_name: str,
+        after_link: Callable[[str, str, str | None], None] | None = None,
+    ) -> None:
+        """``after_link(space, participant_id, name)`` runs after a link by hand commits: the
+        entry object passes the memory writer's, which renders texts with the person's name and
+        re-indexes passages (embeddings are computed outside the transaction); without it (tests
+        of voices only) those stay as they were."""
         self.db = db
         self.thresholds = thresholds
         self.encoder_name = encoder_name
         self.speakers = SpeakerStore(db)
+        self.after_link = after_link
 
     # --- reads ----------------------------------------------------------------------------------
     def list(self, space: str) -> list[dict[str, Any]]:
@@ -52,11 +64,18 @@ class IdentityManager:
     def link(
         self, space: str, speaker_id: str, participant_id: str | None = None, name: str | None = None
     ) -> dict:
+        """Identify a voice as a person by hand: the voice, its messages and, when nothing else is
+        theirs, the person it was identified as before (usually an unnamed voice) end up on that
+        person, in one transaction with an ``identity_link`` audit item naming the voice, the
+        person and the person folded in. Why fold: that earlier person held what was said to and
+        about the voice (ADDRESSES, facts, attributes, sessions, name evidence); left behind it was
+        a second, voiceless copy of the speaker that who-said-what queries showed as someone else.
+        A retry (already linked by hand to that person) changes and audits nothing."""
         if (participant_id is None) == (name is None):
             raise InvalidInput("give exactly one of participant_id or name")
 
         def work(tx: ManagedTransaction) -> dict:
-            self._get(tx, space, speaker_id)
+            before = self._get(tx, space, speaker_id)
             pid = participant_id
             if name is not None:
                 person = Person.of(name)
@@ -65,10 +84,36 @@ class IdentityManager:
             out = SpeakerStore.identify_as(tx, space, speaker_id, pid, "manual", 1.0)
             if out is None:
                 raise NotFound(f"unknown participant {pid!r}")
-            SpeakerStore.audit(tx, space, "identity_link", {"speaker": speaker_id, "participant": pid})
-            return out
+            previous = before["participant_id"]
+            if previous == pid and before["identified_by"] == "manual":
+                return {**out, "merged_participant_id": None}
+            folded = previous not in (None, pid) and ParticipantStore.fold(
+                tx, space, previous, pid, take_name=False
+            )
+            person_name = ParticipantStore.naming_states(tx, space, [pid])[0].name
+            SpeakerStore.audit(
+                tx,
+                space,
+                "identity_link",
+                {
+                    "speaker": speaker_id,
+                    "participant": pid,
+                    "name": person_name,
+                    "previous_participant": previous,
+                    "previous_name": before["participant_name"],
+                    "folded": folded,
+                },
+            )
+            return {
+                **out,
+                "participant_name": person_name,
+                "merged_participant_id": previous if folded else None,
+            }
 
-        return self.db.write(work)
+        out = self.db.write(work)
+        if self.after_link is not None:
+            self.after_link(space, out["participant_id"], out["participant_name"])
+        return out
 
     # --- merge / unmerge / split -----------------------------------------------------------------
     def merge(
