@@ -8,10 +8,11 @@
 // was just linked by hand to someone (speaker_identify_as moved the voice and its SPEAKS first,
 // audit kind identity_link). Everything $from held moves, so who said what to whom reads the
 // same afterwards: ADDRESSES to it (all properties; the more confident edge wins where a
-// message addressed both; none from a message $into speaks: nobody addresses themself), facts
-// ABOUT / ADDRESSED_TO / STATED_BY it, facts whose subject it is (subject_key) and texts written
-// while it was unnamed ('{p_…}' becomes $into's, which the caller renders with $into's name and
-// re-embeds), attributes, sessions, name evidence and the audit items that list it. $into keeps
+// message addressed both), facts ABOUT / ADDRESSED_TO / STATED_BY it, facts whose subject it
+// is (subject_key) and texts written while it was unnamed ('{p_…}' becomes $into's, which the
+// caller renders with $into's name and re-embeds), attributes, sessions, name evidence and the audit items that list it. Nobody
+// addresses themself: inferred ADDRESSES from $into's own messages to $into (a voice that called
+// "Rosa" linked to Rosa), and ADDRESSED_TO $into of facts it stated, are dropped. $into keeps
 // its name; $from's name and aliases join $into's aliases (a nickname like 'Mel' of Melanie).
 // When $into should take $from's name instead, the caller runs participant_set_name with the
 // returned name (the one place a name is replaced). The caller records an AuditItem.
@@ -21,7 +22,6 @@ MATCH (src:Participant {space: $space, id: $from}), (dst:Participant {space: $sp
 WHERE src <> dst AND NOT EXISTS { (src)-[:SPEAKS]->() } AND NOT EXISTS { (:Speaker)-[:IDENTIFIED_AS]->(src) }
 CALL (src, dst) {
   MATCH (m:Message)-[r:ADDRESSES]->(src)
-  WHERE NOT EXISTS { (dst)-[:SPEAKS]->(m) }
   MERGE (m)-[n:ADDRESSES]->(dst)
     ON CREATE SET n = properties(r)
     ON MATCH SET n = CASE WHEN coalesce(n.confidence, 0.0) < coalesce(r.confidence, 0.0)
@@ -32,6 +32,11 @@ CALL (src, dst) { MATCH (f:Fact)-[:ADDRESSED_TO]->(src) MERGE (f)-[:ADDRESSED_TO
 CALL (src, dst) { MATCH (f:Fact)-[:STATED_BY]->(src) MERGE (f)-[:STATED_BY]->(dst) }
 CALL (src, dst) { MATCH (src)-[:HAS_ATTRIBUTE]->(a) MERGE (dst)-[:HAS_ATTRIBUTE]->(a) }
 CALL (src, dst) { MATCH (src)-[:PARTICIPATED_IN]->(s) MERGE (dst)-[:PARTICIPATED_IN]->(s) }
+CALL (dst) {  // nobody addresses themself: inferred edges that now would are dropped
+  MATCH (dst)-[:SPEAKS]->(:Message)-[r:ADDRESSES]->(dst) WHERE coalesce(r.source, '') <> 'given'
+  DELETE r
+}
+CALL (dst) { MATCH (dst)<-[:STATED_BY]-(:Fact)-[r:ADDRESSED_TO]->(dst) DELETE r }
 CALL (src, dst) { MATCH (f:Fact {space: $space, subject_key: src.id}) SET f.subject_key = dst.id }
 CALL (src, dst) {
   MATCH (f:Fact {space: $space}) WHERE f.content CONTAINS '{' + src.id + '}'

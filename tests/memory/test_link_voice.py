@@ -209,3 +209,31 @@ def test_a_person_who_keeps_another_voice_is_not_folded(
         space=space,
     )
     assert json.loads(audit[0]["detail"])["folded"] is False
+
+
+def test_a_voice_linked_to_the_name_it_called_does_not_address_itself(
+    services: Voxmem, space: str, app_client, space_headers
+) -> None:
+    """The voice called "Rosa" (a placeholder, addressed, no voice); linked by hand to Rosa, its
+    message would address its own speaker: the inferred edge is dropped, the fold still happens."""
+    ingest(services, space, [("spk_a", "Rosa, are you coming to the match?")])
+    addressed = services.db.query(
+        "MATCH (m:Message {space: $space, idx: 0})-[r:ADDRESSES]->(p) "
+        "RETURN p.name AS name, r.source AS source",
+        space=space,
+    )
+    assert addressed == [{"name": "Rosa", "source": "vocative"}]
+    r = app_client.post(f"/spaces/{space}/speakers/spk_a/link", json={"name": "Rosa"}, headers=space_headers)
+    assert r.status_code == 200, r.text
+    assert r.json()["merged_participant_id"] is not None
+    rosa = r.json()["participant_id"]
+    assert not services.db.query(
+        "MATCH (p:Participant {space: $space, id: $id})-[:SPEAKS]->(:Message)-[r:ADDRESSES]->(p) RETURN r",
+        space=space,
+        id=rosa,
+    )
+    assert not services.db.query(
+        "MATCH (p:Participant {space: $space, id: $id})<-[:STATED_BY]-(:Fact)-[r:ADDRESSED_TO]->(p) RETURN r",
+        space=space,
+        id=rosa,
+    )
