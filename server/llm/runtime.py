@@ -134,6 +134,10 @@ def ensure_wheel(cache_dir: Path, version: str) -> Path:
         "pip",
         "wheel",
         "--no-deps",
+        # pip's own wheel cache would hand back a wheel built earlier with other flags
+        "--no-cache-dir",
+        "--no-binary",
+        "llama-cpp-python",
         f"llama-cpp-python=={version}",
         "-w",
         str(directory),

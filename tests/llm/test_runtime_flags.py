@@ -58,3 +58,22 @@ def test_the_cache_is_keyed_by_the_flags(monkeypatch) -> None:
     assert runtime.wheel_dir(cache, "0.3.36") != wheels_amx
     assert runtime.venv_dir(cache, "0.3.36") != venv_amx
     assert wheels_amx.name.startswith("wheels-0.3.36-")
+
+
+def test_the_build_never_takes_a_wheel_from_pips_cache(monkeypatch, tmp_path: Path) -> None:
+    """pip's wheel cache handed back the earlier native wheel under the new directory once."""
+    calls: list[tuple[list[str], dict[str, str]]] = []
+
+    def fake_run(cmd: list[str], log_path: Path, what: str, env: dict[str, str] | None = None) -> None:
+        calls.append((cmd, env or {}))
+        out = Path(cmd[cmd.index("-w") + 1])
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "llama_cpp_python-0.3.36-py3-none-linux_x86_64.whl").write_bytes(b"")
+
+    monkeypatch.setattr(runtime, "_run", fake_run)
+    monkeypatch.setattr(runtime, "_cpu_flags", lambda: AMX_VM)
+    monkeypatch.setattr(runtime.platform, "machine", lambda: "x86_64")
+    runtime.ensure_wheel(tmp_path, "0.3.36")
+    (cmd, env) = calls[0]
+    assert "--no-cache-dir" in cmd and "llama-cpp-python" in cmd[cmd.index("--no-binary") + 1]
+    assert "-DGGML_AMX_INT8=OFF" in env["CMAKE_ARGS"] and "-DGGML_NATIVE=OFF" in env["CMAKE_ARGS"]
