@@ -7,7 +7,7 @@ offline reader (``compose`` without an LLM) and by the product's LLM path (``com
 answer stands when the model fails or times out). So the two are compared side by side on the
 same questions and the same evidence, scored by the same rules (``bench.scoring``), per type.
 
-Sets (``--set dataset:split[:sample]``, as ``answers_bench`` names them): LoCoMo dev (the reader
+Sets (``--set dataset:split[:sample[:scenes]]``, as ``answers_bench`` names them): LoCoMo dev (the reader
 is tuned there), LoCoMo held-out conversations, the household paraphrase sets (``heldout`` is
 never tuned on), ``paraphrases:tune2`` (in_car, meeting and hotel: a second tuning set), and
 ``paraphrases:fresh`` (four generated cases, written after ``heldout`` had been
@@ -63,16 +63,26 @@ def cpu_seconds(pid: int | None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def questions(spec: str, limit: int | None, services: Any) -> tuple[str, list[dict[str, Any]]]:
-    """The questions of one set with their cached retrieval results (retrieved once if missing)."""
+def parse_spec(spec: str) -> argparse.Namespace:
+    """``dataset:split[:sample[:scenes]]`` as ``answers_bench``'s arguments. The scene count is
+    part of the evidence cache's key (FriendsQA / Molweni load that many scenes or dialogues), so
+    ``friendsqa:heldout:200:40`` reads the evidence of ``answers_bench --dataset friendsqa
+    --scenes 40 --sample 200 --split heldout``; without it the set would load every scene and
+    retrieve anew."""
     dataset, split, *rest = spec.split(":")
-    args = argparse.Namespace(
+    return argparse.Namespace(
         dataset=dataset,
         split=split,
-        sample=int(rest[0]) if rest else None,
-        scenes=None,
+        sample=int(rest[0]) if rest and rest[0] else None,
+        scenes=int(rest[1]) if len(rest) > 1 else None,
         locomo=str(DATA / "locomo" / "locomo_dev.json"),
     )
+
+
+def questions(spec: str, limit: int | None, services: Any) -> tuple[str, list[dict[str, Any]]]:
+    """The questions of one set with their cached retrieval results (retrieved once if missing)."""
+    args = parse_spec(spec)
+    dataset, split = args.dataset, args.split
     in_split = getattr(answers_bench, "in_split", None)
     items: list[dict[str, Any]] = []
     for key, rows, qas, roster, conversation, *_ in datasets(args):
@@ -124,6 +134,7 @@ def read_set(
             row |= {
                 "answer": answer.answer,
                 "answerer": answer.answerer,
+                "used": answer.used,  # the message ids the answer rests on: which line it came from
                 "llm_called": reader.calls > calls,
                 "correct": score(item, answer.answer).correct,
                 "correct_person": score(item, answer.answer).correct_person,
@@ -285,7 +296,7 @@ def merge(path: Path, new: dict[str, Any]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", action="append", help="dataset:split[:sample] (repeatable)")
+    parser.add_argument("--set", action="append", help="dataset:split[:sample[:scenes]] (repeatable)")
     parser.add_argument("--limit", type=int, default=30, help="questions per set at most (evenly spaced)")
     parser.add_argument("--config", action="append", help="model:threads (repeatable)")
     parser.add_argument("--judge", action="store_true", help="grade answers with the local model too")

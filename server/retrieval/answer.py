@@ -337,6 +337,15 @@ _HELLO = re.compile(
 )
 
 
+# A chat statement that drops its subject "I": it opens with a verb of what its speaker did ("Been
+# busy", "Went hiking", "Just finished the course"), and does not ask ("Got any plans?" does)
+_DROPPED_I = re.compile(
+    r"^\W*(?:(?:also|just|still|finally|recently)\s+)?(?:been|went|got|started|finished|had|took|made|tried"
+    r"|spent|bought|found|saw|joined|signed|picked|learned|learnt|visited|booked)\b(?![^.!]*\?\W*$)",
+    re.I,
+)
+
+
 # First-person frames that speak of the listener, not of the speaker: "I hope you're okay", "I
 # think you can do it", "let me know", "I'm so proud of you"
 _PHATIC = re.compile(
@@ -356,8 +365,10 @@ def _to_listener(sentence: str, entry: FusedEvidence) -> bool:
     after her race?" is not answered by Ana praising her friend's race; a turn that speaks of its
     speaker too ("Been busy. Started the gym last week. How about you?") keeps its sentences
     without a subject. Only for a turn with one addressee: with several, or none recorded, who
-    "you" is is not known."""
-    if len(entry.evidence.addressees) != 1 or _SELF.search(sentence):
+    "you" is is not known. A statement opening with a verb and no subject drops its "I" ("Been
+    reading that book you recommended and painting to keep busy.": LoCoMo's Melanie, about herself,
+    not about Caroline, who only recommended the book)."""
+    if len(entry.evidence.addressees) != 1 or _SELF.search(sentence) or _DROPPED_I.match(sentence):
         return False
     if _addresses(sentence, entry):
         return True
@@ -1008,7 +1019,10 @@ OFF_KIND, OF_KIND = 0.2, 0.5
 def _rests_on_asked(result: AgentResult, chosen: tuple[str, list[str]]) -> bool:
     """Whether an LLM answer about named people (or the asker, :func:`asked_about`) rests on a turn
     by them, about them (naming them other than as an address), or spoken to them about them
-    ("Your painting of the lake is lovely" to Ana) -- the rule the extractive reader keeps. Judged
+    ("Your painting of the lake is lovely" to Ana) -- the rule the extractive reader keeps; their
+    own questions to the listener and what they call the listener's ("your store") are not about
+    them (asked "How is Jon's store doing?", the model answered from Jon's "What gave you the idea
+    to start the online store?" to Gina). Judged
     on the cited sentences that hold the answer's words, or on the whole cited turns when none
     does (a yes/no answer). Why: asked "What did Melanie make for a local church?", the small
     model answers from Caroline's turn about her own painting; asked "Which drink is Peter's
@@ -1025,6 +1039,11 @@ def _rests_on_asked(result: AgentResult, chosen: tuple[str, list[str]]) -> bool:
     holding = [(s, e) for s, e in pieces if said & {_stem(w) for w in content_words(s)}] or pieces
 
     def about(sentence: str, entry: FusedEvidence) -> bool:
+        by_them = (entry.evidence.speaker or {}).get("id") in ids
+        if by_them and (_asks(sentence) or said & _listeners_things(sentence)):
+            # their question to the listener, or the listener's thing ("How is your store going?"
+            # for "How is Jon's store doing?"): about the listener, unless it names them too
+            return _names_any(sentence, mentions) and not all(_vocative_only(sentence, m) for m in mentions)
         to_them = any(a.get("id") in ids for a in entry.evidence.addressees)
         return _about(entry, sentence, ids, mentions) or (to_them and _to_listener(sentence, entry))
 

@@ -305,6 +305,7 @@ def _number(value: Any, shown: dict[int, FusedEvidence]) -> int:
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?\b")
 _COMMON = {
     "The", "A", "An", "On", "In", "At", "It", "He", "She", "They", "We", "I", "Yes", "No", "Not",
+    "Likely", "Probably", "Maybe", "Most",
     "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February",
     "March", "April", "May", "June", "July", "August", "September", "October", "November", "December",
 }  # fmt: skip
@@ -421,10 +422,17 @@ def _holds(answer: str, entry: FusedEvidence) -> bool:
     return bool(words & set(re.findall(r"[a-z0-9]+", text)))
 
 
+# a yes/no verdict, hedged or not: an answer even when its words are the question's
+_VERDICT = re.compile(r"(?:(?:likely|probably|most\s+likely)\s+)?(?:yes|no)\W*", re.I)
+
+
 def restates(answer: str, question: str) -> bool:
     """Whether an answer only repeats the question's own words ("What book did Caroline recommend
     to Melanie?" → "The book Caroline recommended to Melanie"): it adds nothing, so it is no
-    better than the draft. A choice the question offers ("… tea or coffee?") is an answer."""
+    better than the draft. A choice the question offers ("… tea or coffee?") is an answer, and so
+    is a verdict ("Likely no" to "Would Ana likely move back?": its "likely" is the question's)."""
+    if _VERDICT.fullmatch(answer.strip()):
+        return False
     said = {w[:5] for w in content_words(answer)}
     asked = {w[:5] for w in content_words(question)}
     return bool(said) and " or " not in f" {question.lower()} " and said <= asked

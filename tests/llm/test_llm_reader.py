@@ -623,3 +623,55 @@ def test_the_worked_examples_answer_with_a_phrase_of_their_line_that_the_reader_
         shown = {n: c for n, c in zip(reply["ids"], cited, strict=True)}
         assert parse_answer(json.dumps(reply), shown) == (reply["answer"], reply["ids"])
         assert len(reply["answer"]) < 0.75 * len(lines[str(reply["ids"][0])]), "a phrase, not the line"
+
+
+def _asked_about_tom(question: str, text: str, speaker: dict) -> AgentResult:
+    asking = result(question, evidence=[turn("msg-4", text, speaker, [ANA if speaker is TOM else TOM])])
+    asking.reading.people = [TOM]
+    return asking
+
+
+def test_a_hedged_verdict_is_an_answer_though_its_likely_is_the_questions():
+    from voxmem.retrieval.llm_reader import restates
+
+    assert not restates("Likely no", "Would Tom likely enjoy a week of camping?")
+    assert not restates("Yes", "Is Tom likely to go?")
+    assert restates("likely camping", "Would Tom likely enjoy a week of camping?")  # words, no verdict
+    hates = "Honestly I hate sleeping outdoors, the bugs drive me crazy."
+    asking = _asked_about_tom("Would Tom likely enjoy a week of camping?", hates, TOM)
+    asking.reading.keywords = ["likely", "enjoy", "camping"]
+    chat = Replies(replies=['{"answer": "Likely no", "ids": [1]}'])
+    out = compose(asking, llm=LLMReader(chat))
+    assert chat.prompts and (out.answer, out.answerer, out.used) == ("Likely no", "llm", ["msg-4"])
+
+
+def test_a_line_that_drops_its_i_is_about_its_speaker_not_the_listener_it_mentions():
+    # LoCoMo: Melanie to Caroline, "Been reading that book you recommended … and painting to keep
+    # busy": asked what Caroline does to keep busy, "painting" is Melanie's, not Caroline's
+    mine = "It was tough, but I'm doing ok. Been reading that book you recommended and painting to keep busy."
+    asking = _asked_about_tom("What does Tom do to keep busy?", mine, ANA)
+    asking.reading.keywords = ["keep", "busy"]
+    chat = Replies(replies=['{"answer": "painting", "ids": [1]}'])
+    out = compose(asking, llm=LLMReader(chat))
+    assert chat.prompts and out.answer == NOT_IN_MEMORY
+    assert any("rests on no turn by or about Tom" in n for n in out.notes)
+    # said to him about him, the same words ground the answer
+    yours = "Glad to hear it. You've been painting to keep busy, that's great."
+    out = compose(_asked_about_tom("What does Tom do to keep busy?", yours, ANA), llm=LLMReader(chat))
+    assert (out.answer, out.answerer) == ("painting", "llm")
+
+
+def test_the_asked_persons_question_to_the_listener_is_not_about_them():
+    # LoCoMo adversarial "How is Jon's store doing?" (Gina has the store) answered from Jon's
+    # "What gave you the idea to start the online store?"
+    chat = Replies(replies=['{"answer": "online store", "ids": [1]}'])
+    for text in ("What gave you the idea to start the online store?", "Your online store looks great!"):
+        out = compose(_asked_about_tom("How is Tom's store doing?", text, TOM), llm=LLMReader(chat))
+        assert chat.prompts and out.answer == NOT_IN_MEMORY, text
+        assert any("rests on no turn by or about Tom" in n for n in out.notes), text
+    # his own statement about his store answers it
+    out = compose(
+        _asked_about_tom("How is Tom's store doing?", "My online store is doing great.", TOM),
+        llm=LLMReader(chat),
+    )
+    assert (out.answer, out.answerer) == ("online store", "llm")
