@@ -221,6 +221,7 @@ def up(settings: Settings, model: str | None = None, threads: int | None = None)
             if proc.poll() is not None:
                 raise LLMServerError(f"the llama.cpp server exited with {proc.returncode}:\n{_tail(logfile)}")
             if _models_answer(base_url(settings)) is not None:
+                _first_completion(settings, proc, name, logfile)
                 return status(settings)
             time.sleep(0.5)
         _stop(settings, proc.pid)
@@ -228,6 +229,32 @@ def up(settings: Settings, model: str | None = None, threads: int | None = None)
             f"the llama.cpp server did not answer within {settings.llm_start_timeout_s:.0f} s:\n"
             + _tail(logfile)
         )
+
+
+def _first_completion(settings: Settings, proc: subprocess.Popen[bytes], name: str, logfile: Path) -> None:
+    """One token through the model before ``up`` says it is ready.
+
+    Why: ``/v1/models`` answers before any matrix is multiplied. A llama.cpp build that cannot run
+    on this CPU (a native build on a VM listing AMX it does not grant) passed that check and then
+    died on every client's first question, which each caller saw only as "connection refused".
+    A reply, or a slow reply from a live process on a loaded machine, is accepted; a dead process is
+    an error that says so.
+    """
+    body = json.dumps({"model": name, "prompt": "1 + 1 =", "max_tokens": 1}).encode()
+    request = urllib.request.Request(
+        f"{base_url(settings)}/completions", data=body, headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=settings.llm_start_timeout_s) as reply:
+            reply.read()
+    except (urllib.error.URLError, OSError):
+        time.sleep(0.5)
+        if proc.poll() is None:
+            return  # alive, only slow (or the reply failed): the status check will tell
+        raise LLMServerError(
+            f"the llama.cpp server crashed on its first completion (exit {proc.returncode}): this build of "
+            f"llama-cpp-python does not run on this CPU (see `dmesg`); log {logfile}:\n{_tail(logfile)}"
+        ) from None
 
 
 def _await_answer(settings: Settings, pid: int) -> LLMStatus | None:
