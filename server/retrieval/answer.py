@@ -13,7 +13,7 @@ import json
 import math
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from typing import Any
 
@@ -640,6 +640,97 @@ def _speech_fit(topic: set[str], sentence: str) -> float:
     return 0.0
 
 
+# A person telling what they like, want or need: "For me it's always green tea", "I prefer the
+# window seat", "Friday mornings work best for me", "now I'd rather have a quiet room"
+_STATES_LIKING = re.compile(
+    r"\b(?:favou?rites?|prefer\w*|(?:i|we)\s+(?:\w+\s+)?(?:like|love|enjoy|want|need|adore)|always"
+    r"|works?\s+best|i['’]d\s+rather|can['’]?t\s+stand|hate|into)\b",
+    re.I,
+)
+# Asking the memory to act on the asker's taste: "Get me a drink I like", "Book me a seat", "Put
+# on something for me", "Schedule it at a time that suits me", "Make up my bed the usual way"
+_APPLIED = re.compile(
+    r"\b(?:get|bring|fetch|grab|order|make|play|put|book|reserve|find|give|set|schedule|prepare|pick"
+    r"|choose|send|cook)\b.*\b(?:me|my|i)\b|\bfor\s+me\b|\bsuits?\s+me\b|\b(?:my|the)\s+usual\b",
+    re.I,
+)
+# A turn telling that a liking changed: "I've switched", "I used to …, but now …", "I'm tired of
+# country music, these days …", "now I'd rather have …"
+_CHANGED = re.compile(
+    rf"{_PAST_SAID.pattern}|{_NOW_SAID.pattern}|\b(?:switched|changed\s+my\s+mind|tired\s+of|sick\s+of"
+    r"|rather|instead)\b",
+    re.I,
+)
+# "Is ginger ale still her favourite?", "Does Jack really use foam pillows?": a yes/no question
+# asking whether a value holds, whose answer must say what holds instead
+_STILL = re.compile(r"\b(?:still|really|actually|any\s?more|these\s+days|nowadays|now)\b", re.I)
+_LIKING_WORDS = {
+    _stem(w)
+    for w in (
+        "favourite",
+        "favorite",
+        "like",
+        "love",
+        "prefer",
+        "always",
+        "want",
+        "need",
+        "now",
+        "these",
+        "days",
+        "enjoy",
+        "best",
+        "really",
+        "actually",
+    )
+}
+
+
+# Words of a question about someone's taste beyond ``question.PREFERENCE_WORDS``: "What's Olivia's
+# taste in music?", "What is Ben drinking now?", "Which slot suits Maya?", "What's my top food?"
+_LIKING_ASKED = re.compile(
+    r"\b(?:wants?|needs?|rather|taste|into|top|go-?to|suits?|happy\s+with|current(?:ly)?|nowadays"
+    r"|these\s+days|usual(?:ly)?|drink\w*|eat\w*|listen\w*)\b",
+    re.I,
+)
+
+
+def asks_liking(reading: Reading) -> bool:
+    """Whether a question asks what someone likes, wants or needs, or asks the memory to act on
+    it ("Could you get me a drink I like?", "Play something for me")."""
+    return reading.preference or bool(_APPLIED.search(reading.text) or _LIKING_ASKED.search(reading.text))
+
+
+_OPENING_NAME = re.compile(
+    r"^\W*(?:(?:oh|well|so|yes|no|and|but|actually|honestly|i\s+think)\W+)*([A-Za-z]+)\s+(\w+)", re.I
+)
+
+
+def _opens_with_other(sentence: str, others: set[str]) -> bool:
+    """Whether a sentence opens by telling about someone else ("Jack needs foam pillows, I remember
+    that.", "Oh, Sam loves hot chocolate"): by the speaker, but about that person's taste. Not an
+    address ("Jack, could you …") nor a shared subject ("Mel and I love hiking")."""
+    match = _OPENING_NAME.match(sentence)
+    if match is None:
+        return False
+    return match.group(1).lower() in others and match.group(2).lower() not in ("and", "or")
+
+
+def _verdict(sentence: str, turn: str, question: str, names: set[str]) -> str:
+    """Yes or No for a yes/no question about a liking answered by ``sentence`` of ``turn``: No when
+    it negates; when the question asks whether something still holds and the turn tells of a
+    change; or when the sentence holds less than two thirds of the question's own words for the
+    value ("Does Lucy like hip hop?" answered by "the music I like best is old rock and roll";
+    "Does Peter like the aisle seat?" by "I always want a window seat")."""
+    if short_span("yesno", sentence, None) == "No":
+        return "No"
+    if _STILL.search(question) and _CHANGED.search(turn):
+        return "No"
+    value = {_stem(w) for w in content_words(question) if w not in names} - _LIKING_WORDS
+    held = value & {_stem(w) for w in content_words(sentence)}
+    return "No" if value and 3 * len(held) < 2 * len(value) else "Yes"
+
+
 class ExtractiveAnswerer:
     """Offline: the evidence sentence sharing the most (rarity-weighted, stemmed) question words,
     helped by its meaning (sentence embeddings) when an embedder is given.
@@ -662,6 +753,9 @@ class ExtractiveAnswerer:
     list_turns = 3  # a list question ("What has Ana painted?") gathers from up to this many turns
     list_floor = 1.0  # … each supported at least this share of ``min_support``
     list_deeper = 2  # … and from up to this many more turns ranked below the top ones
+    own_liking = 0.1  # support added to a person's own statement of a liking when asked what they like
+    liking_word_weight = 0.3  # share of its weight a word like "like" keeps in a question about a taste
+    liking_floor = 0.25  # MiniLM cosine a liking must reach to answer when no words are shared
     top = 10  # evidence entries read for every question
     deep = 30  # … and for a span of the asked shape when the top ones hold none
 
@@ -693,6 +787,9 @@ class ExtractiveAnswerer:
         themselves nor change how the top ones are weighed)."""
         reading = result.reading
         wanted = [w for w in reading.keywords]
+        if reading.claimant:  # their turns never answer, so their name is no word to find
+            claimant_words = _name_words([reading.claimant])
+            wanted = [w for w in wanted if w not in claimant_words] or wanted
         if not wanted or not result.evidence:
             return None
         candidates: list[tuple[str, FusedEvidence]] = []
@@ -707,8 +804,6 @@ class ExtractiveAnswerer:
         read = [sentence for sentence, entry in candidates if entry.id not in reserve]
         df = Counter(s for sentence in read for s in {_stem(w) for w in content_words(sentence)})
         n = len(read)
-        weight = {w: math.log(1 + n / (1 + df.get(stems[w], 0))) for w in wanted}
-        total = sum(weight.values()) or 1.0
         # A question about named people is answered only from what they said or what names them:
         # "What is Grace's favourite food?" must not be answered by Lucy's favourite food.
         # A first-person question ("What's my favourite drink?") is about the asker: their turns
@@ -716,6 +811,21 @@ class ExtractiveAnswerer:
         people = asked_about(reading, result.scope.asker, result.scope.asker_name)
         named_ids: set[str] = {p["id"] for p in people if p.get("id")}
         mentions = [m for p in people for m in _mentions(p)]
+        likes = bool(named_ids) and asks_liking(reading)
+        # whether they say anything of their own taste here (then that outweighs hearsay)
+        own_say = likes and any(
+            _speaker_id(entry) in named_ids and _STATES_LIKING.search(sentence)
+            for sentence, entry in candidates
+        )
+        weight = {w: math.log(1 + n / (1 + df.get(stems[w], 0))) for w in wanted}
+        if own_say:
+            # "like", "favourite", "want" say that a taste is asked about, not which: every
+            # statement of one holds them ("Give Daniel the aisle seat, that's what they like")
+            weight = {
+                w: v * (self.liking_word_weight if stems[w] in _LIKING_WORDS else 1.0)
+                for w, v in weight.items()
+            }
+        total = sum(weight.values()) or 1.0
         semantic = self.meaning.scores(reading.text, [c[0] for c in candidates])
         name_words = _name_words(people)
         name_stems = {_stem(w) for w in name_words}
@@ -729,6 +839,8 @@ class ExtractiveAnswerer:
             return {_stem(w) for w in content_words(sentence)}
 
         turns = {(e.evidence.session, e.evidence.idx): e for e in result.evidence}
+        claimant = (reading.claimant or {}).get("id")
+        strangers = _people_words(result) - set(mentions) - {w for m in mentions for w in m.split()}
         # "What did Jon say / think about …": what he says to his listener counts too
         said_by = bool({_stem(w) for w in words(reading.text)} & _SAID_STEMS)
         # "What did nbx909 ask?": then the questions people asked are the evidence
@@ -752,6 +864,8 @@ class ExtractiveAnswerer:
             reply = _reply(entry, turns) if asks else None
             if reply is not None and all(_asks(x) for x in split_sentences(reply.evidence.text)):
                 reply = None  # a reply that only asks back ("Which one is Bonnie?") answers nothing
+            if claimant and claimant in ((entry.evidence.speaker or {}).get("id"), _speaker_id(reply)):
+                continue  # "Lucy said Olivia likes rock: is that right?" is not settled by Lucy
             # the speaker's name counts as present in their own turn (a question's: the replier's)
             voice = (reply or entry).evidence.speaker
             if voice:
@@ -774,10 +888,17 @@ class ExtractiveAnswerer:
                 continue  # "That race sounds great, Mel!" by Ana is about Mel's race
             if not (own_words(sentence) & topic) and sem < 0.5 and not spoken:
                 continue  # only a name in common ("Thanks, Gina!") is no evidence about Gina
+            if speaker_asked and _opens_with_other(sentence, strangers):
+                continue  # "Jack needs foam pillows, I remember that." by Maya is about Jack
             support = sum(weight[w] for w in wanted if stems[w] in words_here) / total
             support = (1 - self.semantic_weight) * support + self.semantic_weight * sem
             if spoken:
                 support += _speech_fit(topic, sentence)
+            if likes:
+                # what Daniel says he likes, before what others say of him (when he says any)
+                own = speaker_asked and _STATES_LIKING.search(sentence)
+                hearsay = not speaker_asked and own_say
+                support += self.own_liking if own else -self.own_liking if hearsay else 0.0
             if reading.temporal and _DATE.search(sentence):
                 support += 0.1
             raw[rank] = support
@@ -800,7 +921,11 @@ class ExtractiveAnswerer:
         if replied is not None and (best is None or replied[0] > best[0] + self.reply_margin):
             best = replied
         if best is None or raw[best[1]] < self.min_support:
-            return None
+            best = self._liking(result, candidates, named_ids, strangers) if likes else None
+            if best is None:
+                return None
+        if likes and not _PAST_ASKED.search(reading.text) and wanted_shape(reading.text) != "date":
+            best = _latest_change(best, candidates)
         shaped = self._shaped(reading.text, scored, result.evidence, _people_words(result))
         if shaped is not None:
             return shaped[0], shaped[1], True
@@ -810,6 +935,14 @@ class ExtractiveAnswerer:
             sentence = " ".join(stated) or sentence
         said = day_of(entry.evidence.ts)
         shape = wanted_shape(reading.text)
+        if shape == "yesno" and likes:
+            # "Is ginger ale still Lucy's favourite?": "No — Lucy: … my favourite now is black
+            # coffee.", not a bare "No" that leaves out what holds instead
+            verdict = _verdict(sentence, entry.evidence.text, reading.text, name_words)
+            quoted = f"{_label(entry.evidence.speaker)}: {entry.evidence.text.strip()}"
+            if _CHANGED.search(entry.evidence.text) and said is not None:
+                quoted += f" (said on {spoken_date(said)})"
+            return f"{verdict} — {quoted}", [entry.id], True
         span = short_span(shape, sentence, said, _people_words(result))
         if span is None and shape == "date":
             span = _dated_nearby(
@@ -849,6 +982,37 @@ class ExtractiveAnswerer:
                 return "; ".join(p[0] for p in parts), [i for p in parts for i in p[1]], fits
         return text + when, [entry.id], fits
 
+    def _liking(
+        self,
+        result: AgentResult,
+        candidates: list[tuple[str, FusedEvidence]],
+        people: set[str],
+        others: set[str],
+    ) -> tuple[float, int, str, FusedEvidence] | None:
+        """For a question about what someone likes that shares too few words with any turn ("Grab
+        me a drink, you know the one I like", "Play something I'd enjoy"): that person's own
+        statement of a liking closest in meaning to the question, if close enough
+        (``liking_floor``, MiniLM cosine) and of the asked shape when that is a number or a date
+        ("How warm …"; "Where does Daniel like to sit?" is answered by a seat, not a place).
+        Why: the asker's words are not the turn's ("For me it's always ginger ale"), but the
+        person has said few such things, and meaning picks among them."""
+        shape = wanted_shape(result.reading.text)
+        pool = [
+            (rank, sentence, entry)
+            for rank, (sentence, entry) in enumerate(candidates)
+            if (entry.evidence.speaker or {}).get("id") in people
+            and _STATES_LIKING.search(sentence)
+            and not _asks(sentence)
+            and not _opens_with_other(sentence, others)
+            and (shape not in ("number", "date") or short_span(shape, sentence, None))
+        ]
+        cosines = self.meaning._cosines(result.reading.text, [sentence for _, sentence, _ in pool])
+        ranked = sorted(zip(cosines, pool, strict=True), key=lambda item: (-item[0], item[1][0]))
+        if not ranked or ranked[0][0] < self.liking_floor:
+            return None
+        cosine, (rank, sentence, entry) = ranked[0]
+        return cosine, rank, sentence, entry
+
     def _shaped(
         self,
         question: str,
@@ -860,7 +1024,7 @@ class ExtractiveAnswerer:
         span, or whose reply does (a question's answer sits in the next turn: "Can I borrow your
         old boots?" / "Sure, they are in the garage.")."""
         shape = wanted_shape(question)
-        if shape not in ("place", "number", "time"):
+        if shape not in ("place", "number", "time") or not scored:
             return None
         by_turn = {(e.evidence.session, e.evidence.idx): e for e in evidence}
         ranked_scores = sorted(scored, key=lambda s: (-s[0], s[1]))
@@ -878,6 +1042,35 @@ class ExtractiveAnswerer:
                 if span is not None:
                     return span, [entry.id, reply.id]
         return None
+
+
+def _latest_change(
+    best: tuple[float, int, str, FusedEvidence], candidates: list[tuple[str, FusedEvidence]]
+) -> tuple[float, int, str, FusedEvidence]:
+    """The same speaker's later sentence telling that the liking ``best`` states changed, sharing
+    its words ("For me it's always ginger ale." → "I don't drink ginger ale any more, my favourite
+    now is black coffee."), else ``best``. Why: a question about today is answered by the latest
+    word on it; the earlier turn usually matches the question's words better."""
+    _, _, sentence, entry = best
+    speaker = _speaker_id(entry)
+    held = {_stem(w) for w in content_words(sentence)} - _LIKING_WORDS
+    latest = best
+    if not _STATES_LIKING.search(sentence):
+        return best
+    for rank, (other, later) in enumerate(candidates):
+        if (
+            _speaker_id(later) == speaker
+            and _STATES_LIKING.search(other)
+            and (later.evidence.ts or "") > (latest[3].evidence.ts or "")
+            and _CHANGED.search(other)
+            and held & {_stem(w) for w in content_words(other)}
+        ):
+            latest = (best[0], rank, other, later)
+    return latest
+
+
+def _speaker_id(entry: FusedEvidence | None) -> str | None:
+    return (entry.evidence.speaker or {}).get("id") if entry is not None else None
 
 
 def _gathered(
@@ -1105,6 +1298,29 @@ def _judged(
     return outcome.chosen, "llm", ""
 
 
+def _second_hop(result: AgentResult, embed: Any, notes: list[str]) -> tuple[AgentResult, list[str]]:
+    """A two-hop question ("What music does the person who agreed to check the tyres like?") as
+    the question about the person its first hop names (``Reading.hop``, answered from SPEAKS like
+    any who-question), with the id of the turn that named them; a question without a hop as it
+    is. Why: read whole, the question's best match is the first hop's own turn ("Sure, I'll check
+    the tyre pressure"), which says nothing of what its speaker likes. An unresolved hop leaves
+    the whole question to the readers, as before."""
+    reading = result.reading
+    if reading.hop is None:
+        return result, []
+    found = GraphAnswerer(embed).answer(replace(result, reading=reading.hop))
+    turn = next((e for e in result.evidence if found and e.id == found[1][0]), None)
+    person = turn.evidence.speaker if turn is not None else None
+    if turn is None or not person:
+        notes.append(f"the person described ({reading.hop.quote!r}) was not found; the question read whole")
+        whole = replace(reading, hop=None, keywords=content_words(reading.text))
+        return replace(result, reading=whole), []
+    notes.append(f"first hop: {_label(person)} said {turn.evidence.text.strip()!r}")
+    text = (reading.hop.rest or "{}").format(_label(person))
+    about = replace(reading, text=text, hop=None, people=[person], first_person=False, kind="general")
+    return replace(result, reading=about), [turn.id]
+
+
 def compose(
     result: AgentResult, llm: LLMReader | None = None, max_evidence: int = 10, embed: Any = None
 ) -> Answer:
@@ -1117,6 +1333,7 @@ def compose(
     fallback: tuple[str, list[str]] | None = None  # the offline answer, the LLM's draft
     answerer = "none"
     notes: list[str] = []
+    result, hop = _second_hop(result, embed, notes)
     graph = GraphAnswerer(embed).answer(result)
     if graph is not None:
         chosen, answerer = graph, "graph"
@@ -1170,7 +1387,7 @@ def compose(
             "an unknown asker reads nothing here; name the asker (participant id or name) or ask by voice"
         )
     evidence = result.evidence[:max_evidence]
-    used = chosen[1] if chosen else []
+    used = [*hop, *chosen[1]] if chosen else []
     shown = {e.id for e in evidence}
     evidence += [e for e in result.evidence if e.id in used and e.id not in shown]
     trace = [asdict(t) for t in result.trace]

@@ -22,7 +22,7 @@ _SAY_VERBS = (
     r"(?:said|say|says|told|tell|asked|ask|mentioned|suggested|promised|wanted|requested|shouted|yelled"
     r"|spoke|talked|agreed|offered|volunteered|announced|proposed|raised|brought\s+up|complained"
     r"|reminded|warned|invited|recommended|explained|admitted|insisted|claimed|thanked|apologi[sz]ed"
-    r"|got|needed|wondered|noted|pointed\s+out|came\s+up\s+with|took\s+on|gave)"
+    r"|got|needed|wondered|noted|pointed\s+out|came\s+up\s+with|took\s+on|gave|let\s+(?:\w+\s+){0,2}know)"
 )
 # "Who was it that asked …", "Who is the one who said …", "Which person was it who …" → "Who asked …"
 _CLEFT = re.compile(
@@ -40,6 +40,12 @@ _REQUEST_VERBS = re.compile(r"\b(?:asked|ask|wanted|requested|told|got|needed|re
 # "… when she asked about the train", "… after Tom mentioned the tour": the utterance described
 _DESCRIBED = re.compile(
     r"\b(?:when|while|after|before|as|where)\s+(?:he|she|they|i|\w+)\s+(?P<what>[^,?]+)", re.I
+)
+# "Daniel asked someone to find fuel on the way. Who?": the person asked, told of as "someone"
+_SOMEONE = re.compile(
+    r"^\s*(?P<name>[\w'’-]+(?:\s[\w'’-]+)?)\s+(?:asked|told|wanted|got|needed)\s+(?:someone|somebody"
+    r"|a\s+person|one\s+of\s+(?:us|them))\s+(?:to\s+)?(?P<what>[^;.?:]+?)\s*[;.,:?-]+\s*(?:who|whom)\b",
+    re.I,
 )
 _PRONOUNS = {"he", "she", "they", "him", "her", "them", "i", "me"}
 _WHO_SAID = re.compile(
@@ -131,6 +137,15 @@ class Reading:
     # who-questions: 'request' (who asked/wanted …), 'commit' (who agreed/offered/promised …), 'say',
     # or 'did' (a verb of doing: answered by the speaker only of a first-person turn)
     act: str = "say"
+    # "Lucy said Olivia likes rock. Is that right?": the person whose claim the question reports.
+    # What they said is the thing in doubt, so their turns never answer it (:func:`asked_about`).
+    claimant: dict[str, Any] | None = None
+    # "What music does the person who agreed to check the tyres like?": the who-question naming
+    # the person asked about (the first hop); the answerer resolves it from SPEAKS, then reads the
+    # rest of the question (``keywords``) about that person; the hop's ``rest`` is the question
+    # with "{}" where the described person was ("Does {} like hip hop?")
+    hop: Reading | None = None
+    rest: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -144,6 +159,8 @@ class Reading:
             "speaker": (self.speaker or {}).get("name"),
             "addressee": (self.addressee or {}).get("name"),
             "act": self.act,
+            "claimant": (self.claimant or {}).get("name"),
+            "hop": self.hop.as_dict() if self.hop else None,
         }
 
 
@@ -164,8 +181,9 @@ def asked_about(reading: Reading, asker: str | None, asker_name: str | None = No
     """The people a question is about: those it names, and the asker when the question is about
     themself ("What's my favourite drink?", "Where do I work?"). Why one helper: the extractive
     reader answers only from these people's turns, and an LLM answer must rest on one of them."""
-    people = list(reading.people)
-    if reading.first_person and asker and _POSSESSIVE_ME.search(reading.text):
+    claimant = (reading.claimant or {}).get("id")
+    people = [p for p in reading.people if p.get("id") != claimant]
+    if reading.first_person and asker and asker != claimant and _POSSESSIVE_ME.search(reading.text):
         people.append({"id": asker, "name": asker_name or ""})
     return people
 
@@ -217,6 +235,25 @@ def sound_key(word: str) -> str:
     return first + "".join(code)
 
 
+def _nickname(token: str, index: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """The one participant a short or pet form names ("Dan", "Soph" for Sophie, "Liv" for Olivia,
+    "Benny" for Ben): a part of at least three letters of exactly one one-word name covering at
+    least half of it, or that name with at most two letters added ("Sammy")."""
+    if len(token) < 3:
+        return None
+    owners = {
+        p["id"]: p
+        for name, p in index.items()
+        if " " not in name
+        and name != token
+        and (
+            (token in name and 2 * len(token) >= len(name))
+            or (len(name) >= 3 and token.startswith(name) and len(token) <= len(name) + 2)
+        )
+    }
+    return next(iter(owners.values())) if len(owners) == 1 else None
+
+
 def _sounds_like(token: str, index: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
     """The one participant whose name (or a part of it) sounds like ``token``, else None."""
     if len(token) < 3:
@@ -259,7 +296,7 @@ def find_people(text: str, participants: list[dict[str, Any]]) -> list[tuple[int
                 break
         else:
             if i > 0 and raw[i][:1].isupper() and tokens[i] not in QUESTION_STOP_WORDS:
-                person = _sounds_like(tokens[i], index)
+                person = _sounds_like(tokens[i], index) or _nickname(tokens[i], index)
                 if person is not None:
                     found.setdefault(person["id"], (i, person))
     return sorted(found.values(), key=lambda item: item[0])
@@ -299,6 +336,94 @@ _WHO_VERB = re.compile(
 )
 
 
+# A person's claim reported by the question: "Lucy said …", "Ben's sure …", "Maya remembers …",
+# "… like Maya said", "Was Olivia right about …". Only the -s / -ed forms and "is sure": the bare
+# "What did Tom say about Ana?" / "Why does Ross think …" ask what was said, not whether it holds.
+_CLAIMS_AFTER = re.compile(
+    r"^(?:(?:also|always|really|just|once)\s+)?(?:said|says|told|tells|thinks|thought|claims|claimed"
+    r"|believes|believed|reckons|reckoned|remembers|remembered|insists|insisted|assumes|assumed"
+    r"|(?:is|was|'s|’s|seems|seemed)\s+(?:sure|certain|convinced))\b",
+    re.I,
+)
+_CLAIMS_BEFORE = re.compile(r"(?:\b(?:like|as|according\s+to)|^(?:was|is|were)|\b(?:was|is)\s+)\s*$", re.I)
+_VERDICT_AFTER = re.compile(r"^(?:right|correct|wrong|mistaken)\b", re.I)
+
+
+def _claimant(
+    text: str, found: list[tuple[int, dict[str, Any]]], me: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """The person whose claim about someone else the question reports ("Lucy said Olivia only
+    listens to rock. Was she right?", "Does Jack really use foam pillows, like Maya said?", "I
+    said Sophie prefers mornings; was I right?"), or None. Someone else must be asked about: a
+    named person other than the claimant, or the asker after the claim ("Ben said I love …")."""
+    raw = re.findall(r"[\w'’-]+", text)
+    people: list[tuple[int, dict[str, Any]]] = list(found)
+    if me is not None:
+        people += [(i, me) for i, w in enumerate(raw) if w.lower() == "i"]
+    for i, person in people:
+        after = " ".join(raw[i + 1 : i + 5])
+        if re.search(r"['’]s$", raw[i]):  # "Ben's sure …"
+            after = "'s " + after
+        before = " ".join(raw[max(0, i - 3) : i])
+        claims = _CLAIMS_AFTER.match(after) or (
+            _CLAIMS_BEFORE.search(before) and (_VERDICT_AFTER.match(after) or _CLAIMS_AFTER.match(after))
+        )
+        if not claims or re.search(r"\b(?:when|while|after|before|once|since)\s*$", before, re.I):
+            continue  # "How did Joey react when Rachel said …" describes a turn; it doubts nothing
+        others = [p for j, p in found if p["id"] != person["id"]]
+        about_me = (
+            me is not None
+            and me["id"] != person["id"]
+            and any(w.lower() in ("i", "me", "my") for w in raw[i + 1 :])
+        )
+        if others or about_me:
+            return person
+    return None
+
+
+# "the person who agreed to check the tyres", "whoever said they'd book the tour", "the one
+# booking the museum tour": a person described by what they said or took on
+_DESCRIBED_PERSON = re.compile(
+    r"\b(?:(?:the|that)\s+(?:person|one|guy|woman|man|colleague|guest|passenger|participant|someone)"
+    r"(?:\s+(?:who|that)(?:['’]s|\s+(?:is|was))?|(?=\s+\w+ing\b))|whoever|(?:someone|somebody)\s+who)"
+    r"\s+(?P<clause>[^.,:;?!]+)",
+    re.I,
+)
+# the question's own verb, where the clause runs on into it: "… whoever took on the tyre check
+# like?" → "took on the tyre check", "the person who's sending the summary want their updates"
+# → "sending the summary"; not after a subject of the clause's own ("who said they like tea")
+_MAIN_VERB = re.compile(
+    r"(?<!\bthey)(?<!\bhe)(?<!\bshe)(?<!\bi)(?<!\bto)\s+(?:like|likes|love|loves|prefer|prefers|want"
+    r"|wants|need|needs|enjoy|enjoys|drink|drinks|eat|eats|listen|listens|use|uses)\b.*$"
+    r"|\s+(?:what|whats|what['’]s|which|how|when|where)\b.*$",
+    re.I,
+)
+_THINK_OF = re.compile(
+    r"^\s*(?:think|thinking)\s+(?:of|about)\s+|\b(?:that|this|the)\s+(?:person|one)\b", re.I
+)
+
+
+def _first_hop(text: str, participants: list[dict[str, Any]]) -> Reading | None:
+    """The who-question inside a two-hop question ("What music does the person who agreed to
+    check the tyres like?" → "who agreed to check the tyres", a commitment), or None. Someone
+    doing a task ("the one booking the tour", "who checked the tyres") is who took it on, unless
+    the clause says they asked for it."""
+    match = _DESCRIBED_PERSON.search(text)
+    if match is None or re.match(r"^\s*(?:who|whom|which)\b", text, re.I):
+        return None
+    clause = _MAIN_VERB.sub("", match.group("clause").strip())
+    if not content_words(clause):
+        return None
+    act = "request" if _REQUEST_VERBS.search(clause) and not _COMMIT_VERBS.search(clause) else "commit"
+    hop = Reading(text=f"Who {clause}?", kind="who_said", quote=clause, act=act)
+    hop.people = [p for _, p in find_people(clause, participants)]
+    # the rest of the question, with the described person taken out, is asked about them
+    rest = text[: match.start()] + "{}" + text[match.start("clause") + len(clause) :]
+    hop.rest = rest.replace("{", "{{").replace("}", "}}").replace("{{}}", "{}")
+    hop.keywords = content_words(_THINK_OF.sub("", rest.replace("{}", " ")))
+    return hop
+
+
 def read_question(
     text: str, participants: list[dict[str, Any]], asker: dict[str, Any] | None = None
 ) -> Reading:
@@ -319,6 +444,13 @@ def read_question(
         keywords=content_words(text),
     )
     me = asker if (first_person and asker) else None
+    found = find_people(text, participants)
+    reading.claimant = _claimant(text, found, me)
+    reading.hop = _first_hop(text, participants)
+    if reading.hop is not None:
+        # the rest of the question is about the person the first hop names: its words only
+        reading.keywords, reading.hop.keywords = reading.hop.keywords, content_words(reading.hop.quote or "")
+        return reading
     plain = _CLEFT.sub(r"\1 ", text)
 
     said_to = _SAID_TO.search(plain)
@@ -346,6 +478,11 @@ def read_question(
         reading.kind, reading.speaker = "addressee", speaker
         if reading.quote is None:
             reading.quote = _described(plain) or _addressee_topic(plain, whom)
+        return reading
+    someone = _SOMEONE.match(plain)
+    speaker = _person_in(someone.group("name"), participants) if someone else None
+    if someone and speaker is not None:
+        reading.kind, reading.speaker, reading.quote = "addressee", speaker, someone.group("what").strip()
         return reading
     # whitespace collapsed first: the pattern then cannot backtrack over long runs of spaces
     requests = None if (who_said or quote) else _REQUESTS.search(" ".join(text.split()))
