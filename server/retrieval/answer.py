@@ -716,6 +716,10 @@ def _opens_with_other(sentence: str, others: set[str]) -> bool:
     return match.group(1).lower() in others and match.group(2).lower() not in ("and", "or")
 
 
+# How a yes/no answer about a liking opens, before the turn that says what holds
+VERDICTS = ("Yes — ", "No — ")
+
+
 def _verdict(sentence: str, turn: str, question: str, names: set[str]) -> str:
     """Yes or No for a yes/no question about a liking answered by ``sentence`` of ``turn``: No when
     it negates; when the question asks whether something still holds and the turn tells of a
@@ -942,7 +946,7 @@ class ExtractiveAnswerer:
             quoted = f"{_label(entry.evidence.speaker)}: {entry.evidence.text.strip()}"
             if _CHANGED.search(entry.evidence.text) and said is not None:
                 quoted += f" (said on {spoken_date(said)})"
-            return f"{verdict} — {quoted}", [entry.id], True
+            return f"{VERDICTS[verdict == 'No']}{quoted}", [entry.id], True
         span = short_span(shape, sentence, said, _people_words(result))
         if span is None and shape == "date":
             span = _dated_nearby(
@@ -1226,7 +1230,11 @@ def _rests_on_asked(result: AgentResult, chosen: tuple[str, list[str]]) -> bool:
     ids = {p["id"] for p in people if p.get("id")}
     mentions = [m for p in people for m in _mentions(p)]
     said = {_stem(w) for w in content_words(chosen[0])}
-    cited = [e for e in result.evidence if e.id in chosen[1]]
+    # the claimant's own turns settle nothing ("Lucy said Olivia likes rock: is that right?")
+    claimant = (result.reading.claimant or {}).get("id")
+    cited = [
+        e for e in result.evidence if e.id in chosen[1] and (claimant is None or _speaker_id(e) != claimant)
+    ]
     pieces = [(s, e) for e in cited for s in SENTENCE_BREAK.split(e.evidence.text) if s.strip()]
     pieces += [(str(x.get("text", "")), e) for e in cited for x in e.support]
     holding = [(s, e) for s, e in pieces if said & {_stem(w) for w in content_words(s)}] or pieces
@@ -1237,8 +1245,11 @@ def _rests_on_asked(result: AgentResult, chosen: tuple[str, list[str]]) -> bool:
             # their question to the listener, or the listener's thing ("How is your store going?"
             # for "How is Jon's store doing?"): about the listener, unless it names them too
             return _names_any(sentence, mentions) and not all(_vocative_only(sentence, m) for m in mentions)
-        to_them = any(a.get("id") in ids for a in entry.evidence.addressees)
-        return _about(entry, sentence, ids, mentions) or (to_them and _to_listener(sentence, entry))
+        # spoken to them about them ("Your painting is lovely"), not only to them by name: "Alice,
+        # let's take that offline" says nothing of Alice, yet passed as about her, so an answer
+        # "offline" to how Alice wants her updates rested on it
+        to_them = any(a.get("id") in ids for a in entry.evidence.addressees) and _TO_YOU.search(sentence)
+        return _about(entry, sentence, ids, mentions) or bool(to_them and _to_listener(sentence, entry))
 
     return any(about(s, e) for s, e in holding)
 
@@ -1246,6 +1257,9 @@ def _rests_on_asked(result: AgentResult, chosen: tuple[str, list[str]]) -> bool:
 def _texts(result: AgentResult, ids: list[str]) -> list[str]:
     """The text of the evidence turns an answer rests on."""
     return [e.evidence.text for e in result.evidence if e.id in ids]
+
+
+_BARE_VERDICT = re.compile(r"\W*(?:(?:likely\s+)?(?:yes|no))\W*", re.I)
 
 
 def _judged(
@@ -1281,6 +1295,9 @@ def _judged(
             return (fallback, "extractive", stale) if keep else (None, "none", stale)
     if fallback is None:
         return outcome.chosen, "llm", ""
+    if outcome.chosen and _BARE_VERDICT.fullmatch(outcome.chosen[0]) and fallback[0].startswith(VERDICTS):
+        # the draft says what holds ("No — Lucy: … my favourite now is black coffee."); "No" alone does not
+        return fallback, "extractive", "the LLM answered only yes or no; the offline draft says what holds"
     if (
         outcome.chosen
         and wanted_shape(result.reading.text) == "date"

@@ -6,8 +6,14 @@ the wording here is this file's own."""
 
 from __future__ import annotations
 
+from tests.retrieval.fake_llm import ScriptedChat
 from tests.retrieval.test_reader_generalises import PEOPLE, PLUMBER, _ask, _BagOfWords, _hit
+from voxmem.retrieval.agent import AgentResult
+from voxmem.retrieval.answer import compose
+from voxmem.retrieval.fusion import fuse
+from voxmem.retrieval.llm_reader import LLMReader
 from voxmem.retrieval.question import asked_about, find_people, read_question
+from voxmem.retrieval.scope import AccessScope
 
 SOPHIE, PETER, LEO = PEOPLE[0], PEOPLE[1], PEOPLE[2]
 EARLY, LATE = "2026-04-02T10:00:00Z", "2026-04-20T10:00:00Z"
@@ -138,3 +144,38 @@ def test_someone_asked_to_do_a_task_and_letting_everyone_know_are_attribution_qu
     assert _ask("Sophie asked someone to call the plumber; who was it?", PLUMBER).answer == "Peter"
     assert read_question("Who let everyone know about the outage?", PEOPLE).kind == "who_said"
     assert _ask("Who let everyone know the internet would be down?", PLUMBER).answer == "Sophie"
+
+
+# --- the LLM's answer against the offline draft --------------------------------------------------
+def _read_by(reply: str, question: str, hits: list, asker: str | None = None):
+    """``question`` answered with an LLM that always replies ``reply`` (a scripted chat model)."""
+    me = next((p for p in PEOPLE if p["id"] == asker), None)
+    scope = AccessScope("sp", "participant" if asker else "open", asker, (me or {}).get("name"))
+    result = AgentResult(
+        question, scope, read_question(question, PEOPLE, me), "heuristic", fuse([hits]), [], {}
+    )
+    chat = ScriptedChat(planner=lambda prompt: "{}", answerer=lambda prompt: reply)
+    return compose(result, llm=LLMReader(chat)), chat
+
+
+def test_an_llm_answer_resting_on_the_claimants_own_turn_is_not_taken():
+    hits = [
+        _hit("m1", "Leo has ginger ale with every meal, I'm sure of it.", "Sophie"),
+        _hit("m2", "No, that's wrong, I never liked ginger ale. My favourite drink is black coffee.", "Leo"),
+    ]
+    reply = '{"answer": "ginger ale with every meal", "ids": [1]}'
+    answer, chat = _read_by(reply, "Sophie said Leo loves ginger ale. Right?", hits)
+    assert chat.calls and "black coffee" in answer.answer and answer.answerer == "extractive"
+
+
+def test_an_llm_answer_from_a_line_that_only_calls_the_person_by_name_is_not_taken():
+    hits = [_hit("m1", "Leo, let's take that offline.", "Sophie", ["Leo"])]
+    answer, chat = _read_by('{"answer": "offline", "ids": [1]}', "How does Leo want his updates?", hits)
+    assert chat.calls and answer.answer == "not in memory"
+
+
+def test_a_bare_yes_or_no_from_the_llm_keeps_the_draft_that_says_what_holds():
+    answer, chat = _read_by(
+        '{"answer": "No", "ids": [2]}', "Is ginger ale still Leo's favourite?", LEO_DRINKS
+    )
+    assert chat.calls and answer.answer.startswith("No — Leo: ") and "black coffee" in answer.answer
