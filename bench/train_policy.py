@@ -45,6 +45,7 @@ import random
 import statistics
 import time
 from collections import defaultdict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,7 +58,7 @@ from voxmem.config import Settings
 from voxmem.errors import DatabaseUnavailable, VoxmemError
 from voxmem.passages import passage
 from voxmem.retrieval import learned as L
-from voxmem.retrieval.agent import POLICIES, Agent, AgentState
+from voxmem.retrieval.agent import POLICIES, Action, Agent, AgentState, RoundTrace
 from voxmem.retrieval.question import read_question
 from voxmem.retrieval.scope import AccessScope, resolve_scope
 from voxmem.retrieval.service import RetrievalService
@@ -473,6 +474,27 @@ def branch(state: AgentState) -> AgentState:
     child.rounds = list(state.rounds)
     child.last_hits = {}
     return child
+
+
+def episode(
+    env: Env, q: Question, decide: Callable[[AgentState], list[Action]], policy: str
+) -> Iterator[tuple[AgentState, RoundTrace]]:
+    """One episode of ``q`` played as :meth:`Agent.run` plays it, on the env's cached tools:
+    ``decide`` reads the state before each round and returns its plan (no action of the env's
+    tools ends the episode, as does the agent's stop rule or the round limit); the state is
+    yielded after each round with that round's trace. Why one loop: the clone's rollouts, the
+    ceiling's heuristic episode and the stop profiles each wrote it out; ``decide`` is where
+    they differ (what they record before a round)."""
+    state = env.start(q)
+    present = env.present(q)
+    while state.round <= env.agent.max_rounds:
+        planned = [a for a in decide(state) if a.tool in env.tools]
+        if not planned:
+            return
+        trace, _ = env.agent.step(state, planned, policy, present)
+        yield state, trace
+        if trace.stop:
+            return
 
 
 def recall_at(state: AgentState, gold: set[str], k: int = 10) -> float:
@@ -904,35 +926,36 @@ def heuristic_records(
     counted in ``stats`` and left out of the target; the rollout still runs them."""
     heuristic = POLICIES["heuristic"]()
     out: list[CloneRecord] = []
+
+    def decide(state: AgentState, present: set[str]) -> list[Action]:
+        """Record the heuristic's decision at ``state`` as a clone target; its plan, when the
+        rollout goes on."""
+        planned = [a for a in heuristic.plan(state) if a.tool in env.tools]
+        cand = env.space.candidates(state)
+        combos = env.space.combos(cand)
+        if not len(combos) or (not planned and state.round == 1):
+            return []
+        slot = L.slots(combos)
+        runnable = [a for a in planned if a.layer in present][: L.MAX_PLAN]
+        chosen: list[int] = []
+        for i in env.space.indices(cand, combos, runnable):
+            if i is None:
+                stats["outside_action_space"] += 1
+            elif int(slot[i]) in {int(slot[j]) for j in chosen}:
+                stats["slot_repeated"] += 1
+            else:
+                chosen.append(i)
+        stats["mapped"] += len(chosen)
+        if chosen or not planned:
+            out.append(
+                CloneRecord(state_features(env, state), cand, combos, state.round, not planned, chosen)
+            )
+        return planned if rollout else []
+
     for q in qs:
-        state = env.start(q)
         present = env.present(q)
-        while state.round <= env.agent.max_rounds:
-            planned = [a for a in heuristic.plan(state) if a.tool in env.tools]
-            cand = env.space.candidates(state)
-            combos = env.space.combos(cand)
-            if not len(combos) or (not planned and state.round == 1):
-                break
-            slot = L.slots(combos)
-            runnable = [a for a in planned if a.layer in present][: L.MAX_PLAN]
-            chosen: list[int] = []
-            for i in env.space.indices(cand, combos, runnable):
-                if i is None:
-                    stats["outside_action_space"] += 1
-                elif int(slot[i]) in {int(slot[j]) for j in chosen}:
-                    stats["slot_repeated"] += 1
-                else:
-                    chosen.append(i)
-            stats["mapped"] += len(chosen)
-            if chosen or not planned:
-                out.append(
-                    CloneRecord(state_features(env, state), cand, combos, state.round, not planned, chosen)
-                )
-            if not planned or not rollout:
-                break
-            trace, _ = env.agent.step(state, planned, "heuristic", present)
-            if trace.stop:
-                break
+        for _ in episode(env, q, lambda state, present=present: decide(state, present), "heuristic"):
+            pass
     return out
 
 
@@ -1245,23 +1268,23 @@ def oracle_ceiling(
     heuristic = POLICIES["heuristic"]()
     rows = []
     for q in qs:
-        present = env.present(q)
-        state, after = env.start(q), []
-        origin, prefix = env.start(q), []
-        while state.round <= env.agent.max_rounds:
+        prefix: list[list[dict[str, Any]]] = []
+        origin: list[AgentState] = []  # the search's start: the state before round ``first``
+
+        def decide(
+            state: AgentState, prefix: list[list[dict[str, Any]]] = prefix, origin: list[AgentState] = origin
+        ) -> list[Action]:
             plan = [a for a in heuristic.plan(state) if a.tool in env.tools]
-            if not plan:
-                break
-            if state.round < first:  # the fixed prefix, replayed on the search's own start state
-                env.agent.step(origin, plan, "heuristic", present)
+            if plan and state.round == first:
+                origin.append(branch(state))
+            elif plan and state.round < first:  # the fixed prefix: the heuristic's own plans
                 prefix.append([a.as_dict() for a in plan])
-            trace, _ = env.agent.step(state, plan, "heuristic", present)
-            after.append(recall_at(state, q.gold, k))
-            if trace.stop:
-                break
+            return plan
+
+        after = [recall_at(state, q.gold, k) for state, _ in episode(env, q, decide, "heuristic")]
         best: tuple[tuple[float, float], list[list[dict[str, Any]]]] = ((max(after, default=0.0), 0.0), [])
-        if best[0][0] < 1.0 and len(after) >= first:
-            frontier: list[tuple[AgentState, list[list[dict[str, Any]]]]] = [(origin, prefix)]
+        if best[0][0] < 1.0 and origin:
+            frontier: list[tuple[AgentState, list[list[dict[str, Any]]]]] = [(origin[0], prefix)]
             for _ in range(len(after) - first + 1):
                 found = []
                 for start, plans in frontier:
@@ -1313,18 +1336,15 @@ def stop_profiles(env: Env, policy: L.LearnedPolicy, qs: list[Question]) -> list
     whose logit exceeds the threshold (:func:`stop_outcome`), and one rollout scores them all."""
     out = []
     for q in qs:
-        state = env.start(q)
-        present = env.present(q)
-        profile: Profile = []
-        while state.round <= env.agent.max_rounds:
+        logits: list[float | None] = []  # read before each round, in order
+
+        def decide(state: AgentState, logits: list[float | None] = logits) -> list[Action]:
             logit, planned = policy.decide(state)
-            if not [a for a in planned if a.tool in env.tools]:
-                break
-            trace, _ = env.agent.step(state, planned, policy.name, present)
-            profile.append((logit, recall_at(state, q.gold)))
-            if trace.stop:
-                break
-        out.append(profile)
+            logits.append(logit)
+            return planned
+
+        rounds = episode(env, q, decide, policy.name)
+        out.append([(logits[i], recall_at(state, q.gold)) for i, (state, _) in enumerate(rounds)])
     return out
 
 
