@@ -928,8 +928,13 @@ class ExtractiveAnswerer:
             best = self._liking(result, candidates, named_ids, strangers) if likes else None
             if best is None:
                 return None
+        elif own_say and _speaker_id(best[3]) not in named_ids:
+            # hearsay ("Give Daniel the aisle seat, that's what they like") yields to the person's
+            # own word on that taste, when they gave one ("I prefer the window seat")
+            best = self._liking(result, candidates, named_ids, strangers) or best
         if likes and not _PAST_ASKED.search(reading.text) and wanted_shape(reading.text) != "date":
-            best = _latest_change(best, candidates)
+            deep = [(x, e) for e in result.evidence[: self.deep] for x in split_sentences(e.evidence.text)]
+            best = _latest_change(best, deep)
         shaped = self._shaped(reading.text, scored, result.evidence, _people_words(result))
         if shaped is not None:
             return shaped[0], shaped[1], True

@@ -291,6 +291,8 @@ def find_people(text: str, participants: list[dict[str, Any]]) -> list[tuple[int
         for n in range(min(longest, len(tokens) - i), 0, -1):
             key = " ".join(tokens[i : i + n])
             person = index.get(key)
+            if person is None and n == 1 and len(key) > 3 and key.endswith("s"):
+                person = index.get(key[:-1])  # a possessive heard without its apostrophe: "lucys drink"
             if person is not None:
                 found.setdefault(person["id"], (i, person))
                 break

@@ -179,3 +179,21 @@ def test_a_bare_yes_or_no_from_the_llm_keeps_the_draft_that_says_what_holds():
         '{"answer": "No", "ids": [2]}', "Is ginger ale still Leo's favourite?", LEO_DRINKS
     )
     assert chat.calls and answer.answer.startswith("No — Leo: ") and "black coffee" in answer.answer
+
+
+def test_hearsay_matching_the_question_best_yields_to_the_persons_own_word_by_meaning():
+    hits = [
+        _hit("m1", "Leo likes to sit on the aisle, he told me.", "Sophie"),
+        _hit("m2", "I always want the window seat.", "Leo"),
+    ]
+    assert "window seat" in _ask("Where does Leo like to sit?", hits, embed=_Tastes()).answer
+
+
+def test_the_later_word_on_a_changed_liking_counts_though_ranked_below_the_first_ten():
+    noise = [_hit(f"m{i}", f"The bus is late again, number {i}.", "Peter", ts=EARLY) for i in range(10, 21)]
+    hits = [LEO_DRINKS[0], *noise, LEO_DRINKS[1]]
+    assert "black coffee" in _ask("What does Leo drink these days?", hits).answer
+
+
+def test_a_possessive_heard_without_its_apostrophe_names_the_person():
+    assert [p["id"] for _, p in find_people("whats leos drink now", PEOPLE)] == ["p_leo"]
