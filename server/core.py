@@ -126,7 +126,7 @@ class Voxmem:
                 from voxmem.voice.identity import IdentityManager
 
                 self._identity = IdentityManager(
-                    self.db, self.voice.thresholds, self.voice.tag, after_link=self.memory.writer.follow_link
+                    self.db, self.voice.thresholds, self.voice.tag, follow=self.memory.writer.follow_person
                 )
             return self._identity
 

@@ -317,11 +317,12 @@ class MemoryWriter:
             self.backfill(space, pid, name)
         self.passages.reindex_participant(space, pid)
 
-    def follow_link(self, space: str, pid: str, name: str | None) -> None:
-        """After a voice was linked by hand to ``pid`` (and its earlier person folded in, in
-        the link's transaction): :meth:`follow_name`, then the captions of ``pid`` and their
-        memory. Runs after that commit (embeddings are computed outside transactions); an
-        outage in between is repaired by linking again (idempotent)."""
+    def follow_person(self, space: str, pid: str, name: str | None) -> None:
+        """After an identity change gave ``pid`` messages (a voice linked to them by hand, its
+        earlier person folded in; a voice merged into theirs, unmerged or split off):
+        :meth:`follow_name`, then the captions of ``pid`` and their memory. Runs after that
+        commit (embeddings are computed outside transactions); an outage in between is
+        repaired by linking again (idempotent)."""
         self.follow_name(space, pid, name)
         self.refresh_display(space, [], [pid])
 

@@ -38,17 +38,18 @@ class IdentityManager:
         db: Database,
         thresholds: Thresholds,
         encoder_name: str,
-        after_link: Callable[[str, str, str | None], None] | None = None,
+        follow: Callable[[str, str, str | None], None] | None = None,
     ) -> None:
-        """``after_link(space, participant_id, name)`` runs after a link by hand commits: the
-        entry object passes the memory writer's, which renders texts with the person's name and
-        re-indexes passages (embeddings are computed outside the transaction); without it (tests
-        of voices only) those stay as they were."""
+        """``follow(space, participant_id, name)`` runs after a link, merge, unmerge or split
+        commits, for the person whose messages it changed: the entry object passes the memory
+        writer's, which renders texts with the person's name and re-indexes the "Name: text"
+        passages of their messages (embeddings are computed outside the transaction); without
+        it (tests of voices only) those stay as they were."""
         self.db = db
         self.thresholds = thresholds
         self.encoder_name = encoder_name
         self.speakers = SpeakerStore(db)
-        self.after_link = after_link
+        self.follow = follow
 
     # --- reads ----------------------------------------------------------------------------------
     def list(self, space: str) -> list[dict[str, Any]]:
@@ -111,9 +112,12 @@ class IdentityManager:
             }
 
         out = self.db.write(work)
-        if self.after_link is not None:
-            self.after_link(space, out["participant_id"], out["participant_name"])
+        self._follow(space, out["participant_id"], out["participant_name"])
         return out
+
+    def _follow(self, space: str, participant_id: str | None, name: str | None) -> None:
+        if self.follow is not None and participant_id is not None:
+            self.follow(space, participant_id, name)
 
     # --- merge / unmerge / split -----------------------------------------------------------------
     def merge(
@@ -137,11 +141,8 @@ class IdentityManager:
             centroid = normalise(na * np.asarray(a["centroid"]) + nb * np.asarray(b["centroid"]))
             SpeakerStore.merge(tx, space, source, target, centroid.tolist(), reason, score)
             # the surviving person: the named one if only the source is named, else the target's
-            survivor = (
-                a["participant_id"]
-                if a["participant_key"] and not b["participant_key"]
-                else b["participant_id"]
-            )
+            kept = a if a["participant_key"] and not b["participant_key"] else b
+            survivor = kept["participant_id"]
             if survivor:
                 SpeakerStore.identify_as(tx, space, target, survivor, "merge", 1.0)
             SpeakerStore.audit(
@@ -160,33 +161,38 @@ class IdentityManager:
                 "source": source,
                 "target": target,
                 "participant_id": survivor,
+                "participant_name": kept["participant_name"],
                 "reason": reason,
                 "score": score,
             }
 
-        return self.db.write(work)
+        out = self.db.write(work)  # the source's messages are the survivor's now: passages follow
+        self._follow(space, out["participant_id"], out.pop("participant_name"))
+        return out
 
     def unmerge(self, space: str, source: str) -> dict:
-        def work(tx: ManagedTransaction) -> dict:
+        def work(tx: ManagedTransaction) -> tuple[dict, str | None, str | None]:
             row = SpeakerStore.unmerge(tx, space, source)
             if row is None:
                 if self._get(tx, space, source)["centroid"] is None:
                     raise Conflict(f"speaker {source!r} is a forgotten voice: its merge cannot be undone")
                 raise NotFound(f"speaker {source!r} is not merged into another")
             # messages of the restored voice are spoken again by its own participant
-            own = self._get(tx, space, source)["participant_id"]
-            if own:
-                SpeakerStore.identify_as(tx, space, source, own, "unmerge", 1.0)
+            own = self._get(tx, space, source)
+            if own["participant_id"]:
+                SpeakerStore.identify_as(tx, space, source, own["participant_id"], "unmerge", 1.0)
             SpeakerStore.audit(tx, space, "identity_unmerge", {"source": source, "target": row["target"]})
-            return row
+            return row, own["participant_id"], own["participant_name"]
 
-        return self.db.write(work)
+        row, own, name = self.db.write(work)
+        self._follow(space, own, name)
+        return row
 
     def split(self, space: str, speaker_id: str, message_ids: builtins.list[str]) -> dict:
         if not message_ids:
             raise InvalidInput("give the message ids that belong to another voice")
 
-        def work(tx: ManagedTransaction) -> dict:
+        def work(tx: ManagedTransaction) -> tuple[dict, str | None]:
             self._get(tx, space, speaker_id)
             moved = SpeakerStore.voiceprints(tx, space, speaker_id, message_ids)
             rest = SpeakerStore.voiceprints(tx, space, speaker_id, None)
@@ -214,9 +220,15 @@ class IdentityManager:
                 "identity_split",
                 {"speaker": speaker_id, "new_speaker": new_spk, "messages": message_ids},
             )
-            return {"speaker_id": speaker_id, "new_speaker_id": new_spk, "moved_voiceprints": len(moved)}
+            return {
+                "speaker_id": speaker_id,
+                "new_speaker_id": new_spk,
+                "moved_voiceprints": len(moved),
+            }, new_pid
 
-        return self.db.write(work)
+        out, new_pid = self.db.write(work)
+        self._follow(space, new_pid, None)  # the moved messages are an unnamed voice's again
+        return out
 
     def forget_voice(self, space: str, participant_id: str) -> dict:
         def work(tx: ManagedTransaction) -> dict:

@@ -14,11 +14,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import numpy as np
 import pytest
 
 from tests.memory.test_memory_integration import voice
 from voxmem.core import Voxmem
 from voxmem.cypher import query
+from voxmem.stores.speakers import SpeakerStore
 
 pytestmark = pytest.mark.integration
 
@@ -237,3 +239,66 @@ def test_a_voice_linked_to_the_name_it_called_does_not_address_itself(
         space=space,
         id=rosa,
     )
+
+
+def passages(services: Voxmem, space: str) -> list[str]:
+    rows = services.db.query(
+        "MATCH (m:Message {space: $space}) RETURN m.passage AS passage ORDER BY m.idx", space=space
+    )
+    return [r["passage"] for r in rows]
+
+
+def test_passages_follow_voices_merged_unmerged_and_split(
+    services: Voxmem, space: str, app_client, space_headers
+) -> None:
+    """A merge, unmerge or split moves SPEAKS as a link does: the "Name: text" passages of the
+    messages that changed hands follow (before, only a naming re-indexed them, so a fragment
+    merged into Leo's voice kept its bare text, and a turn split off Leo's kept "Leo: …")."""
+    ingest(
+        services,
+        space,
+        [
+            ("spk_b", "I moved to Berlin last year."),
+            ("spk_a", "The plumber comes on Thursday."),
+            ("spk_b", "Grandma arrives on Sunday."),
+        ],
+    )
+    rng = np.random.default_rng(7)
+    for vp in ("0", "1", "2"):  # voice vectors, as the router would have stored them
+        services.db.execute(
+            "MATCH (v:Voiceprint {space: $space, id: $id}) SET v.embedding = $e",
+            space=space,
+            id=f"vp_{space}:kitchen:{vp}",
+            e=rng.normal(size=256).tolist(),
+        )
+    for speaker in ("spk_a", "spk_b"):
+        services.db.write(
+            lambda tx, speaker=speaker: SpeakerStore.set_centroid(
+                tx, space, speaker, rng.normal(size=256).tolist()
+            )
+        )
+    url = f"/spaces/{space}/speakers"
+    assert (
+        app_client.post(f"{url}/spk_b/link", json={"name": "Leo"}, headers=space_headers).status_code == 200
+    )
+    assert passages(services, space) == [
+        "Leo: I moved to Berlin last year.",
+        "The plumber comes on Thursday.",
+        "Leo: Grandma arrives on Sunday.",
+    ]
+    merged = app_client.post(
+        f"{url}/merge", json={"source": "spk_a", "target": "spk_b"}, headers=space_headers
+    )
+    assert merged.status_code == 200, merged.text
+    assert passages(services, space)[1] == "Leo: The plumber comes on Thursday."
+    assert app_client.post(f"{url}/spk_a/unmerge", headers=space_headers).status_code == 200
+    assert passages(services, space)[1] == "The plumber comes on Thursday."
+    split = app_client.post(
+        f"{url}/spk_b/split", json={"message_ids": [f"{space}:kitchen:2"]}, headers=space_headers
+    )
+    assert split.status_code == 200, split.text
+    assert passages(services, space) == [
+        "Leo: I moved to Berlin last year.",
+        "The plumber comes on Thursday.",
+        "Grandma arrives on Sunday.",
+    ]
