@@ -143,7 +143,7 @@ class Meaning:
 
 _REQUEST_FORM = re.compile(
     r"\b(?:can|could|would|will)\s+(?:we|you|i|someone)\b|\bplease\b|\bi(?:['’]d| would) like\b|"
-    r"\bi want\b|\bi need\b|\blet's\b|\bmay i\b",
+    r"\bi(?:\s+(?:really|always|just|only|still))?\s+(?:want|need)\b|\bi['’]d\s+rather\b|\blet's\b|\bmay i\b",
     re.I,
 )
 # Taking a task on: "Sure, I'll call the plumber.", "I can do it.", "Leave it to me."

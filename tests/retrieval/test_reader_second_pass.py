@@ -197,3 +197,12 @@ def test_the_later_word_on_a_changed_liking_counts_though_ranked_below_the_first
 
 def test_a_possessive_heard_without_its_apostrophe_names_the_person():
     assert [p["id"] for _, p in find_people("whats leos drink now", PEOPLE)] == ["p_leo"]
+
+
+def test_what_someone_asked_for_includes_what_they_said_they_always_want():
+    hits = [
+        _hit("m1", "When I stay here I always want a garden view room.", "Leo"),
+        _hit("m2", "The weather is lovely today.", "Leo"),
+    ]
+    answer = _ask("What did Leo ask for?", hits)
+    assert answer.answer == 'Leo asked: "When I stay here I always want a garden view room."'
