@@ -1298,11 +1298,27 @@ def _judged(
             question = result.reading.text
             keep = fallback and wrong_time(question, fallback[0], _texts(result, fallback[1])) is None
             return (fallback, "extractive", stale) if keep else (None, "none", stale)
+    if outcome.chosen and _BARE_VERDICT.fullmatch(outcome.chosen[0]) and asks_liking(result.reading):
+        # asked whether a taste holds, "No" alone leaves out what does: the draft says it ("No —
+        # Lucy: … my favourite now is black coffee."), or the LLM's verdict opens the draft's turn,
+        # else the turn it cited ("Should you play rock for me?" → "No — Olivia: the music I like
+        # best is hip hop.")
+        if fallback is not None and fallback[0].startswith(VERDICTS):
+            why = "the LLM answered only yes or no; the offline draft says what holds"
+            return fallback, "extractive", why
+        cited = next((e for e in result.evidence if e.id in outcome.chosen[1]), None)
+        said = fallback
+        if said is None and cited is not None:
+            said = (f"{_label(cited.evidence.speaker)}: {cited.evidence.text.strip()}", [cited.id])
+        if said is not None:
+            verdict = outcome.chosen[0].strip(" .!").capitalize()
+            return (
+                (f"{verdict} — {said[0]}", said[1]),
+                "llm",
+                "the LLM's yes or no, with the turn saying what holds",
+            )
     if fallback is None:
         return outcome.chosen, "llm", ""
-    if outcome.chosen and _BARE_VERDICT.fullmatch(outcome.chosen[0]) and fallback[0].startswith(VERDICTS):
-        # the draft says what holds ("No — Lucy: … my favourite now is black coffee."); "No" alone does not
-        return fallback, "extractive", "the LLM answered only yes or no; the offline draft says what holds"
     if (
         outcome.chosen
         and wanted_shape(result.reading.text) == "date"

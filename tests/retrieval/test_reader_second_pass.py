@@ -206,3 +206,15 @@ def test_what_someone_asked_for_includes_what_they_said_they_always_want():
     ]
     answer = _ask("What did Leo ask for?", hits)
     assert answer.answer == 'Leo asked: "When I stay here I always want a garden view room."'
+
+
+def test_the_llms_yes_or_no_on_a_taste_opens_the_draft_that_says_what_holds():
+    hits = [_hit("m1", "Honestly, the music I like best is hip hop.", "Leo")]
+    answer, chat = _read_by(
+        '{"answer": "No", "ids": [1]}', "Should you play rock for me?", hits, asker="p_leo"
+    )
+    assert chat.calls and answer.answer == "No — Leo: Honestly, the music I like best is hip hop."
+    # not a question about a taste: the verdict stands alone, as the prompt asks
+    plain = [_hit("m2", "We missed the bus this morning.", "Leo")]
+    answer, _ = _read_by('{"answer": "Yes", "ids": [1]}', "Did Leo miss the bus?", plain)
+    assert answer.answer == "Yes"
