@@ -44,6 +44,7 @@ from voxmem.memory.identity import NOT_ME, PersonState, decide, evidence_entry
 
 DATA = Path(os.environ.get("VOXMEM_DATA_DIR", "/work/shared/data"))
 EVERYONE = "everyone"
+PLACEHOLDER = "placeholder:"  # id prefix of a name-only person in the hidden-name runs
 
 
 # --- a session simulator that builds windows the way the Neo4j loader does ---------------------
@@ -92,6 +93,18 @@ class Sim:
             self.addressed[idx] = sorted(self._edges(idx, window, earlier, ("group",), lambda name: None))
             out.append(idx)
         return out
+
+    def present(self, sid: str, name: str) -> None:
+        """A name-only person joins the session (the writer's placeholder for a name called by a
+        vocative that no voice bears: it is in the session's roster, so later windows know it)."""
+        self.names[sid] = name
+        if sid not in self.roster:
+            self.roster.append(sid)
+
+    def leave(self, sid: str) -> None:
+        """A placeholder folded into a voice is no longer a person of its own."""
+        if sid in self.roster:
+            self.roster.remove(sid)
 
     def window(self, speaker: str, text: str) -> Window:
         self.turns.append((speaker, text))
@@ -357,7 +370,7 @@ def resolve_names(
                     s for s in state.values() if s.id != tstate.id and s.name and name_key(s.name) == key
                 ]
                 if key in placeholders and not holders:
-                    holders = [PersonState("placeholder:" + key, placeholders[key], has_voice=False)]
+                    holders = [PersonState(PLACEHOLDER + key, placeholders[key], has_voice=False)]
                 d = decide(ev.name, ev.kind, ev.alias, ev.confidence, tstate, holders)
                 if d.action == "none":
                     continue
@@ -368,6 +381,8 @@ def resolve_names(
                     tstate.name = ev.name
                     tstate.name_source = "extraction"
                     placeholders.pop(key, None)
+                    for other in sims:  # the placeholder is folded into the voice
+                        other.leave(PLACEHOLDER + key)
                 elif d.action == "alias":
                     tstate.aliases.append(d.name)
             for a in record.addressees:
@@ -376,6 +391,8 @@ def resolve_names(
                     key = name_key(a.target)
                     if not any(s.name and name_key(s.name) == key for s in state.values()):
                         placeholders.setdefault(key, a.target)
+                        if a.source == "vocative":  # the writer's placeholder joins the session
+                            sim.present(PLACEHOLDER + key, placeholders[key])
             sim.answer(record)
     return {sid: s.name for sid, s in state.items()}
 

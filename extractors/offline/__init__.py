@@ -263,14 +263,18 @@ class OfflineExtractor:
 
     @staticmethod
     def _last_unnamed(window: Window, target: str) -> bool:
-        """``target`` is the one person of the session without a name, and the session has at
-        least two others (all named): whoever a call by a name nobody bears turned to, it can
-        only be ``target`` (or someone who never speaks). Measured on FriendsQA with speakers
-        hidden before it was kept (docs/memory.md, "Naming")."""
+        """``target`` is the one person of the session without a name, and at least two other
+        voices spoke in the window (all people named): whoever a call by a name nobody bears
+        turned to, it can only be ``target`` (or someone who never speaks). The two must be
+        voices heard, not name-only people: the placeholder a call leaves in the roster is named
+        but is nobody who could answer, and counting it fired the rule with one other voice
+        present (FriendsQA tune episodes, speakers hidden: 74 more wrong turns, none more right;
+        docs/memory.md, "Naming, 2026-12-02 pass")."""
         others = [label for label in window.people if label != target]
+        voices = {turn.speaker for turn in window.turns} - {target}
         return (
             not window.people[target].name
-            and len(others) >= 2
+            and len(voices) >= 2
             and all(window.people[label].name for label in others)
         )
 

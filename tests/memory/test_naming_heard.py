@@ -119,3 +119,17 @@ def test_space_names_given_to_the_asr_leave_out_names_only_heard(services, space
     assert services.pipeline.participants.known_names(space) == []  # "Mad" is only a placeholder
     voice(services, space, "v1", "spk_b", "Hi, my name is Oskar.", 1, f"{space}:b0")
     assert services.pipeline.participants.known_names(space) == ["Oskar"]
+
+
+def test_a_name_only_placeholder_is_no_second_voice_for_the_last_unnamed_rule():
+    """Only one named voice spoke; the other named 'person' is the placeholder the call itself
+    left in the roster. Nobody but these two voices was heard, so the reply may come from anyone
+    and names nobody (it did at 0.7 when the placeholder counted as a second named voice)."""
+    turns = [
+        ("host", "Wiebke, the ferry leaves at six so pack tonight."),
+        ("anon", "Great, then the tent goes in the small bag."),
+    ]
+    roster = ["host", "anon", "wiebke-placeholder"]
+    names = {"host": "Dariusz", "wiebke-placeholder": "Wiebke"}
+    got = EX.extract(window(turns, names=names, roster=roster)).record.names
+    assert [(n.name, n.confidence) for n in got] == []
