@@ -202,6 +202,7 @@ class OfflineExtractor:
             )
         prev = self._previous_other(window)
         spoke = {t.speaker for t in window.turns}
+        turned_away = any(v.cue != "thanks" for v in voc)
         for v in voc:
             if v.kind == "group":
                 continue
@@ -244,10 +245,12 @@ class OfflineExtractor:
                 unborne = label is None or self._voiceless(window, label, spoke, cur.speaker)
                 # the caller turned to someone present; every other voice bears another name
                 last_unnamed = v.kind == "name" and unborne and self._last_unnamed(window, cur.speaker)
-                # Through a name-only placeholder (the audio path, where nobody is named yet) only
-                # an answer counts: two loose replies after calls ("Sophie, let me think." → "The
-                # neighbours are loud.") named a wrong voice in the household benchmark.
-                if label is None or (answered and unborne) or last_unnamed:
+                # A reply that is no answer votes weakly (LOOSE_REPLY), also through the name-only
+                # placeholder the call left (the audio path), unless it calls someone itself
+                # ("Everyone, …", "Sam, …"): then it turns to them and answers nobody. Weak votes
+                # need company and never veto a firm cue (memory.identity.FIRM); docs/memory.md,
+                # "Naming, 2026-12-02 pass", has what each part does on the naming benchmark.
+                if (unborne and (answered or not turned_away)) or last_unnamed:
                     kind = {"kinship": "kinship", "role": "role"}.get(v.kind, "addressed")
                     out.append(
                         NameEvidence(

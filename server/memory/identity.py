@@ -7,10 +7,12 @@ decision in Neo4j. The rules never merge two speaking people and never rename si
 every conflict becomes an ``AuditItem``.
 
 Weights: a self-introduction or correction is decisive on its own; "Thanks, Tom" right
-after someone spoke (0.75) is enough alone; answering "Tom, …?" (0.6) must happen twice,
-because in a group the next speaker is not always the one who was called. A voice that
-calls someone "Tom" gets negative evidence for "Tom" (``NOT_ME``). A name is given when
-its summed weight reaches ``NAME_THRESHOLD`` with ``NAME_MARGIN`` over any other name.
+after someone spoke (0.75) and an answer to "Tom, …?" (0.7) are enough alone; any other
+reply right after the call (0.3) needs company, because in a group the next speaker is not
+always the one who was called (the extractor's weights). A voice that calls someone "Tom"
+gets negative evidence for "Tom" (``NOT_ME``). A name is given when its summed weight
+reaches ``NAME_THRESHOLD`` with ``NAME_MARGIN`` over any other name; a ``FIRM`` cue is
+measured against the other names' firm cues only, so weak votes cannot veto it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from voxmem.ids import name_key
 STRONG = 0.85
 NAME_THRESHOLD = 0.7
 NAME_MARGIN = 0.5
+FIRM = 0.5  # a cue this strong names on its own (an answered call 0.7, "Thanks, Tom" 0.75)
 NOT_ME = -1.0  # weight of "this voice called someone N, so it is not N"
 
 
@@ -64,16 +67,19 @@ class Decision:
     keep_name: bool = False  # merge_placeholder of a nickname: the target keeps its name
 
 
-def votes(evidence: list[str]) -> dict[str, float]:
-    """Summed weight per name key from stored evidence entries."""
+def votes(evidence: list[str], floor: float | None = None) -> dict[str, float]:
+    """Summed weight per name key from stored evidence entries (only entries weighing at least
+    ``floor`` when given)."""
     total: dict[str, float] = defaultdict(float)
     for entry in evidence:
         parts = entry.split("|")
         if len(parts) >= 3:
             try:
-                total[parts[0]] += float(parts[2])
+                weight = float(parts[2])
             except ValueError:
                 continue
+            if floor is None or weight >= floor:
+                total[parts[0]] += weight
     return dict(total)
 
 
@@ -100,7 +106,11 @@ def decide(
     others = [h for h in holders if h.id != target.id]
     tally = votes(target.evidence)
     tally[key] = tally.get(key, 0.0) + confidence
-    best_other = max((w for k, w in tally.items() if k != key), default=0.0)
+    # A firm cue is weighed against other names' firm cues only: weak votes are guesses that
+    # need company, and letting them veto an answered call left right names off (generated
+    # household case: 72 of 144 turns; docs/memory.md, "Naming, 2026-12-02 pass").
+    rivals = votes(target.evidence, floor=FIRM) if confidence >= FIRM else tally
+    best_other = max((w for k, w in rivals.items() if k != key), default=0.0)
     strong = confidence >= STRONG and kind in ("self_intro", "correction")
     accumulated = tally[key] >= NAME_THRESHOLD and tally[key] - best_other >= NAME_MARGIN
     nickname = bool(target.name) and len(key) >= 3 and name_key(target.name or "").startswith(key)

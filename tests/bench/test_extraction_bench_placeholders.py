@@ -1,9 +1,10 @@
-"""The hidden-name benchmark applies name evidence the way the writer does, placeholders included.
+"""The hidden-name benchmark builds windows the way the writer does, placeholders included.
 
 Why: a call by a name no voice bears ("Ingrid, …") makes the writer create a name-only
-participant that joins the session, so the windows of later turns know the name. The benchmark
-used to leave it out of its windows, which let replies after such calls vote (0.3 each) as if
-the name were unknown: it measured a rule the product does not apply.
+participant that joins the session, so the windows of later turns know the name (and the
+rules treat it as a person without a voice). The benchmark used to leave it out of its
+windows, which measured rules the product does not apply (docs/memory.md, "Naming,
+2026-12-02 pass").
 """
 
 from __future__ import annotations
@@ -12,25 +13,35 @@ from datetime import UTC, datetime
 
 from bench.extraction_bench import resolve_names
 from voxmem.extractors.offline import OfflineExtractor
+from voxmem.extractors.schema import ExtractionResult
+from voxmem.extractors.window import Window
 
 
-def test_loose_replies_after_calls_do_not_name_a_voice_through_the_calls_placeholder():
-    turns = [
-        ("caller", "Ingrid, the ferry leaves at six."),
-        ("other", "The tent goes in the small bag."),
-        ("caller", "Ingrid, the van is parked by the dock."),
-        ("other", "The cooler is full of ice already."),
-        ("caller", "Ingrid, the tickets are on the fridge."),
-        ("other", "The map is in the glovebox."),
-    ]
-    names = resolve_names(OfflineExtractor(), [(turns, datetime(2026, 3, 2, tzinfo=UTC))], context=3)
-    assert names == {"caller": None, "other": None}
+class _Recording(OfflineExtractor):
+    """The offline extractor, keeping every window it was given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.windows: list[Window] = []
+
+    def extract(self, window: Window) -> ExtractionResult:
+        self.windows.append(window)
+        return super().extract(window)
 
 
-def test_an_answered_call_still_names_the_voice_through_the_placeholder():
+def _names_in(window: Window) -> list[str]:
+    return sorted((p.name or "") for p in window.people.values())
+
+
+def test_a_called_name_is_a_person_of_later_windows_until_a_voice_takes_it():
     turns = [
         ("caller", "Ingrid, can you drive the van tomorrow?"),
         ("other", "Sure, I will pick it up at eight."),
+        ("caller", "Good, the keys are on the hook."),
     ]
-    names = resolve_names(OfflineExtractor(), [(turns, datetime(2026, 3, 2, tzinfo=UTC))], context=3)
+    ex = _Recording()
+    names = resolve_names(ex, [(turns, datetime(2026, 3, 2, tzinfo=UTC))], context=3)
     assert names == {"caller": None, "other": "Ingrid"}
+    assert _names_in(ex.windows[0]) == [""]  # only the caller's voice, unnamed
+    assert _names_in(ex.windows[1]) == ["", "", "Ingrid"]  # the caller, the answering voice, the placeholder
+    assert _names_in(ex.windows[2]) == ["", "Ingrid"]  # folded into the voice that answered

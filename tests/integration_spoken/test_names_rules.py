@@ -10,9 +10,10 @@ from __future__ import annotations
 import pytest
 from memory.helpers import window as memory_window
 
-from voxmem.extractors.offline import OfflineExtractor
+from voxmem.extractors.offline import LOOSE_REPLY, OfflineExtractor
 from voxmem.extractors.offline.names import vocatives
 from voxmem.extractors.window import Window
+from voxmem.memory.identity import NAME_THRESHOLD
 
 EX = OfflineExtractor()
 
@@ -38,10 +39,14 @@ def test_answer_to_a_call_names_the_voice_even_with_a_placeholder_in_the_roster(
     assert got["Tom"][0] == "b" and got["Tom"][1] >= 0.7
 
 
-def test_a_loose_reply_after_a_call_gives_no_name_through_a_placeholder() -> None:
+def test_a_loose_reply_after_a_call_is_only_a_weak_vote_through_a_placeholder() -> None:
+    """Not an answer, so it cannot name the voice alone (two such votes once named Ben's voice
+    'Sophie' in the household audio run); it is a vote that needs company, and weak votes never
+    outweigh a firm cue for another name (voxmem.memory.identity.FIRM)."""
     turns = [("a", "Sophie, let me think about it."), ("b", "The neighbours are having a party again.")]
     got = names_of(window(turns, names={"psophie": "Sophie"}, roster=["a", "b", "psophie"]))
-    assert "Sophie" not in got
+    assert got["Sophie"] == ("b", LOOSE_REPLY)
+    assert 2 * LOOSE_REPLY < NAME_THRESHOLD
 
 
 def test_answer_to_a_call_does_not_rename_a_named_voice() -> None:

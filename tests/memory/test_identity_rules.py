@@ -66,3 +66,17 @@ def test_kinship_terms_are_aliases_only():
 
 def test_known_name_is_a_no_op():
     assert decide("maya", "self_intro", False, 0.9, person(name="Maya"), []).action == "none"
+
+
+def test_weak_votes_for_another_name_do_not_veto_an_answered_call():
+    """Two loose replies after calls of 'Mirela' (0.3 each) and then this voice answers a call
+    of 'Jonas' (0.7): the answer names it; guesses do not outvote a firm cue."""
+    target = person(evidence=[evidence_entry("Mirela", 0.3, "addressed", m) for m in ("m1", "m2")])
+    assert decide("Jonas", "addressed", False, 0.7, target, []).action == "name"
+
+
+def test_weak_votes_still_weigh_against_each_other():
+    """Without a firm cue the margin is over every vote: 0.9 for Jonas against 0.6 for Mirela waits."""
+    entries = [evidence_entry("Mirela", 0.3, "addressed", m) for m in ("m1", "m2")]
+    entries += [evidence_entry("Jonas", 0.3, "addressed", m) for m in ("m3", "m4")]
+    assert decide("Jonas", "addressed", False, 0.3, person(evidence=entries), []).action == "vote"

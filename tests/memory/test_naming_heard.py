@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from voxmem.extractors.naming import sound_key, sounds_like
-from voxmem.extractors.offline import OfflineExtractor
+from voxmem.extractors.offline import LOOSE_REPLY, OfflineExtractor
 from voxmem.extractors.offline.names import self_names
 
 from .helpers import window
@@ -123,8 +123,9 @@ def test_space_names_given_to_the_asr_leave_out_names_only_heard(services, space
 
 def test_a_name_only_placeholder_is_no_second_voice_for_the_last_unnamed_rule():
     """Only one named voice spoke; the other named 'person' is the placeholder the call itself
-    left in the roster. Nobody but these two voices was heard, so the reply may come from anyone
-    and names nobody (it did at 0.7 when the placeholder counted as a second named voice)."""
+    left in the roster. Nobody but these two voices was heard, so the reply may come from anyone:
+    a weak vote, not the answer-strength evidence it was when the placeholder counted as a
+    second named voice."""
     turns = [
         ("host", "Wiebke, the ferry leaves at six so pack tonight."),
         ("anon", "Great, then the tent goes in the small bag."),
@@ -132,4 +133,22 @@ def test_a_name_only_placeholder_is_no_second_voice_for_the_last_unnamed_rule():
     roster = ["host", "anon", "wiebke-placeholder"]
     names = {"host": "Dariusz", "wiebke-placeholder": "Wiebke"}
     got = EX.extract(window(turns, names=names, roster=roster)).record.names
-    assert [(n.name, n.confidence) for n in got] == []
+    assert [(n.name, n.confidence) for n in got] == [("Wiebke", LOOSE_REPLY)]
+
+
+def _after_call(reply: str):
+    """A named voice calls Wiebke (a name-only placeholder in the roster); an unnamed voice replies."""
+    turns = [("host", "Wiebke, the ferry leaves at six so pack tonight."), ("anon", reply)]
+    roster = ["host", "anon", "wiebke-placeholder"]
+    names = {"host": "Dariusz", "wiebke-placeholder": "Wiebke"}
+    return EX.extract(window(turns, names=names, roster=roster)).record.names
+
+
+def test_a_reply_after_a_call_votes_weakly_through_the_calls_placeholder():
+    got = _after_call("The tent goes in the small bag then.")
+    assert [(n.speaker, n.name, n.confidence) for n in got] == [("S2", "Wiebke", LOOSE_REPLY)]
+
+
+def test_a_reply_that_calls_someone_itself_gives_the_called_name_no_vote():
+    assert _after_call("Everyone, the tent goes in the small bag.") == []
+    assert _after_call("Marek, the tent goes in the small bag.") == []
