@@ -15,12 +15,16 @@ cost (the first version's 12 whole turns were ~900 tokens, ~45 s per question). 
 - the system prompt is fixed and comes first, so the llama.cpp server reuses its evaluated
   prefix (its KV cache) from one question to the next;
 - the offline reader's answer is shown as a *draft* with its line; the system prompt asks for the
-  shortest phrase that answers, not the whole line (the 1.5B model copied whole drafts back), and
-  shows two worked examples (made up, in no benchmark's wording): they sit in the fixed prefix, so
-  the server evaluates them once, not per question. On all 80 LoCoMo dev questions of the LLM
-  benchmark the mean answer fell from 105 characters (offline) to 38, whole-turn answers from 45
-  to 8, containment about the same (docs/retrieval.md "Seventh LLM pass"). The model answers from
-  that line or another, or abstains — it reads ~150 tokens instead of searching ~900;
+  line's own words that answer, all of them but not the whole line (the 1.5B model copied whole
+  drafts back; asked for "the shortest phrase" it cut "magical" to "joy"), several things as a
+  comma-separated list, and "Yes"/"No"/"Likely yes"/"Likely no" for yes/no and would/might
+  questions; four worked examples (made up, in no benchmark's wording: a thing, a reason, a list
+  that skips the other person's suggestion, a hedged verdict) sit in the fixed prefix, so the
+  server evaluates them once, not per question. On all 80 LoCoMo dev questions of the LLM
+  benchmark the mean answer is ~50 characters (offline 105), containment the offline reader's,
+  token F1 0.38 -> 0.41 against the shorter prompt (docs/retrieval.md "Seventh" and "Eighth LLM
+  pass"). The model answers from that line or another, or abstains — it reads ~150 tokens
+  instead of searching ~900;
 - the reply is constrained to a JSON schema (``voxmem.llm.client.constrain``: a grammar on the
   local server), ``{"answer": str|null, "ids": [n]}`` with the evidence numbers as an enum, so
   generation is the answer's few tokens plus ~10 of JSON.
@@ -60,8 +64,10 @@ from voxmem.retrieval.text import SENTENCE_BREAK, content_words, normalise
 ATTRIBUTION_KINDS = ("who_said", "addressee")
 
 ANSWER_SYSTEM = """Answer the question from the numbered conversation lines only,
-with the shortest phrase that answers it (a name, thing, place, date, number or a few words),
-never the whole line.
+with the line's own words that answer it (a name, thing, place, date, number or phrase),
+all of them but never the whole line.
+For several things (activities, events, books ...), name each one the lines give, comma-separated, in the order said.
+For a yes/no question, or whether someone would or might do something, answer "Yes", "No", "Likely yes" or "Likely no".
 A draft answer may follow: use its line if it answers, else another line.
 Reply with JSON {"answer": "<short phrase>", "ids": [<line numbers>]},
 or {"answer": null, "ids": []} if the lines do not say.
@@ -80,7 +86,23 @@ Lines:
 9 May 2024, s3:
 [1] Lena -> Omar: I left the choir because rehearsals clashed with my night shifts.
 Draft answer: Lena: I left the choir because rehearsals clashed with my night shifts. (line 1)
-Reply: {"answer": "rehearsals clashed with her night shifts", "ids": [1]}"""
+Reply: {"answer": "rehearsals clashed with her night shifts", "ids": [1]}
+
+Example:
+Question: What sports does Lena play?
+Lines:
+2 June 2024, s4:
+[1] Lena -> Omar: Tennis on Saturday was brutal, my arm still hurts.
+[2] Omar -> Lena: You should try swimming instead.
+[3] Lena -> Omar: Maybe! Volleyball with the team is more my thing though.
+Reply: {"answer": "tennis, volleyball", "ids": [1, 3]}
+
+Example:
+Question: Would Omar enjoy a week of camping?
+Lines:
+3 July 2024, s5:
+[1] Omar -> Lena: Honestly I hate sleeping outdoors, the bugs drive me crazy.
+Reply: {"answer": "Likely no", "ids": [1]}"""  # noqa: E501 (the prompt's lines, as measured)
 
 TURN_SYSTEM = """You find the conversation turn a question refers to, using ONLY the numbered evidence lines.
 Reply with JSON: {"turn": <line number>}, or {"turn": null} if no line is the turn the question describes."""

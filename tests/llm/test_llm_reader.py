@@ -324,7 +324,7 @@ def test_the_offline_draft_is_shown_with_its_line_and_the_note_says_so():
         result("What is the garage door code?"), hint=("Tom: The garage door code is 4417", ["msg-1"])
     )
     assert "Draft answer: Tom: The garage door code is 4417 (line 1)" in chat.prompts[0][1].content
-    assert "the shortest phrase that answers it" in chat.prompts[0][0].content
+    assert "the line's own words that answer it" in chat.prompts[0][0].content
     assert out.chosen == ("4417", ["msg-1"]) and "the offline draft was shown" in out.notes[0]
 
 
