@@ -345,7 +345,9 @@ def own_addressees(
 def resolve_names(
     extractor: OfflineExtractor, sessions: list[tuple[list[tuple[str, str]], datetime]], context: int
 ) -> dict[str, Any]:
-    """Hidden names: apply name evidence with the writer's rules; returns speaker -> name."""
+    """Hidden names: apply name evidence with the writer's rules; returns speaker -> name. A
+    name called by a vocative that no voice bears joins the session as a name-only person, as
+    the writer's placeholder does, until a voice takes the name."""
     state: dict[str, PersonState] = {}
     placeholders: dict[str, str] = {}  # key -> name heard before its voice spoke
     sims = []

@@ -202,7 +202,13 @@ class OfflineExtractor:
             )
         prev = self._previous_other(window)
         spoke = {t.speaker for t in window.turns}
-        turned_away = any(v.cue != "thanks" for v in voc)
+        back = self._names_asker(window, voc, known, spoke)  # "…, Leo." to the asker: no turn away
+        turned_away = any(
+            v.cue != "thanks"
+            and v not in back
+            and (prev is None or self._resolve(v.term, known)[0] != prev.speaker)
+            for v in voc
+        )
         for v in voc:
             if v.kind == "group":
                 continue
@@ -246,8 +252,9 @@ class OfflineExtractor:
                 # the caller turned to someone present; every other voice bears another name
                 last_unnamed = v.kind == "name" and unborne and self._last_unnamed(window, cur.speaker)
                 # A reply that is no answer votes weakly (LOOSE_REPLY), also through the name-only
-                # placeholder the call left (the audio path), unless it calls someone itself
-                # ("Everyone, …", "Sam, …"): then it turns to them and answers nobody. Weak votes
+                # placeholder the call left (the audio path), unless it calls someone other than
+                # the caller ("Everyone, …", "Sam, …"): then it turns to them and answers nobody
+                # ("Dad, …?" → "Only if …, Leo." still makes Dad the answerer's alias). Weak votes
                 # need company and never veto a firm cue (memory.identity.FIRM); docs/memory.md,
                 # "Naming, 2026-12-02 pass", has what each part does on the naming benchmark.
                 if (unborne and (answered or not turned_away)) or last_unnamed:

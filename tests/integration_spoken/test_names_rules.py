@@ -85,3 +85,11 @@ def test_mid_sentence_vocative_but_not_a_list_of_names() -> None:
     assert [v.term for v in vocatives("On Friday, Tom, we go.", set())] == ["Tom"]
     assert vocatives("I saw Tom, Maya, and Leo.", set()) == []
     assert vocatives("I can, but only until noon, I have a call.", set()) == []
+
+
+def test_a_reply_calling_the_caller_back_keeps_the_kinship_alias() -> None:
+    """'Mum, …?' answered with '…, Ines.' (the caller's name) turns back to the caller, not away:
+    the answering voice is still the one called 'Mum'."""
+    turns = [("ines", "Mum, may I take the bike to school tomorrow?"), ("mum", "Only with a helmet, Ines.")]
+    got = names_of(window(turns))
+    assert got["Mum"][0] == "mum"
