@@ -68,9 +68,12 @@ def fake_runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
 
 def test_a_server_that_dies_on_its_first_completion_is_an_error_not_ready(fake_runtime, monkeypatch):
     monkeypatch.setenv("FAKE_LLM_CRASH", "1")
-    with pytest.raises(server.LLMServerError, match="crashed on its first completion"):
-        server.up(fake_runtime, model="qwen2.5-coder-0.5b-instruct-q4", threads=1)
-    assert not server.status(fake_runtime).running
+    try:
+        with pytest.raises(server.LLMServerError, match="crashed on its first completion"):
+            server.up(fake_runtime, model="qwen2.5-coder-0.5b-instruct-q4", threads=1)
+        assert not server.status(fake_runtime).running
+    finally:
+        server.down(fake_runtime)  # without the check the fake would stay up: never leave it running
 
 
 def test_a_server_that_answers_is_ready(fake_runtime, monkeypatch):
