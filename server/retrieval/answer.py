@@ -221,7 +221,7 @@ class GraphAnswerer:
             if reading.addressee:
                 addressed = any(a.get("id") == reading.addressee["id"] for a in entry.evidence.addressees)
                 score += 0.15 if addressed else -0.15
-                if (entry.evidence.speaker or {}).get("id") == reading.addressee["id"]:
+                if _speaker_id(entry) == reading.addressee["id"]:
                     continue  # "Who asked Peter to …" is never answered by Peter
             if best is None or score > best[0]:
                 best = (score, entry)
@@ -236,7 +236,7 @@ class GraphAnswerer:
         mine = [
             e
             for e in evidence[:20]
-            if requester and (e.evidence.speaker or {}).get("id") == requester and is_request(e.evidence.text)
+            if requester and _speaker_id(e) == requester and is_request(e.evidence.text)
         ][:3]
         if not mine:
             return None
@@ -247,8 +247,7 @@ class GraphAnswerer:
         pool = [
             e
             for e in evidence[: self.window]
-            if e.evidence.addressees
-            and not (reading.speaker and (e.evidence.speaker or {}).get("id") != reading.speaker["id"])
+            if e.evidence.addressees and not (reading.speaker and _speaker_id(e) != reading.speaker["id"])
         ]
         if not pool:
             return None
@@ -312,7 +311,7 @@ def _vocative_only(sentence: str, mention: str) -> bool:
 def _about(entry: FusedEvidence, sentence: str, ids: set[str], mentions: list[str]) -> bool:
     """Whether a sentence is by one of the people (participant id) or speaks about one of them
     (names them other than by addressing them)."""
-    if (entry.evidence.speaker or {}).get("id") in ids:
+    if _speaker_id(entry) in ids:
         return True
     padded = f" {normalise(sentence)} "
     return any(f" {m} " in padded and not _vocative_only(sentence, m) for m in mentions)
@@ -868,14 +867,14 @@ class ExtractiveAnswerer:
             reply = _reply(entry, turns) if asks else None
             if reply is not None and all(_asks(x) for x in split_sentences(reply.evidence.text)):
                 reply = None  # a reply that only asks back ("Which one is Bonnie?") answers nothing
-            if claimant and claimant in ((entry.evidence.speaker or {}).get("id"), _speaker_id(reply)):
+            if claimant and claimant in (_speaker_id(entry), _speaker_id(reply)):
                 continue  # "Lucy said Olivia likes rock: is that right?" is not settled by Lucy
             # the speaker's name counts as present in their own turn (a question's: the replier's)
             voice = (reply or entry).evidence.speaker
             if voice:
                 words_here |= {_stem(w) for w in content_words(voice.get("name") or "")}
             # "What did X suggest?": X's own statement is the act the verb names
-            spoken = speech_only and not asks and (entry.evidence.speaker or {}).get("id") in named_ids
+            spoken = speech_only and not asks and _speaker_id(entry) in named_ids
             if spoken:
                 words_here |= topic
             if asks:
@@ -883,7 +882,7 @@ class ExtractiveAnswerer:
                     continue
             elif people and not _about(entry, sentence, named_ids, mentions):
                 continue
-            speaker_asked = (entry.evidence.speaker or {}).get("id") in named_ids
+            speaker_asked = _speaker_id(entry) in named_ids
             listeners = speaker_asked and topic & _listeners_things(sentence)
             if listeners and reply is None and not _names_any(sentence, mentions):
                 continue  # "Your store looks great" by Jon is about Gina's store, not his
@@ -1009,7 +1008,7 @@ class ExtractiveAnswerer:
         pool = [
             (rank, sentence, entry)
             for rank, (sentence, entry) in enumerate(candidates)
-            if (entry.evidence.speaker or {}).get("id") in people
+            if _speaker_id(entry) in people
             and _STATES_LIKING.search(sentence)
             and not _asks(sentence)
             and not _opens_with_other(sentence, others)
@@ -1079,6 +1078,7 @@ def _latest_change(
 
 
 def _speaker_id(entry: FusedEvidence | None) -> str | None:
+    """The id of the person who spoke an evidence turn (None when unknown or no turn)."""
     return (entry.evidence.speaker or {}).get("id") if entry is not None else None
 
 
@@ -1092,7 +1092,7 @@ def _gathered(
     chosen: list[tuple[str, FusedEvidence]] = []
     seen: set[str] = set()
     for _, _, sentence, entry in sorted(stated, key=lambda x: (-x[0], x[1])):
-        if entry.id in seen or (entry.evidence.speaker or {}).get("id") not in people:
+        if entry.id in seen or _speaker_id(entry) not in people:
             continue
         seen.add(entry.id)
         chosen.append((sentence, entry))
@@ -1125,7 +1125,7 @@ def _reply(entry: FusedEvidence, turns: dict[tuple[str, int], FusedEvidence]) ->
     nxt = turns.get((entry.evidence.session, entry.evidence.idx + 1))
     if nxt is None:
         return None
-    asker, replier = (entry.evidence.speaker or {}).get("id"), (nxt.evidence.speaker or {}).get("id")
+    asker, replier = _speaker_id(entry), _speaker_id(nxt)
     return nxt if replier and replier != asker else None
 
 
@@ -1245,7 +1245,7 @@ def _rests_on_asked(result: AgentResult, chosen: tuple[str, list[str]]) -> bool:
     holding = [(s, e) for s, e in pieces if said & {_stem(w) for w in content_words(s)}] or pieces
 
     def about(sentence: str, entry: FusedEvidence) -> bool:
-        by_them = (entry.evidence.speaker or {}).get("id") in ids
+        by_them = _speaker_id(entry) in ids
         if by_them and (_asks(sentence) or said & _listeners_things(sentence)):
             # their question to the listener, or the listener's thing ("How is your store going?"
             # for "How is Jon's store doing?"): about the listener, unless it names them too
