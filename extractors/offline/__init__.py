@@ -268,7 +268,7 @@ class OfflineExtractor:
                             confidence=ANSWERED_CALL if answered or last_unnamed else LOOSE_REPLY,
                         )
                     )
-        out.extend(self._answered_by_name(window, voc, known, spoke))
+        out.extend(self._answered_by_name(window, back))
         return _dedupe_names(out)
 
     @staticmethod
@@ -295,17 +295,17 @@ class OfflineExtractor:
         would get it, has no name yet: so the evidence still counts."""
         return label not in spoke and label != target and not window.people[target].name
 
-    def _answered_by_name(
-        self, window: Window, voc: list[Vocative], known: dict[str, str], spoke: set[str]
-    ) -> list[NameEvidence]:
+    @staticmethod
+    def _answered_by_name(window: Window, named: list[Vocative]) -> list[NameEvidence]:
         """ "Can we have pizza?" → "Only if it is vegetarian, Leo.": the voice that asked the
-        question just before is the one the answer calls by name."""
+        question just before is the one the answer calls by name (``named``: the calls
+        :meth:`_names_asker` found)."""
         if not window.previous or window.people[window.previous[-1].speaker].name:
             return []
         asked = window.previous[-1]
         return [
             NameEvidence(speaker=asked.speaker, name=v.term, kind="addressed", confidence=ANSWERED_BY_NAME)
-            for v in self._names_asker(window, voc, known, spoke)
+            for v in named
         ]
 
     def _names_asker(
