@@ -388,6 +388,9 @@ def resolve_names(
                 elif d.action == "alias":
                     tstate.aliases.append(d.name)
             for a in record.addressees:
+                called = window.person(a.target) if is_label(a.target) and a.source == "vocative" else None
+                if called is not None and called.name and called.participant_id != speaker:
+                    st.evidence.append(evidence_entry(called.name, NOT_ME, "not_me", f"t{i}"))
                 if not is_label(a.target) and a.target != GROUP:
                     st.evidence.append(evidence_entry(a.target, NOT_ME, "not_me", f"t{i}"))
                     key = name_key(a.target)

@@ -457,8 +457,16 @@ class MemoryWriter:
                 if pid not in edges or edges[pid]["confidence"] < a.confidence:
                     edges[pid] = {"pid": pid, "source": a.source, "confidence": a.confidence}
         for a in turn.result.record.addressees:  # whoever calls someone "Tom" is not Tom
-            if speaker_id and a.target != GROUP and not is_label(a.target):
-                entry = evidence_entry(a.target, NOT_ME, "not_me", turn.message_id)
+            if not speaker_id or a.target == GROUP:
+                continue
+            # Also when "Tom" is already someone of the window: a name-only placeholder is
+            # named yet voiceless, and the voice that calls it could otherwise collect weak votes
+            # for that very name (household audio run: Ben's voice, which said "Sophie, okay,
+            # no problem.", was named "Sophie"; docs/memory.md, "Naming heard through ASR").
+            called = window.person(a.target) if is_label(a.target) and a.source == "vocative" else None
+            name = called.name if called is not None else (None if is_label(a.target) else a.target)
+            if name and (called is None or called.participant_id != speaker_id):
+                entry = evidence_entry(name, NOT_ME, "not_me", turn.message_id)
                 ParticipantStore.add_evidence(tx, space, speaker_id, entry, turn.message_id)
         if edges:  # written by flush (a chunk's in one statement)
             turn.pending.addresses.append({"message_id": turn.message_id, "edges": list(edges.values())})

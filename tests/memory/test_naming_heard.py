@@ -152,3 +152,37 @@ def test_a_reply_after_a_call_votes_weakly_through_the_calls_placeholder():
 def test_a_reply_that_calls_someone_itself_gives_the_called_name_no_vote():
     assert _after_call("Everyone, the tent goes in the small bag.") == []
     assert _after_call("Marek, the tent goes in the small bag.") == []
+
+
+def test_a_voice_that_called_a_placeholder_by_name_is_not_named_it_by_weak_votes(services, space):
+    """Integration (real Neo4j): a voice that itself called "Wiebke" (a name-only placeholder by
+    then, so a window person, not a plain name) is not Wiebke, however many replies after other
+    voices' calls of Wiebke it makes. Before, "not me" was kept only for a plain name, so three
+    weak votes named the caller Wiebke (the household audio run's Ben named "Sophie")."""
+    from .test_memory_integration import voice
+
+    turns = [
+        ("spk_a", "Wiebke, the ferry leaves at six so pack tonight."),
+        ("spk_b", "Wiebke, did you see the tent poles?"),
+        ("spk_c", "Wiebke, the car is packed."),
+        ("spk_b", "The bags are still in the hall."),
+        ("spk_a", "Wiebke, the tickets are on the table."),
+        ("spk_b", "Then I will take them with the map."),
+        ("spk_c", "Wiebke, your coat is in the car."),
+        ("spk_b", "It rained all night on the campsite."),
+    ]
+    for i, (speaker, text) in enumerate(turns):
+        voice(services, space, "v1", speaker, text, i, f"{space}:{i}")
+    rows = services.db.query(
+        "MATCH (p:Participant {space: $space})-[:SPEAKS]->(:Message {space: $space, id: $mid}) "
+        "RETURN p.name AS name, p.name_evidence AS evidence",
+        space=space,
+        mid=f"{space}:1",
+    )
+    assert rows[0]["name"] is None
+    assert [e.split("|")[3] for e in rows[0]["evidence"] if e.startswith("wiebke|")].count("not_me") == 1
+    voiceless = services.db.query(
+        "MATCH (p:Participant {space: $space, name: 'Wiebke'}) RETURN COUNT { (p)-[:SPEAKS]->() } AS spoke",
+        space=space,
+    )
+    assert voiceless == [{"spoke": 0}]  # still the placeholder, folded into no voice
