@@ -24,15 +24,21 @@ Many statements at once (:func:`decide_facts`, :func:`decide_attributes`): a tur
 facts, or a batch import's chunk of turns, reads the current candidates of all its statements
 in one query, then decides them in conversation order here, each statement seeing what the
 ones before it created or superseded, exactly as if each had been read and written alone.
+
+After a fold (:func:`replay_facts`, :func:`replay_attributes`): two people turned out to be one,
+so facts stored about each, decided apart, are now one subject's. The slots the fold touched are
+decided again from their whole history, oldest first, by the same rules, as if every statement
+had been about that person from the start; only what differs from the stored evolution is
+returned for writing, so a second replay returns nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
-from voxmem.stores.facts import CurrentAttribute, CurrentFact
+from voxmem.stores.facts import CurrentAttribute, CurrentFact, Evolved
 
 
 @dataclass(frozen=True)
@@ -175,3 +181,125 @@ def decide_attributes(
         attrs[:] = [a for a in attrs if a.id not in gone]
         attrs.append(CurrentAttribute(cand.id, cand.text, cand.slot, cand.valid_from))
     return decisions
+
+
+@dataclass(frozen=True)
+class Settled:
+    """The evolution a replay gives one stored fact or attribute (``conflict`` None for an
+    attribute): whether it is current, which one supersedes it (its ``valid_to`` is that one's
+    ``valid_from``), and its own SUPERSEDES and CONFLICTS_WITH edges."""
+
+    id: str
+    current: bool
+    conflict: bool | None
+    superseded_by: str | None
+    supersedes: tuple[str, ...]
+    conflicts: tuple[str, ...]
+
+
+@dataclass
+class Replay:
+    """What a replay changes: ``merges`` (repeat, kept) pairs, a repeat of what was current
+    becoming support of it as the writer records repeats; ``changed``, the stored facts or
+    attributes whose evolution differs from the replay's; ``new_conflicts`` (new, old) pairs in
+    conflict now that were not before (each gets an audit item, as from the writer)."""
+
+    merges: list[tuple[str, str]] = field(default_factory=list)
+    changed: list[Settled] = field(default_factory=list)
+    new_conflicts: list[tuple[Evolved, Evolved]] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.merges or self.changed)
+
+
+def replay_facts(history: Sequence[Evolved], person: str, name: str | None) -> Replay:
+    """:func:`decide_facts` over each subject's facts of the touched slots, oldest first (the
+    store's order), as if written in that order from the start. ``person`` is the one folded
+    into: texts the fold rewrote still read '{person}' where the person's own read the name
+    (rendered after the commit), so a text is compared with ``name`` in its place."""
+    candidates = [
+        FactCandidate(
+            h.id,
+            FactStatement(
+                _rendered(h.text, person, name),
+                h.slot,
+                h.value,
+                subject=h.owner,
+                speaker=next(iter(h.stated_by), None),
+            ),
+            h.valid_from,
+        )
+        for h in history
+    ]
+    replay = Replay()
+    supersedes: dict[str, tuple[str, ...]] = {}
+    conflicts: dict[str, tuple[str, ...]] = {}
+    for h, d in zip(history, decide_facts(candidates, {}), strict=True):
+        if d.support is not None:
+            replay.merges.append((h.id, d.support))
+            continue
+        supersedes[h.id] = d.supersede
+        conflicts[h.id] = tuple(c.id for c in d.conflicts)
+    _settle(history, replay, supersedes, conflicts, facts=True)
+    return replay
+
+
+def replay_attributes(history: Sequence[Evolved], person: str, name: str | None) -> Replay:
+    """:func:`decide_attributes` over ``person``'s attributes of the touched kinds, oldest
+    first, as :func:`replay_facts` does for facts (``owner`` is the kind here)."""
+    candidates = [
+        AttributeCandidate(h.id, person, h.owner, _rendered(h.text, person, name), h.slot, h.valid_from)
+        for h in history
+    ]
+    replay = Replay()
+    supersedes: dict[str, tuple[str, ...]] = {}
+    for h, d in zip(history, decide_attributes(candidates, {}), strict=True):
+        if d.support is not None:
+            replay.merges.append((h.id, d.support))
+        else:
+            supersedes[h.id] = d.supersede
+    _settle(history, replay, supersedes, {}, facts=False)
+    return replay
+
+
+def _rendered(text: str, person: str, name: str | None) -> str:
+    return text.replace("{" + person + "}", name) if name else text
+
+
+def _settle(
+    history: Sequence[Evolved],
+    replay: Replay,
+    supersedes: Mapping[str, tuple[str, ...]],
+    conflicts: Mapping[str, tuple[str, ...]],
+    facts: bool,
+) -> None:
+    """Fill ``replay.changed`` and ``new_conflicts``: the replay's evolution of each kept item
+    against the stored one (edges to merged repeats vanish with them)."""
+    by_id = {h.id: h for h in history}
+    merged = {repeat for repeat, _ in replay.merges}
+    successor = {old: new for new, olds in supersedes.items() for old in olds}
+    in_conflict = {i for new, olds in conflicts.items() for i in (new, *olds) if olds}
+    stored_pairs = {frozenset((h.id, o)) for h in history for o in h.conflicts}
+    for i, ups in supersedes.items():
+        h = by_id[i]
+        new = successor.get(i)
+        settled = Settled(
+            id=i,
+            current=new is None,
+            conflict=(new is None and i in in_conflict) if facts else None,
+            superseded_by=new,
+            supersedes=tuple(sorted(ups)),
+            conflicts=tuple(sorted(conflicts.get(i, ()))),
+        )
+        valid_to = by_id[new].valid_from if new is not None else None
+        if (
+            h.current != settled.current
+            or (facts and h.conflict != settled.conflict)
+            or h.valid_to != valid_to
+            or h.supersedes - merged != set(settled.supersedes)
+            or h.conflicts - merged != set(settled.conflicts)
+        ):
+            replay.changed.append(settled)
+        replay.new_conflicts += [
+            (h, by_id[o]) for o in settled.conflicts if frozenset((i, o)) not in stored_pairs
+        ]

@@ -19,6 +19,7 @@ the same way (a batch shows a turn's vocatives to the later windows it already r
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Callable, Mapping
@@ -34,6 +35,7 @@ from voxmem.extractors.naming import plausible_new_name
 from voxmem.extractors.schema import GROUP, ExtractionResult, is_label
 from voxmem.extractors.window import Window
 from voxmem.ids import name_key, new_id
+from voxmem.memory.fold import audit_in, fold_person
 from voxmem.memory.identity import NOT_ME, PersonState, decide, evidence_entry
 from voxmem.memory.rules import (
     AttributeCandidate,
@@ -278,7 +280,7 @@ class MemoryWriter:
         if create:  # a calling turn derived again while its answer was not: facts follow the answer
             _rows(tx, "memory_addresses_kept_answer", space=space, ids=sorted({f.message_id for f in create}))
         for message_id, detail, people in audits:
-            _audit_in(tx, space, message_id, "fact_conflict", detail, people, resolved=False)
+            audit_in(tx, space, message_id, "fact_conflict", detail, people, resolved=False)
         if not attributes:
             return
         attr_keys = [(a.new.holder, a.new.kind, a.new.slot, a.new.text) for a in attributes]
@@ -418,18 +420,28 @@ class MemoryWriter:
                 ParticipantStore.add_alias(tx, space, pid, d.name)
                 person.aliases.append(d.name)
             elif d.action == "merge_placeholder" and d.other is not None:  # decide always names it
-                ParticipantStore.fold(tx, space, d.other, pid, take_name=not d.keep_name)
+                folded = states[d.other]
+                fold_person(tx, space, d.other, pid, take_name=not d.keep_name)
                 if not d.keep_name:
                     summary.named[pid] = ev.name
                     person.name = ev.name
                 turn.resolver.forget(d.other, pid)
-            if d.action in ("rename", "merge_placeholder", "conflict_two_names", "conflict_two_voices"):
+                # the placeholder is gone: the item lists the person only and says in its detail
+                # whom it was folded into (a listed id would be a copy of a deleted participant)
+                detail = {
+                    "placeholder": d.other,
+                    "placeholder_name": folded.name,
+                    "into": pid,
+                    "why": d.detail,
+                }
+                _audit(turn, d.action, json.dumps(detail), [pid], resolved=True)
+            if d.action in ("rename", "conflict_two_names", "conflict_two_voices"):
                 _audit(
                     turn,
                     d.action,
                     d.detail,
                     [p for p in (pid, d.other) if p],
-                    resolved=d.action in ("rename", "merge_placeholder"),
+                    resolved=d.action == "rename",
                 )
 
     def _addressees(self, turn: TurnWrite) -> list[str]:
@@ -555,29 +567,7 @@ class MemoryWriter:
 
 def _audit(turn: TurnWrite, kind: str, detail: Any, participants: list[Any], resolved: bool) -> None:
     """An audit item raised by this turn (removed again when the turn is re-extracted)."""
-    _audit_in(turn.tx, turn.space, turn.message_id, kind, detail, participants, resolved)
-
-
-def _audit_in(
-    tx: ManagedTransaction,
-    space: str,
-    message_id: str,
-    kind: str,
-    detail: Any,
-    participants: list[Any],
-    resolved: bool,
-) -> None:
-    _rows(
-        tx,
-        "memory_audit_create",
-        space=space,
-        id=new_id("audit"),
-        kind=kind,
-        detail=detail,
-        participants=participants,
-        message_id=message_id,
-        resolved=resolved,
-    )
+    audit_in(turn.tx, turn.space, turn.message_id, kind, detail, participants, resolved)
 
 
 def _states(tx: ManagedTransaction, space: str, ids: list[str]) -> dict[str, PersonState]:

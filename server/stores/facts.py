@@ -54,6 +54,26 @@ class CurrentAttribute:
 
 
 @dataclass(frozen=True)
+class Evolved:
+    """A stored fact or attribute with its evolution as stored: the input of the replay that
+    re-decides a slot after a fold (:func:`voxmem.memory.rules.replay_facts`)."""
+
+    id: str
+    owner: str  # a fact's subject (participant id), an attribute's kind
+    text: str
+    slot: str | None
+    value: str | None
+    valid_from: datetime | None
+    valid_to: datetime | None
+    current: bool
+    conflict: bool
+    stated_by: tuple[str, ...]
+    supersedes: frozenset[str]
+    conflicts: frozenset[str]  # its own CONFLICTS_WITH edges (to the others)
+    first_message: str | None  # the message it was derived from first (its conflict's audit item)
+
+
+@dataclass(frozen=True)
 class NewFact:
     """A fact ready to be written: text, slot, time and the people it links (participant ids)."""
 
@@ -145,6 +165,24 @@ def _people(rows: list[dict[str, Any]]) -> list[PersonRef]:
 
 def _run(tx: ManagedTransaction, name: str, /, **params: Any) -> list[dict[str, Any]]:
     return [r.data() for r in tx.run(query(name), params)]
+
+
+def _evolved(r: dict[str, Any]) -> Evolved:
+    return Evolved(
+        id=r["id"],
+        owner=r["owner"],
+        text=r["text"],
+        slot=r["slot"],
+        value=r["value"],
+        valid_from=native_time(r["valid_from"]),
+        valid_to=native_time(r["valid_to"]),
+        current=bool(r["current"]),
+        conflict=bool(r["conflict"]),
+        stated_by=tuple(r["stated_by"]),
+        supersedes=frozenset(r["supersedes"]),
+        conflicts=frozenset(r["conflicts"]),
+        first_message=next(iter(r["first"]), None),
+    )
 
 
 def _texts_and_slots(keys: Iterable[tuple[K, str | None, str]]) -> dict[K, tuple[list[str], list[str]]]:
@@ -255,6 +293,41 @@ class FactStore:
             )
         if supersede:
             _run(tx, "attribute_supersede", space=space, pairs=[{"new": n, "old": o} for n, o in supersede])
+
+    # --- after a fold, in its transaction: re-deciding what it brought together ----------------
+    @staticmethod
+    def fold_keys(
+        tx: ManagedTransaction, space: str, pid: str, into: str
+    ) -> tuple[list[tuple[str, str]], list[str]]:
+        """What folding ``pid`` into ``into`` can bring into one slot (read before the fold): the
+        (subject, slot) pairs of facts about or stated by ``pid`` (``pid`` read as ``into``),
+        and the kinds of ``pid``'s attributes."""
+        row = tx.run(query("fact_fold_keys"), space=space, pid=pid, into=into).single()
+        if row is None:
+            return [], []
+        return [(k["subject"], k["slot"]) for k in row["slots"]], list(row["kinds"])
+
+    @staticmethod
+    def slot_history(tx: ManagedTransaction, space: str, keys: Sequence[tuple[str, str]]) -> list[Evolved]:
+        """Every fact of these (subject, slot) pairs, current or not, oldest first."""
+        rows = _run(tx, "fact_slot_history", space=space, keys=[{"subject": s, "slot": sl} for s, sl in keys])
+        return [_evolved(r) for r in rows]
+
+    @staticmethod
+    def kind_history(tx: ManagedTransaction, space: str, holder: str, kinds: Sequence[str]) -> list[Evolved]:
+        """Every attribute of ``holder`` of these kinds, current or not, oldest first."""
+        rows = _run(tx, "attribute_kind_history", space=space, holder=holder, kinds=list(kinds))
+        return [_evolved(r) for r in rows]
+
+    @staticmethod
+    def settle(
+        tx: ManagedTransaction, space: str, merges: Sequence[tuple[str, str]], rows: Sequence[dict[str, Any]]
+    ) -> None:
+        """Apply a replay (``memory_settle``): ``merges`` (repeat, kept) pairs become support of
+        the kept one, ``rows`` set the evolution of facts or attributes whose state changed."""
+        if merges or rows:
+            merge_rows = [{"repeat": r, "kept": k} for r, k in merges]
+            _run(tx, "memory_settle", space=space, merges=merge_rows, rows=list(rows))
 
     # --- reads ---------------------------------------------------------------------------------
     def facts(

@@ -26,6 +26,7 @@ from neo4j import ManagedTransaction
 from voxmem.db import Database
 from voxmem.errors import Conflict, InvalidInput, NotFound
 from voxmem.ids import new_id
+from voxmem.memory.fold import fold_person
 from voxmem.stores.participants import ParticipantStore, Person
 from voxmem.stores.speakers import SpeakerStore
 from voxmem.voice.routing import MAX_RECONCILE_PASSES, normalise, reconcile_pairs
@@ -71,6 +72,8 @@ class IdentityManager:
         person and the person folded in. Why fold: that earlier person held what was said to and
         about the voice (ADDRESSES, facts, attributes, sessions, name evidence); left behind it was
         a second, voiceless copy of the speaker that who-said-what queries showed as someone else.
+        The fold (:func:`voxmem.memory.fold.fold_person`) re-decides the slots it brought
+        together in the same transaction, so the person never holds two current values of one.
         A retry (already linked by hand to that person) changes and audits nothing."""
         if (participant_id is None) == (name is None):
             raise InvalidInput("give exactly one of participant_id or name")
@@ -88,9 +91,7 @@ class IdentityManager:
             previous = before["participant_id"]
             if previous == pid and before["identified_by"] == "manual":
                 return {**out, "merged_participant_id": None}
-            folded = previous not in (None, pid) and ParticipantStore.fold(
-                tx, space, previous, pid, take_name=False
-            )
+            folded = previous not in (None, pid) and fold_person(tx, space, previous, pid, take_name=False)
             person_name = ParticipantStore.naming_states(tx, space, [pid])[0].name
             SpeakerStore.audit(
                 tx,
