@@ -29,7 +29,7 @@ CREATE (m:Message {space: $space, id: $id, session: $session, session_key: @acce
                    idx: $idx, text: $text,
                    ts: datetime($ts), source: $source, created_at: datetime(), memory_pending: true,
                    passage: $passage, sparse_terms: $sparse_terms, sparse_weights: $sparse_weights,
-                   sparse_head: @sparse.head($sparse_terms, $sparse_weights)})
+                   sparse_head: @sparse.head($space, $sparse_terms, $sparse_weights)})
 CREATE (s)-[:HAS_MESSAGE]->(m)
 CREATE (p)-[:SPEAKS]->(m)
 MERGE (p)-[:PARTICIPATED_IN]->(s)

@@ -17,7 +17,7 @@ CREATE (m:Message {space: $space, id: row.id, session: row.session,
                    session_key: @access.session_key($space, row.session), idx: row.idx, text: row.text,
                    ts: datetime(row.ts), source: row.source, created_at: datetime(), memory_pending: true,
                    passage: row.passage, sparse_terms: row.sparse_terms, sparse_weights: row.sparse_weights,
-                   sparse_head: @sparse.head(row.sparse_terms, row.sparse_weights)})
+                   sparse_head: @sparse.head($space, row.sparse_terms, row.sparse_weights)})
 CREATE (s)-[:HAS_MESSAGE]->(m)
 CREATE (p)-[:SPEAKS]->(m)
 MERGE (p)-[:PARTICIPATED_IN]->(s)

@@ -12,7 +12,7 @@ UNWIND $rows AS row
 MATCH (m:Message {id: row.id})
 WHERE m.space = $space
 SET m.passage = row.passage, m.sparse_terms = row.sparse_terms, m.sparse_weights = row.sparse_weights,
-    m.sparse_head = @sparse.head(row.sparse_terms, row.sparse_weights)
+    m.sparse_head = @sparse.head($space, row.sparse_terms, row.sparse_weights)
 WITH m, row
 CALL db.create.setNodeVectorProperty(m, 'embedding', toFloatList(row.embedding))
 RETURN count(m) AS indexed;

@@ -1,7 +1,7 @@
 // Neo4j Browser: paste these :param lines first, then the query (example values).
 // :param space => 'demo-household'
 // :param asker => null
-// :param lucene => 't2043^1.2 t6400^0.8'
+// :param lucene => '"demo-household~t2043"^1.2 "demo-household~t6400"^0.8'
 // :param fetch => 100
 // :param access_policy => 'open'
 // :param session => 'kitchen-monday'
@@ -13,24 +13,26 @@
 // :param k => 10
 // Retrieval tool: learned sparse (SPLADE) search over message passages, inside the asker's scope.
 // Candidates come from the 'message_scoped_sparse_head' full-text index (migration 0010): each
-// message's HEAD terms (those of at least 0.3 x its heaviest weight, @sparse.head) with its space
-// and session, whitespace analyzer. Document-side pruning: the disjunction visits a fraction of the
-// postings the all-terms index holds (docs/retrieval.md "Latency, sixth pass"), and every
-// candidate is still scored with all its stored terms; when fewer than $k survive, the tool widens
-// with retrieve_messages_sparse (every term, the all-terms index of migration 0008). The Lucene query requires the
-// space and the asker's sessions (@access.message_lucene_filter, the same required clauses as the
-// BM25 tool, boosted ^0) and ORs the query's vocabulary terms (`t<id>`, $lucene) boosted by their
-// query weights, so neither other spaces nor sessions the asker cannot read crowd the $fetch
-// candidates (before 0008 only the space was filtered, and a participant or private scope widened
-// to 20 × $fetch candidates). Each candidate is then scored exactly over all its terms
-// (@sparse.scored). Python asks for 10 x $k candidates (4 x $k cost fused recall on LoCoMo) and retries with
-// 20 x $fetch when fewer than $k survive.
+// message's HEAD terms (those of at least 0.3 x its heaviest weight, @sparse.head) with its session,
+// whitespace analyzer. Document-side pruning: the disjunction visits a fraction of the postings the
+// all-terms index holds (docs/retrieval.md "Latency, sixth pass"), and every candidate is still
+// scored with all its stored terms; when fewer than $k survive, the tool widens with
+// retrieve_messages_sparse (every term, the all-terms index of migration 0008). The head terms are
+// space-qualified (`"<space>~t<id>"`, migration 0012, $lucene built so by the tool), so the
+// disjunction itself selects the space and the query requires no space clause: with the required
+// `+space:"…"^0` clause of @access.message_lucene_filter (a term held by every message of the
+// space) Lucene could not skip non-competitive documents under its `limit`, and at 100k the bare
+// query cost 27-30 ms of Neo4j time against 10-14 without it (docs/retrieval.md "Latency, tenth
+// pass"). The asker's sessions stay required (@access.message_lucene_sessions) where they select.
+// Lucene's scores use per-space term statistics. Each candidate is then scored exactly over all
+// its terms (@sparse.scored). Python asks for 10 x $k candidates (4 x $k cost fused recall on
+// LoCoMo) and widens when fewer than $k survive.
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Params: $space, $access_policy, $asker, $lucene (boosted terms), $weights (map term -> float),
 //         $fetch, $k, $speaker, $addressee, $session, $ts_from, $ts_to
 @access.asker()
 CALL db.index.fulltext.queryNodes('message_scoped_sparse_head',
-                                  @access.message_lucene_filter() + '+sparse_head:(' + $lucene + ')',
+                                  @access.message_lucene_sessions() + '+sparse_head:(' + $lucene + ')',
                                   {limit: $fetch}) YIELD node AS m
 WITH asker, asker_sessions, m
 WHERE m.space = $space

@@ -37,7 +37,7 @@ def sparse_fields(weights: dict[int, float]) -> tuple[str, list[float]]:
 
 
 def sparse_query(
-    weights: dict[int, float], max_terms: int = 64, common: Collection[str] = ()
+    weights: dict[int, float], max_terms: int = 64, common: Collection[str] = (), space: str | None = None
 ) -> tuple[str, dict[str, float]]:
     """The Lucene clauses of the candidate query (the query's heaviest terms, boosted by weight)
     and the term map that scores the candidates exactly; the retrieval query prepends the space
@@ -48,10 +48,17 @@ def sparse_query(
     in the term map (scores are unchanged) but leave the Lucene clauses: a speaker's name is in
     nearly every passage of a conversation, so one such term made the disjunction match most of
     the space, and Lucene scores every match whatever the limit (docs/retrieval.md "Latency,
-    fifth pass"). When every term is common the clauses keep them all (nothing else to select on)."""
+    fifth pass"). When every term is common the clauses keep them all (nothing else to select on).
+
+    ``space``: clauses over the space-qualified head terms (``"<space>~t<id>"``, quoted because
+    ``~`` and ``:`` are query syntax; ``@sparse.head``, migration 0012) for
+    ``cypher/retrieve_messages_sparse_head.cypher``, which then needs no space clause; the term
+    map keeps the bare ``t<id>`` keys of ``sparse_terms``."""
     top = sorted(weights.items(), key=lambda kv: -kv[1])[:max_terms]
     terms = {f"t{t}": w for t, w in top}
     clauses = {t: w for t, w in terms.items() if t not in common} or terms
+    if space is not None:
+        return " ".join(f'"{space}~{t}"^{w:.3f}' for t, w in clauses.items()), terms
     return " ".join(f"{t}^{w:.3f}" for t, w in clauses.items()), terms
 
 

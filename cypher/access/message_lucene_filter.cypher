@@ -12,15 +12,4 @@
 // third pass"). A shortcut, never the gate: the query still applies @access.message to every hit.
 // Needs `asker` and `asker_sessions` from @access.asker().
 // Params: $space, $access_policy
-'+space:"' + $space + '"^0 '
-+ CASE WHEN NOT $access_policy IN ['participant', 'private'] OR asker IS NULL
-         OR NOT 0 < size(asker_sessions) <= 512
-         OR @access.asker_in_every_session()
-         THEN ''
-       WHEN $access_policy = 'participant'
-         THEN '+session:(' + reduce(s = '', sid IN asker_sessions | s + ' "' + sid + '"') + ')^0 '
-       ELSE '+session:(' + reduce(s = '', sid IN asker_sessions
-                                     + [(m2:Message)-[:ADDRESSES]->(asker)
-                                        WHERE NOT m2.session IN asker_sessions | m2.session]
-                                  | s + ' "' + sid + '"') + ')^0 '
-       END
+'+space:"' + $space + '"^0 ' + @access.message_lucene_sessions()

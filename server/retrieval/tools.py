@@ -503,7 +503,8 @@ class MessageSparseRetriever(Retriever):
         weights = self.sparse(text)
         if scope.sees_nothing or not weights:
             return []
-        lucene, terms = sparse_query(weights, common=self.common(scope.space))
+        # space-qualified head terms: the disjunction selects the space itself (migration 0012)
+        lucene, terms = sparse_query(weights, common=self.common(scope.space), space=scope.space)
         params = {**scope.params(), **_message_filters(filters or Filters()), "lucene": lucene}
         params["weights"] = terms
         fetch = max(self.fetch, 10 * k)

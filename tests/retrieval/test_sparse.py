@@ -76,6 +76,10 @@ def test_passage_and_query_text():
     lucene, terms = sparse_query({7: 1.5, 9: 0.25, 11: 0.1}, max_terms=2)
     assert lucene == "t7^1.500 t9^0.250"
     assert terms == {"t7": 1.5, "t9": 0.25}
+    # the head query's clauses: space-qualified and quoted (':' and '~' are query syntax)
+    lucene, head_terms = sparse_query({7: 1.5, 9: 0.25, 11: 0.1}, max_terms=2, space="a:b")
+    assert lucene == '"a:b~t7"^1.500 "a:b~t9"^0.250'
+    assert head_terms == terms
 
 
 def test_common_terms_leave_the_lucene_clauses_not_the_scores():
@@ -208,11 +212,17 @@ def test_sparse_candidates_are_filtered_by_the_askers_sessions_inside_the_index(
         assert scope.access_policy == "participant"
         tool = build_tools(services.db, services.embedder)["message_sparse"]
         lucene, terms = sparse_query(tool.sparse("pizza"))  # type: ignore[misc]
+        clauses = {  # the head index holds space-qualified terms (migration 0012)
+            "retrieve_messages_sparse_head": sparse_query(tool.sparse("pizza"), space=name)[0],  # type: ignore[misc]
+            "retrieve_messages_sparse": lucene,
+        }
         params = {"speaker": None, "addressee": None, "session": None, "ts_from": None, "ts_to": None}
         # the head index (migration 0010) and the all-terms index (0008) both filter in the index
 
         def top(query_name: str, **scope_params: Any) -> list[dict[str, Any]]:
-            return tool.run(query_name, lucene=lucene, weights=terms, fetch=1, k=1, **params, **scope_params)
+            return tool.run(
+                query_name, lucene=clauses[query_name], weights=terms, fetch=1, k=1, **params, **scope_params
+            )
 
         for name_of_query in ("retrieve_messages_sparse_head", "retrieve_messages_sparse"):
             rows = top(name_of_query, **scope.params())
@@ -314,7 +324,7 @@ def _body(text: str) -> str:
 def test_every_writer_of_sparse_terms_writes_the_head():
     """Document-side pruning (migration 0010) only holds if every message has its head: each
     product and benchmark Cypher file that writes ``sparse_terms`` writes ``sparse_head`` from the
-    one fragment, and migration 0010 back-fills with the fragment's expression."""
+    one fragment, and migration 0012 re-writes older heads with the fragment's expression."""
     writers = []
     for path in sorted([*(ROOT / "cypher").glob("*.cypher"), *(ROOT / "bench" / "cypher").glob("*.cypher")]):
         body = _body(path.read_text(encoding="utf-8"))
@@ -322,9 +332,11 @@ def test_every_writer_of_sparse_terms_writes_the_head():
             writers.append(path.stem)
             assert HEAD.search(body), f"{path.name} writes sparse_terms without @sparse.head"
     assert {"message_append", "message_batch_append", "message_index_set", "load_messages"} <= set(writers)
-    migration = next(m for m in available_migrations() if m.version == 10)
+    migration = next(m for m in available_migrations() if m.version == 12)
     squash = lambda s: re.sub(r"\s+", "", s)  # noqa: E731
-    assert squash(compose("@sparse.head(m.sparse_terms, m.sparse_weights)")) in squash(migration.text)
+    assert squash(compose("@sparse.head(m.space, m.sparse_terms, m.sparse_weights)")) in squash(
+        migration.text
+    )
 
 
 @pytest.mark.integration
@@ -332,40 +344,98 @@ def test_the_head_is_the_heavy_prefix_of_the_stored_terms(services, space):
     for row in _stored(services, space).values():
         terms, weights = row["terms"].split(), row["weights"]
         assert weights == sorted(weights, reverse=True)
-        expected = [t for t, w in zip(terms, weights, strict=True) if w >= 0.3 * weights[0]]
+        expected = [f"{space}~{t}" for t, w in zip(terms, weights, strict=True) if w >= 0.3 * weights[0]]
         assert row["head"].split() == expected
         assert 0 < len(expected) < len(terms)
 
 
-@pytest.mark.integration
-def test_migration_0010_backfills_messages_stored_without_a_head(services, space):
-    """A store from before 0010: messages with SPLADE terms and no head. Running the migration's
-    statements (as migrate() does, the back-fill in batches) gives each the head the writers give,
-    the head index finds them, and a second run changes nothing."""
-    before = _stored(services, space)
-    services.db.execute("MATCH (m:Message {space: $space}) REMOVE m.sparse_head", space=space)
-    assert all(r["head"] is None for r in _stored(services, space).values())
-    migration = next(m for m in available_migrations() if m.version == 10)
-    run_statements(services.db, migration, services.settings)
-    after = _stored(services, space)
-    assert {i: r["head"] for i, r in after.items()} == {i: r["head"] for i, r in before.items()}
-    assert all(r["head"] for r in after.values())
-    run_statements(services.db, migration, services.settings)  # idempotent
-    assert _stored(services, space) == after
+def _head_query_top(services, space: str, question: str, fetch: int = 10) -> list[str]:
+    """The head query's ids for ``question`` in an open scope, its clauses built as the tool builds them."""
     tool = build_tools(services.db, services.embedder)["message_sparse"]
-    lucene, terms = sparse_query(tool.sparse("When is Lena's dentist appointment?"))  # type: ignore[misc]
+    lucene, terms = sparse_query(tool.sparse(question), space=space)  # type: ignore[misc]
     params = {"speaker": None, "addressee": None, "session": None, "ts_from": None, "ts_to": None}
     scope = resolve_scope(services.db, space, None)
     rows = tool.run(
         "retrieve_messages_sparse_head",
         lucene=lucene,
         weights=terms,
-        fetch=10,
+        fetch=fetch,
         k=1,
         **params,
         **scope.params(),
     )
-    assert [r["id"] for r in rows] == [turn_message_id(space, "s3")]
+    return [r["id"] for r in rows]
+
+
+@pytest.mark.integration
+def test_migrations_0010_and_0012_backfill_messages_stored_without_a_head(services, space):
+    """A store from before 0010: messages with SPLADE terms and no head. Running the migrations'
+    statements in order (as migrate() does, the back-fills in batches) gives each the head the
+    writers give, the head index finds them, and a second run changes nothing."""
+    before = _stored(services, space)
+    services.db.execute("MATCH (m:Message {space: $space}) REMOVE m.sparse_head", space=space)
+    assert all(r["head"] is None for r in _stored(services, space).values())
+    migrations = [m for m in available_migrations() if m.version in (10, 12)]
+    for migration in migrations:
+        run_statements(services.db, migration, services.settings)
+    after = _stored(services, space)
+    assert {i: r["head"] for i, r in after.items()} == {i: r["head"] for i, r in before.items()}
+    assert all(r["head"] for r in after.values())
+    for migration in migrations:  # idempotent
+        run_statements(services.db, migration, services.settings)
+    assert _stored(services, space) == after
+    assert _head_query_top(services, space, "When is Lena's dentist appointment?") == [
+        turn_message_id(space, "s3")
+    ]
+
+
+@pytest.mark.integration
+def test_migration_0012_qualifies_the_heads_0010_wrote(services, space):
+    """Heads as 0010 wrote them (bare `t<id>` terms, which the head query no longer asks for) are
+    re-written as the writers write them now: each term qualified by the message's space."""
+    before = _stored(services, space)
+    assert all(t.startswith(f"{space}~t") for r in before.values() for t in r["head"].split())
+    services.db.execute(
+        "MATCH (m:Message {space: $space}) SET m.sparse_head = replace(m.sparse_head, $prefix, '')",
+        space=space,
+        prefix=f"{space}~",
+    )
+    assert _head_query_top(services, space, "When is Lena's dentist appointment?") == []
+    run_statements(services.db, next(m for m in available_migrations() if m.version == 12), services.settings)
+    assert _stored(services, space) == before
+    assert _head_query_top(services, space, "When is Lena's dentist appointment?") == [
+        turn_message_id(space, "s3")
+    ]
+
+
+@pytest.mark.integration
+def test_the_head_query_selects_the_space_by_its_terms_without_a_space_clause(services, space):
+    """The head query's Lucene string requires no space (a `+space:` clause held by every document
+    of a big space stopped Lucene's top-k pruning, docs/retrieval.md "Latency, tenth pass"); its
+    space-qualified terms select the space instead: with room for ONE candidate, each of two
+    spaces holding the same turns gets its own turn, never the other space's."""
+    lucene_of = compose(
+        "@access.asker()\nRETURN @access.message_lucene_sessions() + '+sparse_head:(x)' AS lucene"
+    )
+    sent = services.db.query(lucene_of, space=space, asker=None, access_policy="open")[0]["lucene"]
+    assert sent == "+sparse_head:(x)"
+    twin = f"test-sparse-twin-{uuid.uuid4().hex[:8]}"
+    services.spaces.create(twin, "open")
+    try:
+        services.messages.append(
+            twin,
+            Turn(
+                session="kitchen",
+                speaker="Lena",
+                text="My dentist appointment moved to Friday.",
+                turn_id="s3",
+            ),
+        )
+        question = "When is Lena's dentist appointment?"
+        for name in (space, twin):
+            assert _head_query_top(services, name, question, fetch=1) == [turn_message_id(name, "s3")]
+    finally:
+        services.spaces.delete(twin)
 
 
 @pytest.mark.integration
@@ -376,8 +446,9 @@ def test_a_turn_matching_only_outside_its_head_is_found_by_the_widening(services
     target = turn_message_id(space, "s3")
     services.db.execute(
         "MATCH (m:Message {id: $id}) SET m.sparse_terms = 't1 t2 t3', m.sparse_weights = [1.0, 0.5, 0.1],"
-        " m.sparse_head = 't1 t2'",
+        " m.sparse_head = $space + '~t1 ' + $space + '~t2'",
         id=target,
+        space=space,
     )
     tool = build_tools(services.db, services.embedder)["message_sparse"]
     tool.sparse = lambda _text: {3: 2.0}  # type: ignore[assignment,method-assign]
