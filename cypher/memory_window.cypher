@@ -5,7 +5,8 @@
 // The context windows of some messages (one row each): the message and up to $n previous
 // messages of its session (oldest first), each with its speaker's current identity (SPEAKS participant,
 // else the participant its voice is IDENTIFIED_AS, else the anonymous Speaker), the
-// client-given addressees, addressees named by vocative, image captions; plus the session's participants
+// client-given addressees, addressees named by vocative, image captions, the names a spoken turn's
+// ASR was told to expect; plus the session's participants
 // as they were at that turn: someone who first speaks or is addressed later in the session is not
 // in it yet (a live turn never sees them; a batch import or a reprocess, which find every turn
 // stored already, must not either, or "everyone" and "the one other person present" would change).
@@ -29,7 +30,8 @@ CALL (m) {
   RETURN collect({id: w.id, idx: w.idx, text: w.text, ts: w.ts, speaker: speaker,
                   given: [(w)-[:ADDRESSES {source: 'given'}]->(a:Participant) | a.id],
                   addressed: [(w)-[r:ADDRESSES]->(a:Participant) WHERE r.source IN ['given', 'vocative'] | a.id],
-                  captions: [(w)-[:HAS_IMAGE]->(img:Image) | img.caption]}) AS turns
+                  captions: [(w)-[:HAS_IMAGE]->(img:Image) | img.caption],
+                  vocabulary: coalesce(w.asr_vocabulary, [])}) AS turns
 }
 CALL (s, m) {
   MATCH (p:Participant)-[:PARTICIPATED_IN]->(s)

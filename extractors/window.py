@@ -43,6 +43,7 @@ class WindowTurn:
     given_addressees: list[str] = field(default_factory=list)  # window labels
     addressees: list[str] = field(default_factory=list)  # labels it surely ADDRESSES (given or vocative)
     captions: list[str] = field(default_factory=list)
+    vocabulary: list[str] = field(default_factory=list)  # names the ASR was told to expect (spoken turns)
 
 
 @dataclass
@@ -100,7 +101,8 @@ def window_from_rows(
     """Build a window from message rows (oldest first) and the session's participants.
 
     A row is a mapping with ``id``, ``idx``, ``text``, ``ts``, ``speaker`` (``id``, ``name``,
-    ``aliases``, or None), ``given`` and ``addressed`` (participant ids) and ``captions``; a
+    ``aliases``, or None), ``given`` and ``addressed`` (participant ids), ``captions`` and
+    ``vocabulary`` (a spoken turn's ASR hints, optional); a
     roster entry has ``id``, ``name``, ``aliases``. The memory pipeline passes a stored
     message's context (``voxmem.stores.messages.MessageContext``) in this shape; tests and
     benchmarks pass plain dicts. Nothing here reads a database.
@@ -120,6 +122,7 @@ def window_from_rows(
                 ts=_as_datetime(row.get("ts")),
                 given_addressees=[],
                 captions=list(row.get("captions") or []),
+                vocabulary=list(row.get("vocabulary") or []),
             )
         )
     for person in roster:

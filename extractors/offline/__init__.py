@@ -139,11 +139,12 @@ class OfflineExtractor:
         record = TurnExtraction()
         cur = window.current
         known = self._known(window)
-        voc = vocatives(cur.text, set(known))
+        said = vocatives(cur.text, set(known))
+        voc = self._heard(cur, said, known)
         record.names = self._names(window, voc, known)
         record.addressees = [] if cur.given_addressees else self._addressees(window, voc, known)
         record.answered = self._answered_calls(window, voc, known)
-        self._facts(window, record, [v.term for v in voc])
+        self._facts(window, record, [v.term for v in said])  # a misheard call is no content either
         return ExtractionResult(message_id=cur.message_id, extractor="offline", record=record)
 
     def extract_many(self, windows: Sequence[Window]) -> list[ExtractionResult]:
@@ -176,6 +177,35 @@ class OfflineExtractor:
         if len(alike) == 1:
             return alike.pop(), False
         return None, False
+
+    def _calls(self, turn: WindowTurn, known: dict[str, str]) -> list[Vocative]:
+        """The calls of a window turn as the rules read them (:meth:`_heard`)."""
+        return self._heard(turn, vocatives(turn.text, set(known)), known)
+
+    def _heard(self, turn: WindowTurn, found: list[Vocative], known: dict[str, str]) -> list[Vocative]:
+        """``found`` less the calls the ASR made up. A spoken turn whose ASR was told which
+        names to expect (its ``vocabulary``) and that opens a sentence with a name nobody in the
+        window bears and that is not in that list (nor sounds like an entry) was misheard: a
+        sentence-initial capital is the ASR's casing, not a sign of a name, and tiny.en writes
+        Maya's "Dad, the match moved …" as "Mad, the match moved …", which made a participant
+        "Mad" the turn's addressee (docs/memory.md, "Naming heard through ASR, 2 December second
+        pass"). A name inside or at the end of a sentence keeps the ASR's own capital, and a turn
+        without a vocabulary (typed text, or audio sent without hints) is read as before."""
+        if not turn.vocabulary:
+            return found
+        expected = {w.lower() for entry in turn.vocabulary for w in entry.split()}
+
+        def misheard(v: Vocative) -> bool:
+            first = v.term.split()[0].lower()
+            return (
+                v.kind == "name"
+                and v.position == "start"
+                and self._resolve(v.term, known)[0] is None
+                and first not in expected
+                and not any(sounds_like(first, w) for w in expected)
+            )
+
+        return [v for v in found if not misheard(v)]
 
     @staticmethod
     def _previous_other(window: Window, before: int | None = None) -> WindowTurn | None:
@@ -233,7 +263,7 @@ class OfflineExtractor:
                 )
         # A question or call by name in the previous turn that the current speaker answers.
         if prev is not None and window.previous and window.previous[-1] is prev:
-            for v in vocatives(prev.text, set(known)):
+            for v in self._calls(prev, known):
                 if v.kind == "group" or v.cue == "thanks":
                     continue
                 me = window.people[cur.speaker].name or ""
@@ -342,7 +372,7 @@ class OfflineExtractor:
         names its addressee (docs/memory.md, "Answered calls"). A rule over the window whatever
         the backend: the LLM extractor adds it to the model's record too."""
         known = self._known(window)
-        return self._answered_calls(window, vocatives(window.current.text, set(known)), known)
+        return self._answered_calls(window, self._calls(window.current, known), known)
 
     def _answered_calls(
         self, window: Window, voc: list[Vocative], known: dict[str, str]
@@ -357,7 +387,7 @@ class OfflineExtractor:
             return []
         spoke = {t.speaker for t in window.turns}
         replied = _answers(call.text, cur.text) or bool(self._names_asker(window, voc, known, spoke))
-        calls = [v for v in vocatives(call.text, set(known)) if v.kind != "group" and v.cue != "thanks"]
+        calls = [v for v in self._calls(call, known) if v.kind != "group" and v.cue != "thanks"]
         if not replied or len(calls) != 1 or calls[0].kind not in ("kinship", "role"):
             return []
         if self._resolve(calls[0].term, known)[0] is not None:  # "Dad" is someone's alias already
@@ -410,7 +440,7 @@ class OfflineExtractor:
                 continue
             score = recency
             called = cur.speaker in turn.addressees or any(
-                self._resolve(v.term, known)[0] == cur.speaker for v in vocatives(turn.text, set(known))
+                self._resolve(v.term, known)[0] == cur.speaker for v in self._calls(turn, known)
             )
             if called:
                 score += 2.0

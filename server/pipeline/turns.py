@@ -276,6 +276,7 @@ class TurnPipeline:
                 embedding=text_vec,
                 speaker_id=routed.speaker_id,
                 voiceprint_id=routed.voiceprint_id,
+                vocabulary=hints,
             )
             self.messages.append_audio(tx, space, message)
             return routed

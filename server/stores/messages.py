@@ -153,6 +153,7 @@ class ContextMessage:
     given: list[str] = field(default_factory=list)  # client-given addressees
     addressed: list[str] = field(default_factory=list)  # given or called by name (vocative)
     captions: list[str] = field(default_factory=list)
+    vocabulary: list[str] = field(default_factory=list)  # a spoken turn's ASR hints
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,9 @@ class AudioMessage:
     speaker_id: str
     voiceprint_id: str | None
     recording_id: str | None = None
+    # names the ASR was told to expect (the turn's hints): a call by a name the ASR wrote at a
+    # sentence start outside this list is read as a misheard word (extractors.offline)
+    vocabulary: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.embedding = list(self.embedding)
@@ -574,6 +578,7 @@ class MessageStore:
                         given=sorted(t["given"] or []),
                         addressed=sorted(t["addressed"] or []),
                         captions=list(t["captions"] or []),
+                        vocabulary=list(t["vocabulary"] or []),
                     )
                     for t in row["turns"]
                 ],

@@ -129,3 +129,24 @@ def test_recording_job_writes_memory_per_turn_and_names_the_voices(
     assert name_of("evening") == "Tom" and name_of("homework") == "Tom", said
     assert name_of("cinema") == "Leo", said
     assert said[0][1] not in ("Tom", "Leo"), said  # the caller is neither
+
+
+def test_the_turns_asr_vocabulary_reaches_the_extractors_window(
+    app_client, services, space, space_headers
+) -> None:
+    """The names a spoken turn's ASR was told to expect are kept on its message and shown to
+    the extractor with the turn: what lets it read a sentence-start call outside them (tiny.en's
+    "Mad," for "Dad,") as a misheard word, not a new participant."""
+    r = app_client.post(
+        f"/spaces/{space}/sessions/s1/audio-turns",
+        headers=space_headers,
+        files={"audio": ("v.wav", synthesize("The ferry leaves at six.", TOM).read_bytes(), "audio/wav")},
+        data={"turn_id": "v0", "vocabulary": "Ingrid,Bruno"},
+    )
+    assert r.status_code == 201, r.text
+    message_id = r.json()["id"]
+    stored = services.db.query(
+        "MATCH (m:Message {space: $space, id: $id}) RETURN m.asr_vocabulary AS v", space=space, id=message_id
+    )
+    assert stored == [{"v": ["Ingrid", "Bruno"]}]
+    assert services.memory.window(space, message_id).current.vocabulary == ["Ingrid", "Bruno"]

@@ -186,3 +186,36 @@ def test_a_voice_that_called_a_placeholder_by_name_is_not_named_it_by_weak_votes
         space=space,
     )
     assert voiceless == [{"spoke": 0}]  # still the placeholder, folded into no voice
+
+
+def _heard_window(text: str, vocabulary: list[str]):
+    """One spoken turn after another voice's, its ASR told to expect ``vocabulary``."""
+    w = window([("a", "The bags are in the car."), ("b", text)])
+    w.current.vocabulary = list(vocabulary)
+    return w
+
+
+EXPECTED = ["Ingrid", "Bruno", "Oskar"]
+
+
+def test_a_sentence_start_word_outside_the_asr_vocabulary_is_no_call():
+    """'Mad,' for 'Dad,': a name nobody bears, opening a sentence of a turn whose ASR was told
+    which names to expect, and not among them, makes no addressee (no placeholder) and no name."""
+    record = EX.extract(_heard_window("Mad, the ferry moved to Sunday morning.", EXPECTED)).record
+    assert "Mad" not in {a.target for a in record.addressees}
+    assert not any(n.name == "Mad" for n in record.names)
+    assert all("Mad" not in f.content for f in record.facts)  # nor is the misheard call content
+
+
+def test_calls_the_asr_vocabulary_expects_or_that_sound_like_it_stay_calls():
+    for text, name in (
+        ("Bruno, the ferry moved to Sunday morning.", "Bruno"),
+        ("Brunno, the ferry moved to Sunday morning.", "Brunno"),  # a spelling of an expected name
+        ("The ferry moved to Sunday morning, Mad.", "Mad"),  # mid-sentence capital: the ASR's own
+    ):
+        assert name in {a.target for a in EX.extract(_heard_window(text, EXPECTED)).record.addressees}
+
+
+def test_without_a_vocabulary_a_sentence_start_call_is_read_as_before():
+    record = EX.extract(_heard_window("Mad, the ferry moved to Sunday morning.", [])).record
+    assert "Mad" in {a.target for a in record.addressees}
