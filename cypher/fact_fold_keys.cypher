@@ -10,9 +10,10 @@
 // Params: $space, $pid (the participant about to be folded), $into (the one it is folded into)
 MATCH (p:Participant {space: $space, id: $pid})
 RETURN COLLECT {
-         MATCH (f:Fact {space: $space})
-         WHERE f.slot IS NOT NULL AND (f.subject_key = $pid OR EXISTS { (f)-[:STATED_BY]->(p) })
-         RETURN DISTINCT {subject: CASE f.subject_key WHEN $pid THEN $into ELSE f.subject_key END,
-                          slot: f.slot}
+         MATCH (f:Fact {space: $space, subject_key: $pid}) WHERE f.slot IS NOT NULL
+         RETURN {subject: $into, slot: f.slot} AS key
+         UNION
+         MATCH (p)<-[:STATED_BY]-(f:Fact) WHERE f.slot IS NOT NULL
+         RETURN {subject: CASE f.subject_key WHEN $pid THEN $into ELSE f.subject_key END, slot: f.slot} AS key
        } AS slots,
        COLLECT { MATCH (p)-[:HAS_ATTRIBUTE]->(a:Attribute) RETURN DISTINCT a.kind } AS kinds;

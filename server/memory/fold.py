@@ -46,8 +46,9 @@ def redecide(
     tx: ManagedTransaction, space: str, person: str, slots: list[tuple[str, str]], kinds: list[str]
 ) -> Replay:
     """Replay the facts of the (subject, slot) pairs and ``person``'s attributes of ``kinds``
-    and write what differs; a new conflict gets its audit item as the writer's do. Returns the
-    facts' replay (what changed)."""
+    and write what differs; a new conflict gets its audit item as the writer's do, and the
+    items of a conflict the replay settles are resolved. Returns the facts' replay (what
+    changed)."""
     states = ParticipantStore.naming_states(tx, space, [person])
     name = states[0].name if states else None
     facts = replay_facts(FactStore.slot_history(tx, space, slots), person, name) if slots else Replay()
@@ -60,6 +61,9 @@ def redecide(
             people = [new.owner, next(iter(new.stated_by), None)]
             detail = f"{new.text!r} contradicts {old.text!r}"
             audit_in(tx, space, new.first_message, "fact_conflict", detail, people, resolved=False)
+    settled = [{"message_id": h.first_message, "subject": h.owner} for h in facts.settled_conflicts]
+    if settled:
+        tx.run(query("memory_audit_resolve_conflicts"), space=space, rows=settled).consume()
     return facts
 
 

@@ -202,11 +202,14 @@ class Replay:
     """What a replay changes: ``merges`` (repeat, kept) pairs, a repeat of what was current
     becoming support of it as the writer records repeats; ``changed``, the stored facts or
     attributes whose evolution differs from the replay's; ``new_conflicts`` (new, old) pairs in
-    conflict now that were not before (each gets an audit item, as from the writer)."""
+    conflict now that were not before (each gets an audit item, as from the writer);
+    ``settled_conflicts``, the facts whose stored conflict the replay settles (the audit items
+    their conflicts raised are resolved)."""
 
     merges: list[tuple[str, str]] = field(default_factory=list)
     changed: list[Settled] = field(default_factory=list)
     new_conflicts: list[tuple[Evolved, Evolved]] = field(default_factory=list)
+    settled_conflicts: list[Evolved] = field(default_factory=list)
 
     def __bool__(self) -> bool:
         return bool(self.merges or self.changed)
@@ -303,3 +306,7 @@ def _settle(
         replay.new_conflicts += [
             (h, by_id[o]) for o in settled.conflicts if frozenset((i, o)) not in stored_pairs
         ]
+    desired_pairs = {frozenset((new, old)) for new, olds in conflicts.items() for old in olds}
+    replay.settled_conflicts = [
+        h for h in history if any(frozenset((h.id, o)) not in desired_pairs for o in h.conflicts)
+    ]

@@ -172,3 +172,36 @@ def test_a_fold_that_meets_a_third_persons_word_leaves_a_conflict_as_the_writer_
         space=space,
     )
     assert conflicts == [{"message": f"{space}:h1"}]
+
+
+def test_a_link_that_makes_one_speaker_of_two_conflicting_statements_settles_the_conflict(
+    services: Voxmem, space: str, app_client, space_headers
+) -> None:
+    """Leo (typed) tells Tom his room is 14; an unnamed voice later tells Tom it is 16: two
+    people about a third, a conflict. The voice is Leo's: linked, Leo restated his own value,
+    so 16 supersedes 14, the conflict edge and flags go and its audit item is resolved (HEAD:
+    both current and still in conflict)."""
+    say(app_client, space_headers, space, "s1", "Leo", "Tom, your room is 14.", 0)
+    voice(services, space, "kitchen", "spk_x", "Tom, your room is 16.", 1, f"{space}:k0")
+    fourteen, sixteen = slot_facts(services, space, "room")
+    assert fourteen["conflict"] and sixteen["conflict"]  # as the writer decided it
+    leo = services.db.query(
+        "MATCH (p:Participant {space: $space, name: 'Leo'}) RETURN p.id AS id", space=space
+    )[0]["id"]
+    r = app_client.post(
+        f"/spaces/{space}/speakers/spk_x/link", json={"participant_id": leo}, headers=space_headers
+    )
+    assert r.status_code == 200, r.text
+    fourteen, sixteen = slot_facts(services, space, "room")
+    assert (fourteen["current"], sixteen["current"]) == (False, True)
+    assert not fourteen["conflict"] and not sixteen["conflict"]
+    assert sixteen["supersedes"] == [fourteen["id"]] and not sixteen["conflicts"]
+    audit = services.db.query(
+        "MATCH (a:AuditItem {space: $space, kind: 'fact_conflict'}) RETURN a.resolved AS resolved",
+        space=space,
+    )
+    assert audit == [{"resolved": True}]
+    settled = snapshot(services, space)
+    r = app_client.post(f"/spaces/{space}/memory/reprocess", json={}, headers=space_headers)
+    assert r.status_code == 200, r.text
+    assert snapshot(services, space) == settled

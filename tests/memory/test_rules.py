@@ -9,6 +9,7 @@ from voxmem.memory.rules import (
     AttributeDecision,
     CurrentAttribute,
     CurrentFact,
+    Evolved,
     FactCandidate,
     FactDecision,
     FactStatement,
@@ -16,6 +17,7 @@ from voxmem.memory.rules import (
     decide_attributes,
     decide_fact,
     decide_facts,
+    replay_facts,
 )
 
 MAYA, TOM, BEN = "p_maya", "p_tom", "p_ben"
@@ -207,3 +209,46 @@ def test_attributes_of_a_chunk_supersede_and_support_in_order():
     d = decide_attributes(chunk, {(MAYA, "preference"): [stored]})
     assert [x.supersede for x in d] == [("a0",), (), (), ("n1",)]
     assert [x.support for x in d] == [None, "n1", None, None]
+
+
+def stored(i: str, text: str, value: str, minute: int, speaker: str, **state: object) -> Evolved:
+    """A stored fact of Maya's drink as a fold leaves it: current and unsettled unless given."""
+    fields: dict = {"current": True, "conflict": False, "valid_to": None, "supersedes": frozenset()}
+    fields.update(state)
+    return Evolved(
+        id=i,
+        owner=MAYA,
+        text=text,
+        slot="drink",
+        value=value,
+        valid_from=datetime(2026, 11, 2, 18, minute, tzinfo=UTC),
+        stated_by=(speaker,),
+        conflicts=frozenset(),
+        first_message=f"m{i}",
+        **fields,
+    )
+
+
+def test_a_replay_after_a_fold_decides_the_slot_as_if_said_of_one_person_and_then_changes_nothing():
+    """Maya's coffee (said by her unnamed voice as '{p_maya}'), a repeat of it by Maya, then green
+    tea: the repeat becomes support, green tea supersedes coffee; the settled state replays to
+    nothing."""
+    history = [
+        stored("f1", "{p_maya} prefers coffee.", "coffee", 0, MAYA),
+        stored("f2", "Maya prefers coffee.", "coffee", 1, MAYA),
+        stored("f3", "Maya prefers green tea.", "green tea", 2, MAYA),
+    ]
+    replay = replay_facts(history, MAYA, "Maya")
+    assert replay.merges == [("f2", "f1")]
+    assert {s.id: (s.current, s.superseded_by, s.supersedes) for s in replay.changed} == {
+        "f1": (False, "f3", ()),
+        "f3": (True, None, ("f1",)),
+    }
+    settled = [
+        stored(
+            "f1", "{p_maya} prefers coffee.", "coffee", 0, MAYA, current=False, valid_to=history[2].valid_from
+        ),
+        stored("f3", "Maya prefers green tea.", "green tea", 2, MAYA, supersedes=frozenset({"f1"})),
+    ]
+    again = replay_facts(settled, MAYA, "Maya")
+    assert not again and not again.new_conflicts and not again.settled_conflicts
