@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from voxmem.extractors.naming import sounds_like
 from voxmem.extractors.offline.facts import drafts
 from voxmem.extractors.offline.lexicon import KINSHIP, ROLES
-from voxmem.extractors.offline.names import Vocative, addresses_group, self_names, vocatives
+from voxmem.extractors.offline.names import Vocative, addresses_group, self_names, sentences, vocatives
 from voxmem.extractors.offline.temporal import normalise_times
 from voxmem.extractors.schema import (
     GROUP,
@@ -111,6 +111,17 @@ LOOSE_REPLY = 0.3
 ANSWERED_BY_NAME = 0.7
 
 
+# A question that asks for a person ("Who is it?", "Who's seven?", "What's your friend's name?"):
+# names in the reply are its answer, not calls.
+_ASKS_WHO = re.compile(r"\b(?:who|who's|whom|whose)\b|\bname\b", re.I)
+
+
+def asks_who(text: str) -> bool:
+    """The turn ends with a question asking for a person or a name."""
+    last = sentences(text)[-1:] or [""]
+    return last[0].rstrip().endswith("?") and bool(_ASKS_WHO.search(last[0]))
+
+
 def _answers(call: str, reply: str) -> bool:
     """A question followed by an answer-shaped reply. (A reaction such as "Great, …" to a
     statement by name was tried as equally strong: on the generated group scenarios a third
@@ -140,7 +151,7 @@ class OfflineExtractor:
         cur = window.current
         known = self._known(window)
         said = vocatives(cur.text, set(known))
-        voc = self._heard(cur, said, known)
+        voc = self._named_in_answer(window, self._heard(cur, said, known))
         record.names = self._names(window, voc, known)
         record.addressees = [] if cur.given_addressees else self._addressees(window, voc, known)
         record.answered = self._answered_calls(window, voc, known)
@@ -177,6 +188,16 @@ class OfflineExtractor:
         if len(alike) == 1:
             return alike.pop(), False
         return None, False
+
+    def _named_in_answer(self, window: Window, voc: list[Vocative]) -> list[Vocative]:
+        """``voc`` less the names that answer the question just before when it asked for a
+        person: "What's your friend's name?" → "Oh, Chandler." and "Who's seven?" → "Y'know,
+        me, Rachel, the birds…" name people as the answer; read as calls of the asker they named
+        the asker "Chandler" and "Rachel" (FriendsQA tune episodes, speakers hidden)."""
+        prev = self._previous_other(window)
+        if prev is None or window.previous[-1] is not prev or not asks_who(prev.text):
+            return voc
+        return [v for v in voc if v.kind != "name" or v.position == "start"]
 
     def _calls(self, turn: WindowTurn, known: dict[str, str]) -> list[Vocative]:
         """The calls of a window turn as the rules read them (:meth:`_heard`)."""

@@ -211,7 +211,10 @@ def vocatives(text: str, known_names: set[str]) -> list[Vocative]:
             kind = _classify(term, known_names)
             if kind in ("name", "kinship"):
                 cue = "thanks" if _THANKS.match(sentence) else ("question" if question else "plain")
-                found.append(Vocative(term, kind, cue, "middle"))
+                # "Ahh, Pete, …": one word before the name (an interjection the cue list lacks)
+                # opens the sentence as much as "Oh, Pete, …" does
+                opening = len(sentence[: m.start()].split()) <= 1
+                found.append(Vocative(term, kind, cue, "start" if opening else "middle"))
     return found
 
 
