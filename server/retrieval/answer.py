@@ -776,19 +776,33 @@ class ExtractiveAnswerer:
         drink …", was tried as a trigger too: held-out LoCoMo adversarial questions then found
         "passions" and "activities" deeper that the memory never said of the person asked about.)"""
         # a list question gathers its items from as deep as a deeper reading would go
-        first = self._read(result, self.top, self.deep if wants_list(result.reading.text) else 0)
+        first = self._told(result, self.top, self.deep if wants_list(result.reading.text) else 0)
         spans = wanted_shape(result.reading.text) in ("date", "time", "number", "place")
         if (first is None or not first[2]) and len(result.evidence) > self.top and spans:
-            deeper = self._read(result, self.deep)
+            deeper = self._told(result, self.deep)
             if deeper is not None and deeper[2]:
                 return deeper[0], deeper[1]
         return (first[0], first[1]) if first is not None else None
 
-    def _read(self, result: AgentResult, top: int, gather: int = 0) -> tuple[str, list[str], bool] | None:
+    def _told(self, result: AgentResult, top: int, gather: int = 0) -> tuple[str, list[str], bool] | None:
+        """:meth:`_read` from the teller's own turns when the question names one ("How did Ross tell
+        Chandler to …?", ``Reading.teller``), else (or when none of theirs answers) from all. The
+        teller's turns are read down to ``deep``: kept to one speaker, the deeper ones cannot
+        outvote the question's answer with other people's words (the reason :meth:`answer` reads
+        only ``top`` otherwise), and the teller's telling often ranks below turns that repeat the
+        question's words ("Where does Rachel say she is supposed to be?", FriendsQA: rank 12)."""
+        told = self._read(result, max(top, self.deep), gather, teller=True) if result.reading.teller else None
+        return told if told is not None else self._read(result, top, gather)
+
+    def _read(
+        self, result: AgentResult, top: int, gather: int = 0, teller: bool = False
+    ) -> tuple[str, list[str], bool] | None:
         """(answer, evidence ids, whether it is of the asked shape) from the top ``top`` entries; a
         list question also gathers further items from the top ``gather`` (which never answer by
-        themselves nor change how the top ones are weighed)."""
+        themselves nor change how the top ones are weighed); with ``teller``, only sentences the
+        question's teller spoke answer."""
         reading = result.reading
+        told_by = (reading.teller or {}).get("id") if teller else None
         wanted = [w for w in reading.keywords]
         if reading.claimant:  # their turns never answer, so their name is no word to find
             claimant_words = _name_words([reading.claimant])
@@ -869,10 +883,17 @@ class ExtractiveAnswerer:
                 reply = None  # a reply that only asks back ("Which one is Bonnie?") answers nothing
             if claimant and claimant in (_speaker_id(entry), _speaker_id(reply)):
                 continue  # "Lucy said Olivia likes rock: is that right?" is not settled by Lucy
+            if told_by and _speaker_id(reply or entry) != told_by:
+                continue  # "How did Ross tell Chandler to …?" is answered by Ross's words
             # the speaker's name counts as present in their own turn (a question's: the replier's)
             voice = (reply or entry).evidence.speaker
             if voice:
                 words_here |= {_stem(w) for w in content_words(voice.get("name") or "")}
+            # … and the listener's in a turn spoken to them: "What book did Ana recommend to Ben?"
+            # names Ben as the one told, which her turn to him need not say ("Yep, Ben!" does,
+            # and said nothing of a book)
+            for listener in (reply or entry).evidence.addressees:
+                words_here |= {_stem(w) for w in content_words(listener.get("name") or "")}
             # "What did X suggest?": X's own statement is the act the verb names
             spoken = speech_only and not asks and _speaker_id(entry) in named_ids
             if spoken:

@@ -146,6 +146,9 @@ class Reading:
     # with "{}" where the described person was ("Does {} like hip hop?")
     hop: Reading | None = None
     rest: str | None = None
+    # "How did Ross tell Chandler to …?", "What does Rachel say she …?", "Why does it fail according
+    # to unop?": the subject of a verb of saying, whose own turns hold the answer (:func:`_teller`)
+    teller: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -161,6 +164,7 @@ class Reading:
             "act": self.act,
             "claimant": (self.claimant or {}).get("name"),
             "hop": self.hop.as_dict() if self.hop else None,
+            "teller": (self.teller or {}).get("name"),
         }
 
 
@@ -383,6 +387,49 @@ def _claimant(
     return None
 
 
+# Verbs by which a question asks for what someone said ("What did Ana *suggest*", "How does Tom
+# *describe* it", "What did Ross *threaten* them with"), in every form a question uses after "did" /
+# "does" / "is" / "was", and "according to X", which names the teller outright.
+_TELLING = (
+    r"(?:say|says|saying|said|tell|tells|telling|told|describe|describes|describing|described|suggest"
+    r"|suggests|suggesting|suggested|recommend|recommends|recommending|recommended|advise|advises|advising"
+    r"|advised|threaten|threatens|threatening|threatened|promise|promises|promising|promised|explain"
+    r"|explains|explaining|explained|mention|mentions|mentioning|mentioned|claim|claims|claiming|claimed"
+    r"|answer|answers|answering|answered|reply|replies|replying|replied|respond|responds|responding"
+    r"|responded|admit|admits|admitting|admitted|complain|complains|complaining|complained|warn|warns"
+    r"|warning|warned|think|thinks|thinking|thought|propose|proposes|proposing|proposed|offer|offers"
+    r"|offering|offered|call|calls|calling|called)"
+)
+_TOLD_BY = re.compile(
+    rf"\b(?:did|does|do|would|will|has|have|had|is|was|are|were)\s+(?P<who>[^\s,?]+(?:\s+[^\s,?]+)?)"
+    rf"\s+{_TELLING}\b"
+    r"|\baccording\s+to\s+(?P<source>[^,?.!]+?)\s*[?.!]?\s*$",
+    re.I,
+)
+
+
+def _teller(
+    text: str, participants: list[dict[str, Any]], me: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """The person whose own words a question asks for: the subject of a verb of saying ("How did
+    Ross tell Chandler to stop it?" → Ross, not Chandler, though both are named; "When Peter lists
+    his plans, what does he say is missing?" → Peter, the one person named), or the source after
+    "according to" ("Why does the setup fail according to abedo?"); None otherwise. Why: the
+    sentence sharing most words is often the other person's (the one told, or someone naming the
+    teller), while the answer is in the teller's turn."""
+    for match in _TOLD_BY.finditer(text):
+        who = (match.group("who") or match.group("source") or "").strip()
+        person = _person_in(who, participants)
+        if person is None and who.lower() in ("i", "me"):
+            person = me
+        if person is None and who.lower() in _PRONOUNS - {"i", "me"}:
+            named = find_people(text, participants)
+            person = named[0][1] if len({p["id"] for _, p in named}) == 1 else None
+        if person is not None:
+            return person
+    return None
+
+
 # "the person who agreed to check the tyres", "whoever said they'd book the tour", "the one
 # booking the museum tour": a person described by what they said or took on
 _DESCRIBED_PERSON = re.compile(
@@ -426,6 +473,18 @@ def _first_hop(text: str, participants: list[dict[str, Any]]) -> Reading | None:
     return hop
 
 
+# Words that frame a question rather than name what it asks about: a negated auxiliary ("doesn't",
+# "don't": the stop words hold "does" and "do" but not these) and "according to", which names
+# whose words answer (``Reading.teller``), not a word those words hold.
+_FRAMING = re.compile(r"\b[a-z]+n['’]t\b|\baccording\s+to\b", re.I)
+
+
+def _keywords(text: str) -> list[str]:
+    """The content words a question's answer should share: :func:`content_words` without framing
+    (:data:`_FRAMING`). Here, not in the stop words, so retrieval's queries stay as they are."""
+    return content_words(_FRAMING.sub(" ", text))
+
+
 def read_question(
     text: str, participants: list[dict[str, Any]], asker: dict[str, Any] | None = None
 ) -> Reading:
@@ -443,11 +502,14 @@ def read_question(
         first_person=first_person,
         temporal=bool(toks & TIME_WORDS),
         preference=bool(toks & PREFERENCE_WORDS),
-        keywords=content_words(text),
+        keywords=_keywords(text),
     )
     me = asker if (first_person and asker) else None
     found = find_people(text, participants)
     reading.claimant = _claimant(text, found, me)
+    teller = _teller(text, participants, me)
+    if teller is not None and teller.get("id") != (reading.claimant or {}).get("id"):
+        reading.teller = teller
     reading.hop = _first_hop(text, participants)
     if reading.hop is not None:
         # the rest of the question is about the person the first hop names: its words only
