@@ -331,7 +331,25 @@ def _name_like(word: str) -> bool:
     parts = [p for p in re.split(r"[-'’]", word.lower()) if p]
     if len(parts) > 1 and all(p in NOT_NAMES for p in parts):  # "No-no-no", "Oh-oh"
         return False
+    if not _spoken_sound(word):
+        return False
     return cased and all(c.isalpha() or c in "'’-" for c in word)
+
+
+def _spoken_sound(word: str) -> bool:
+    """False for the spellings of sounds and slurred words that open a sentence like a call
+    ("Ahhhh, …", "Shhhh!", "W-w-w-wait!", "Woo-hoo!", "Y'know, …"): a letter written three times
+    in a row, a hyphenated word whose parts are not each a capitalised name ("Jean-Luc" and
+    "Anne-Marie" are), or one letter and an apostrophe before a small letter ("O'Brien" keeps
+    its capital). On FriendsQA (speakers hidden) such words made name-only placeholders, which
+    join the session as people who were called (docs/memory.md, "Naming heard through ASR, 2
+    December second pass")."""
+    if re.search(r"([^\W\d_])\1\1", word.lower()):
+        return False
+    hyphenated = [p for p in re.split(r"[-‐]", word) if p]
+    if len(hyphenated) > 1 and not all(len(p) >= 2 and not p[0].islower() for p in hyphenated):
+        return False
+    return not re.match(r"^[^\W\d_]['’][a-z]", word)
 
 
 def plausible_new_name(term: str) -> bool:
