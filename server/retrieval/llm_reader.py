@@ -444,6 +444,27 @@ def _holds(answer: str, entry: FusedEvidence) -> bool:
     return bool(words & set(re.findall(r"[a-z0-9]+", text)))
 
 
+# a title's author or performer right after the title in the line: '"Brave" by Sara Bareilles'
+_CAPITALISED = r"[A-Z](?:[\w'-]|\.(?=[A-Za-z]))*"  # "Bareilles", "J.K" (a full stop ends it)
+_BY_AUTHOR = rf"[\"'\u2019\u201d]?\s+by\s+({_CAPITALISED}(?:\s+{_CAPITALISED}){{0,3}})"
+
+
+def with_author(answer: str, cited: list[FusedEvidence]) -> str:
+    """The answer with the "by <Name>" its cited line says right after it ("Brave" → "Brave by
+    Sara Bareilles"): the 1.5B model stops at the title, and the title alone is half the answer
+    (LoCoMo dev's gold "Brave by Sara Bareilles"). Only a capitalised name directly after the
+    answer's own words counts, so "tennis by the lake" gains nothing."""
+    title = answer.strip().strip("\"'\u201c\u201d\u2018\u2019")
+    if not title or re.search(r"\bby\b", title, re.I):
+        return answer
+    pattern = re.compile(f"(?i:{re.escape(title)})" + _BY_AUTHOR)  # the name's capitals count
+    for entry in cited:
+        found = pattern.search(_dated(entry))
+        if found and found.group(1).split()[0] not in _COMMON:  # "by The River" is a place
+            return f"{answer.strip()} by {found.group(1)}"
+    return answer
+
+
 # a yes/no verdict, hedged or not: an answer even when its words are the question's
 _VERDICT = re.compile(r"(?:(?:likely|probably|most\s+likely)\s+)?(?:yes|no)\W*", re.I)
 
@@ -692,6 +713,7 @@ class LLMReader:
         # a relative time copied without its reading ("last year") means nothing later: resolved
         # against the day the (first) cited turn was said, as the lines showed it
         answer = with_dates(answer, day_of(shown.entries[grounded[0]].evidence.ts))
+        answer = with_author(answer, [shown.entries[n] for n in grounded])
         return answer, [shown.entries[n].id for n in grounded]
 
     def attribute(self, result: AgentResult) -> tuple[str, list[str]] | None:

@@ -675,3 +675,18 @@ def test_the_asked_persons_question_to_the_listener_is_not_about_them():
         llm=LLMReader(chat),
     )
     assert (out.answer, out.answerer) == ("online store", "llm")
+
+
+def test_a_title_gets_the_author_its_line_names_right_after_it():
+    song = turn("msg-5", '"Brave" by Sara Bareilles has a lot of significance for me.', ANA, [TOM])
+    walk = turn("msg-6", "A walk by The River always calms me, and tennis by the lake too.", TOM, [ANA])
+    evidence = [song, walk]
+    asked = result("Which song motivates Ana?", evidence=evidence)
+    assert LLMReader(Replies(replies=['{"answer": "Brave", "ids": [1]}'])).answer(asked) == (
+        "Brave by Sara Bareilles",
+        ["msg-5"],
+    )
+    # a lower-case word after "by", or a capitalised common word ("The River"), is no author
+    for reply in ('{"answer": "tennis", "ids": [2]}', '{"answer": "walk", "ids": [2]}'):
+        answer = LLMReader(Replies(replies=[reply])).answer(result("What calms Tom?", evidence=evidence))
+        assert answer is not None and " by " not in answer[0]
