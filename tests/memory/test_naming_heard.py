@@ -219,3 +219,29 @@ def test_calls_the_asr_vocabulary_expects_or_that_sound_like_it_stay_calls():
 def test_without_a_vocabulary_a_sentence_start_call_is_read_as_before():
     record = EX.extract(_heard_window("Mad, the ferry moved to Sunday morning.", [])).record
     assert "Mad" in {a.target for a in record.addressees}
+
+
+def _reply_heard(call: str, reply: str, vocabulary: list[str]):
+    """A named voice calls Wiebke (a name-only placeholder); an unnamed voice replies; both turns
+    heard through an ASR told to expect ``vocabulary``."""
+    turns = [("host", call), ("anon", reply)]
+    w = window(
+        turns, names={"host": "Dariusz", "wiebke-placeholder": "Wiebke"}, roster=["wiebke-placeholder"]
+    )
+    for turn in w.turns:
+        turn.vocabulary = list(vocabulary)
+    return EX.extract(w).record.names
+
+
+def test_through_a_hinted_asr_a_reply_that_is_no_answer_gives_no_vote():
+    """The hinted ASR writes expected names into turns that never said them and drops calls that
+    did, so the weak reply vote is not given there (the household audio run with the names as
+    hints: Ben's voice named "Leo" by three such votes); typed text keeps it."""
+    call, reply = "Wiebke, the ferry leaves at six so pack tonight.", "The tent goes in the small bag then."
+    assert _reply_heard(call, reply, ["Wiebke", "Dariusz"]) == []
+    assert [(n.name, n.confidence) for n in _reply_heard(call, reply, [])] == [("Wiebke", LOOSE_REPLY)]
+
+
+def test_through_a_hinted_asr_an_answered_call_still_names():
+    got = _reply_heard("Wiebke, can you pack the tent tonight?", "Sure, after dinner.", ["Wiebke", "Dariusz"])
+    assert [(n.speaker, n.name, n.confidence) for n in got] == [("S2", "Wiebke", 0.7)]
