@@ -33,7 +33,9 @@ Turns are numbered 1..n in the prompt (small models copy "3" reliably, a 30-char
 id less so) and mapped back to message ids here. The reply is then checked strictly (every id
 shown, at least one id for an answer, every person and number the answer names present in the
 cited turns); a rejected reply gets one repair turn quoting the reason, then the reader gives up
-and the caller falls back to the offline answer, saying so. A timeout also falls back.
+and the caller falls back to the offline answer, saying so. A timeout also falls back. An accepted
+answer that stops at a title or at the kind of thing gets the name a shown line gives right after
+it ("Brave" → "Brave by Sara Bareilles", :func:`completed`).
 
 Attribution is never the model's to invent: for "who said …" / "to whom …" questions the model
 only picks the turn (``{"turn": n}``) and the person comes from that turn's ``SPEAKS`` /
@@ -444,25 +446,37 @@ def _holds(answer: str, entry: FusedEvidence) -> bool:
     return bool(words & set(re.findall(r"[a-z0-9]+", text)))
 
 
-# a title's author or performer right after the title in the line: '"Brave" by Sara Bareilles'
+# what names the answer right after it in its line: a title's author or performer ('"Brave" by
+# Sara Bareilles'), or the name of the thing ('a contemporary piece called "Finding Freedom."')
 _CAPITALISED = r"[A-Z](?:[\w'-]|\.(?=[A-Za-z]))*"  # "Bareilles", "J.K" (a full stop ends it)
-_BY_AUTHOR = rf"[\"'\u2019\u201d]?\s+by\s+({_CAPITALISED}(?:\s+{_CAPITALISED}){{0,3}})"
+_NAMES = rf"{_CAPITALISED}(?:\s+{_CAPITALISED}){{0,3}}"
+_QUOTED = r"[\"\u201c]([^\"\u201d]{2,60}?)[.,!?]?[\"\u201d]"
+_NAMING = rf"[\"'\u2019\u201d]?\s+(by|called|named|titled)\s+(?:({_NAMES})|{_QUOTED})"
 
 
-def with_author(answer: str, cited: list[FusedEvidence]) -> str:
-    """The answer with the "by <Name>" its cited line says right after it ("Brave" → "Brave by
-    Sara Bareilles"): the 1.5B model stops at the title, and the title alone is half the answer
-    (LoCoMo dev's gold "Brave by Sara Bareilles"). Only a capitalised name directly after the
-    answer's own words counts, so "tennis by the lake" gains nothing."""
-    title = answer.strip().strip("\"'\u201c\u201d\u2018\u2019")
-    if not title or re.search(r"\bby\b", title, re.I):
-        return answer
-    pattern = re.compile(f"(?i:{re.escape(title)})" + _BY_AUTHOR)  # the name's capitals count
-    for entry in cited:
+def completed(answer: str, lines: list[FusedEvidence]) -> tuple[str, FusedEvidence | None]:
+    """The answer with the words of a line that name it, right after it, and that line: "Brave" →
+    "Brave by Sara Bareilles", "contemporary piece" → 'contemporary piece called "Finding
+    Freedom"'. The 1.5B model stops at the title or at the kind of thing, and either alone is half
+    the answer (LoCoMo dev golds "Brave by Sara Bareilles", "Finding Freedom"); it also cites the
+    draft's line for words it took from another, so every shown line is searched, the cited ones
+    first. Only a capitalised name, or a quoted title, directly after the answer's own words
+    counts, so "tennis by the lake" and "a walk by The River" (a common word, a place) gain
+    nothing."""
+    said = answer.strip().strip("\"'\u201c\u201d\u2018\u2019")
+    if not said or re.search(r"\b(?:by|called|named|titled)\b", said, re.I):
+        return answer, None
+    pattern = re.compile(f"(?i:{re.escape(said)})" + _NAMING)  # the name's capitals count
+    for entry in lines:
         found = pattern.search(_dated(entry))
-        if found and found.group(1).split()[0] not in _COMMON:  # "by The River" is a place
-            return f"{answer.strip()} by {found.group(1)}"
-    return answer
+        if found is None:
+            continue
+        verb, name, quoted = found.groups()
+        if name and name.split()[0] not in _COMMON:
+            return f"{answer.strip()} {verb} {name}", entry
+        if quoted:
+            return f'{answer.strip()} {verb} "{quoted}"', entry
+    return answer, None
 
 
 # a yes/no verdict, hedged or not: an answer even when its words are the question's
@@ -713,8 +727,12 @@ class LLMReader:
         # a relative time copied without its reading ("last year") means nothing later: resolved
         # against the day the (first) cited turn was said, as the lines showed it
         answer = with_dates(answer, day_of(shown.entries[grounded[0]].evidence.ts))
-        answer = with_author(answer, [shown.entries[n] for n in grounded])
-        return answer, [shown.entries[n].id for n in grounded]
+        ids = [shown.entries[n].id for n in grounded]
+        others = [e for n, e in shown.entries.items() if n not in grounded]
+        answer, namer = completed(answer, [*(shown.entries[n] for n in grounded), *others])
+        if namer is not None and namer.id not in ids:
+            ids.append(namer.id)  # the name came from that line
+        return answer, ids
 
     def attribute(self, result: AgentResult) -> tuple[str, list[str]] | None:
         """Who said / to whom: the model picks the turn, the graph names the person."""

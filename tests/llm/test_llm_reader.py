@@ -677,16 +677,21 @@ def test_the_asked_persons_question_to_the_listener_is_not_about_them():
     assert (out.answer, out.answerer) == ("online store", "llm")
 
 
-def test_a_title_gets_the_author_its_line_names_right_after_it():
+def test_an_answer_gets_the_name_its_line_gives_it_right_after_it():
     song = turn("msg-5", '"Brave" by Sara Bareilles has a lot of significance for me.', ANA, [TOM])
+    piece = turn("msg-7", 'We did a contemporary piece called "Finding Freedom." So emotional.', ANA, [TOM])
     walk = turn("msg-6", "A walk by The River always calms me, and tennis by the lake too.", TOM, [ANA])
-    evidence = [song, walk]
-    asked = result("Which song motivates Ana?", evidence=evidence)
-    assert LLMReader(Replies(replies=['{"answer": "Brave", "ids": [1]}'])).answer(asked) == (
-        "Brave by Sara Bareilles",
-        ["msg-5"],
-    )
-    # a lower-case word after "by", or a capitalised common word ("The River"), is no author
+    evidence = [song, piece, walk]  # lines in the order said: 1 song, 2 walk, 3 piece
+    for question, reply, expected in [
+        ("Which song moves Ana?", '{"answer": "Brave", "ids": [1]}', ("Brave by Sara Bareilles", ["msg-5"])),
+        ("What did Ana dance?", '{"answer": "contemporary piece", "ids": [3]}',
+         ('contemporary piece called "Finding Freedom"', ["msg-7"])),
+        # cited the wrong line: the name is found in the line that says it, and that line is used
+        ("What did Ana dance?", '{"answer": "contemporary piece", "ids": [1]}',
+         ('contemporary piece called "Finding Freedom"', ["msg-5", "msg-7"])),
+    ]:  # fmt: skip
+        assert LLMReader(Replies(replies=[reply])).answer(result(question, evidence=evidence)) == expected
+    # a lower-case word after "by", or a capitalised common word ("The River"), is no name
     for reply in ('{"answer": "tennis", "ids": [2]}', '{"answer": "walk", "ids": [2]}'):
         answer = LLMReader(Replies(replies=[reply])).answer(result("What calms Tom?", evidence=evidence))
         assert answer is not None and " by " not in answer[0]
