@@ -142,6 +142,9 @@ class Settings(BaseSettings):
     llm_local_port: int = Field(8771, description="Port of the local llama.cpp server (loopback only).")
     llm_local_threads: int = Field(1, description="CPU threads of the local llama.cpp server.")
     llm_local_ctx: int = Field(4096, description="Context window (tokens) of the local llama.cpp server.")
+    llm_local_cache_mb: int = Field(
+        32, description="Prompt-state cache of the local llama.cpp server in MiB (0: off; server.command)."
+    )
     llm_start_timeout_s: float = Field(180.0, description="How long `llm up` waits for the endpoint.")
 
     # --- background jobs: in-process or Redis Streams workers (docs/voice.md, "Workers") ---

@@ -163,6 +163,38 @@ def provision(settings: Settings, model: str | None = None) -> tuple[Path, Path]
     return python, gguf
 
 
+def command(settings: Settings, python: Path, gguf: Path, name: str, threads: int) -> list[str]:
+    """The server's command line.
+
+    ``--logits_all False``: llama_cpp.server defaults to logits for every prompt token (for
+    logprobs, which no caller asks for): the vocabulary projection of each of ~250 prompt tokens
+    plus a copy of 152k floats per token, ~15 % of a reader question's CPU (docs/retrieval.md).
+
+    ``--cache`` (``llm_local_cache_mb`` > 0): the server keeps the evaluated state of its last
+    prompts and resumes the one sharing the longest prefix. Without it only the previous prompt's
+    prefix is reused, so two clients with different system prompts (the reader and the judge, the
+    answer and the attribution prompt, two users) re-evaluate their whole ~700-token prompt on
+    every call. Measured on 8 LoCoMo dev reader prompts alternating with judge prompts (1.5B, one
+    thread, nice 19, load 7-11, docs/retrieval.md "Ninth LLM pass"): reader CPU-s median 17.6
+    without, 10.1 with a 32 MiB cache, 9.7 with 64 MiB; a reader alone pays ~0.5 CPU-s per call
+    for saving the state (8.4 -> 8.9). The size counts only llama.cpp's state (~21 MB per reader
+    prompt, ~6 MB per judge prompt), while llama-cpp-python also copies a 311 MB logits buffer
+    into each saved state: RSS 1.9 GB without, 3.1 GB at 32 MiB, 3.6 GB at 64 MiB; hence the
+    small default (32 MiB: a reader's state and a shorter prompt's)."""
+    cmd = [
+        str(python), "-m", "llama_cpp.server",
+        "--model", str(gguf), "--model_alias", name,
+        "--host", "127.0.0.1", "--port", str(settings.llm_local_port),
+        "--n_threads", str(threads), "--n_threads_batch", str(threads),
+        "--n_ctx", str(settings.llm_local_ctx),
+        "--logits_all", "False",
+    ]  # fmt: skip
+    if settings.llm_local_cache_mb > 0:
+        size = str(settings.llm_local_cache_mb << 20)
+        cmd += ["--cache", "True", "--cache_type", "ram", "--cache_size", size]
+    return cmd
+
+
 def up(settings: Settings, model: str | None = None, threads: int | None = None) -> LLMStatus:
     """Provision if needed, start the server in the background, wait until it answers."""
     name = model or settings.llm_local_model
@@ -187,17 +219,7 @@ def up(settings: Settings, model: str | None = None, threads: int | None = None)
                 "set VOXMEM_LLM_LOCAL_PORT to another port"
             )
         python, gguf = provision(settings, name)
-        cmd = [
-            str(python), "-m", "llama_cpp.server",
-            "--model", str(gguf), "--model_alias", name,
-            "--host", "127.0.0.1", "--port", str(settings.llm_local_port),
-            "--n_threads", str(threads), "--n_threads_batch", str(threads),
-            "--n_ctx", str(settings.llm_local_ctx),
-            # llama_cpp.server defaults to logits for every prompt token (for logprobs, which no
-            # caller asks for): the vocabulary projection of each of ~250 prompt tokens plus a
-            # copy of 152k floats per token, ~15 % of a reader question's CPU (docs/retrieval.md)
-            "--logits_all", "False",
-        ]  # fmt: skip
+        cmd = command(settings, python, gguf, name, threads)
         logfile = log_path(settings)
         logfile.parent.mkdir(parents=True, exist_ok=True)
         with open(logfile, "ab") as out:
