@@ -284,8 +284,9 @@ class OfflineExtractor:
                 )
         # A question or call by name in the previous turn that the current speaker answers.
         # Through an ASR told which names to expect (a vocabulary), a reply that is no answer
-        # gives no vote: such an ASR writes expected names into turns that never said them and
-        # drops calls that did ("Let me think about it." heard as "Leo, me thing come out it.").
+        # gives a name no vote: such an ASR writes expected names into turns that never said them
+        # and drops calls that did ("Let me think about it." heard as "Leo, me thing come out
+        # it."). A kinship or role call keeps its vote: it only ever makes an alias ("Dad").
         heard = bool(cur.vocabulary or (prev is not None and prev.vocabulary))
         if prev is not None and window.previous and window.previous[-1] is prev:
             for v in self._calls(prev, known):
@@ -312,7 +313,7 @@ class OfflineExtractor:
                 # ("Dad, …?" → "Only if …, Leo." still makes Dad the answerer's alias). Weak votes
                 # need company and never veto a firm cue (memory.identity.FIRM); docs/memory.md,
                 # "Naming, 2026-12-02 pass", has what each part does on the naming benchmark.
-                firm = answered or last_unnamed
+                firm = answered or last_unnamed or v.kind != "name"
                 if ((unborne and (answered or not turned_away)) or last_unnamed) and (firm or not heard):
                     kind = {"kinship": "kinship", "role": "role"}.get(v.kind, "addressed")
                     out.append(

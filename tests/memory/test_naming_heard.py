@@ -245,3 +245,15 @@ def test_through_a_hinted_asr_a_reply_that_is_no_answer_gives_no_vote():
 def test_through_a_hinted_asr_an_answered_call_still_names():
     got = _reply_heard("Wiebke, can you pack the tent tonight?", "Sure, after dinner.", ["Wiebke", "Dariusz"])
     assert [(n.speaker, n.name, n.confidence) for n in got] == [("S2", "Wiebke", 0.7)]
+
+
+def test_through_a_hinted_asr_a_kinship_call_answered_still_makes_an_alias():
+    """Only names lose the weak vote under hints; "Mum, …?" answered "Only if …, Jonas." still
+    makes "mum" the answerer's alias (the spoken demo's Tom, alias "dad")."""
+    w = window(
+        [("kid", "Mum, can we go to the lake on Saturday?"), ("parent", "Only if the rain stops, Jonas.")]
+    )
+    for turn in w.turns:
+        turn.vocabulary = ["Jonas", "Ilse"]
+    got = EX.extract(w).record.names
+    assert ("S2", "Mum", "kinship", True) in [(n.speaker, n.name, n.kind, n.alias) for n in got]
