@@ -151,7 +151,7 @@ class OfflineExtractor:
         cur = window.current
         known = self._known(window)
         said = vocatives(cur.text, set(known))
-        voc = self._named_in_answer(window, self._heard(cur, said, known))
+        voc = self._named_in_answer(window, self._heard(window, cur, said, known))
         record.names = self._names(window, voc, known)
         record.addressees = [] if cur.given_addressees else self._addressees(window, voc, known)
         record.answered = self._answered_calls(window, voc, known)
@@ -199,11 +199,13 @@ class OfflineExtractor:
             return voc
         return [v for v in voc if v.kind != "name" or v.position == "start"]
 
-    def _calls(self, turn: WindowTurn, known: dict[str, str]) -> list[Vocative]:
+    def _calls(self, window: Window, turn: WindowTurn, known: dict[str, str]) -> list[Vocative]:
         """The calls of a window turn as the rules read them (:meth:`_heard`)."""
-        return self._heard(turn, vocatives(turn.text, set(known)), known)
+        return self._heard(window, turn, vocatives(turn.text, set(known)), known)
 
-    def _heard(self, turn: WindowTurn, found: list[Vocative], known: dict[str, str]) -> list[Vocative]:
+    def _heard(
+        self, window: Window, turn: WindowTurn, found: list[Vocative], known: dict[str, str]
+    ) -> list[Vocative]:
         """``found`` less the calls the ASR made up. A spoken turn whose ASR was told which
         names to expect (its ``vocabulary``) and that opens a sentence with a name nobody in the
         window bears and that is not in that list (nor sounds like an entry) was misheard: a
@@ -211,19 +213,30 @@ class OfflineExtractor:
         Maya's "Dad, the match moved …" as "Mad, the match moved …", which made a participant
         "Mad" the turn's addressee (docs/memory.md, "Naming heard through ASR, 2 December second
         pass"). A name inside or at the end of a sentence keeps the ASR's own capital, and a turn
-        without a vocabulary (typed text, or audio sent without hints) is read as before."""
+        without a vocabulary (typed text, or audio sent without hints) is read as before.
+
+        A vocabulary is a spelling hint, never a roster: a guest the household's list lacks is
+        called by a name outside it ("Sam, could you …"). So such a name is dropped only while it is
+        heard once: written with its capital in another turn of the window (called again, named
+        mid-sentence, introduced), it is a name someone keeps saying, not one slip of the ASR."""
         if not turn.vocabulary:
             return found
         expected = {w.lower() for entry in turn.vocabulary for w in entry.split()}
+        others = [t.text for t in window.turns if t is not turn]
+
+        def heard_again(first: str) -> bool:
+            pattern = re.compile(rf"\b{re.escape(first)}\b")
+            return any(pattern.search(text) for text in others)
 
         def misheard(v: Vocative) -> bool:
-            first = v.term.split()[0].lower()
+            first = v.term.split()[0]
             return (
                 v.kind == "name"
                 and v.position == "start"
                 and self._resolve(v.term, known)[0] is None
-                and first not in expected
-                and not any(sounds_like(first, w) for w in expected)
+                and first.lower() not in expected
+                and not any(sounds_like(first.lower(), w) for w in expected)
+                and not heard_again(first)
             )
 
         return [v for v in found if not misheard(v)]
@@ -289,7 +302,7 @@ class OfflineExtractor:
         # it."). A kinship or role call keeps its vote: it only ever makes an alias ("Dad").
         heard = bool(cur.vocabulary or (prev is not None and prev.vocabulary))
         if prev is not None and window.previous and window.previous[-1] is prev:
-            for v in self._calls(prev, known):
+            for v in self._calls(window, prev, known):
                 if v.kind == "group" or v.cue == "thanks":
                     continue
                 me = window.people[cur.speaker].name or ""
@@ -399,7 +412,7 @@ class OfflineExtractor:
         names its addressee (docs/memory.md, "Answered calls"). A rule over the window whatever
         the backend: the LLM extractor adds it to the model's record too."""
         known = self._known(window)
-        return self._answered_calls(window, self._calls(window.current, known), known)
+        return self._answered_calls(window, self._calls(window, window.current, known), known)
 
     def _answered_calls(
         self, window: Window, voc: list[Vocative], known: dict[str, str]
@@ -414,7 +427,7 @@ class OfflineExtractor:
             return []
         spoke = {t.speaker for t in window.turns}
         replied = _answers(call.text, cur.text) or bool(self._names_asker(window, voc, known, spoke))
-        calls = [v for v in self._calls(call, known) if v.kind != "group" and v.cue != "thanks"]
+        calls = [v for v in self._calls(window, call, known) if v.kind != "group" and v.cue != "thanks"]
         if not replied or len(calls) != 1 or calls[0].kind not in ("kinship", "role"):
             return []
         if self._resolve(calls[0].term, known)[0] is not None:  # "Dad" is someone's alias already
@@ -467,7 +480,7 @@ class OfflineExtractor:
                 continue
             score = recency
             called = cur.speaker in turn.addressees or any(
-                self._resolve(v.term, known)[0] == cur.speaker for v in self._calls(turn, known)
+                self._resolve(v.term, known)[0] == cur.speaker for v in self._calls(window, turn, known)
             )
             if called:
                 score += 2.0

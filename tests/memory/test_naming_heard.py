@@ -216,6 +216,23 @@ def test_calls_the_asr_vocabulary_expects_or_that_sound_like_it_stay_calls():
         assert name in {a.target for a in EX.extract(_heard_window(text, EXPECTED)).record.addressees}
 
 
+def test_a_guest_outside_the_vocabulary_called_again_is_a_call():
+    """The vocabulary is a spelling hint, not a roster: a visiting Sam, whom the household's list
+    lacks, called by name a second time in the window, is a call (and an addressee) again."""
+    w = window(
+        [
+            ("a", "Sam, the bags are in the car."),
+            ("b", "Thanks, I will take them up."),
+            ("a", "Sam, could you pass the salt?"),
+        ]
+    )
+    for turn in w.turns:
+        turn.vocabulary = list(EXPECTED)
+    assert "Sam" in {a.target for a in EX.extract(w).record.addressees}
+    w.turns[0].text = "The bags are in the car."  # heard once: the ASR's slip, as 'Mad,' above
+    assert "Sam" not in {a.target for a in EX.extract(w).record.addressees}
+
+
 def test_without_a_vocabulary_a_sentence_start_call_is_read_as_before():
     record = EX.extract(_heard_window("Mad, the ferry moved to Sunday morning.", [])).record
     assert "Mad" in {a.target for a in record.addressees}
