@@ -43,7 +43,7 @@ def fold_person(tx: ManagedTransaction, space: str, folded: str, into: str, take
 
 
 def redecide(
-    tx: ManagedTransaction, space: str, person: str, slots: list[tuple[str, str]], kinds: list[str]
+    tx: ManagedTransaction, space: str, person: str, slots: list[tuple[str, str | None]], kinds: list[str]
 ) -> Replay:
     """Replay the facts of the (subject, slot) pairs and ``person``'s attributes of ``kinds``
     and write what differs; a new conflict gets its audit item as the writer's do, and the

@@ -298,18 +298,21 @@ class FactStore:
     @staticmethod
     def fold_keys(
         tx: ManagedTransaction, space: str, pid: str, into: str
-    ) -> tuple[list[tuple[str, str]], list[str]]:
+    ) -> tuple[list[tuple[str, str | None]], list[str]]:
         """What folding ``pid`` into ``into`` can bring into one slot (read before the fold): the
-        (subject, slot) pairs of facts about or stated by ``pid`` (``pid`` read as ``into``),
-        and the kinds of ``pid``'s attributes."""
+        (subject, slot) pairs of facts about ``pid`` (slot None: those without one) or stated by
+        it (``pid`` read as ``into``), and the kinds of ``pid``'s attributes."""
         row = tx.run(query("fact_fold_keys"), space=space, pid=pid, into=into).single()
         if row is None:
             return [], []
         return [(k["subject"], k["slot"]) for k in row["slots"]], list(row["kinds"])
 
     @staticmethod
-    def slot_history(tx: ManagedTransaction, space: str, keys: Sequence[tuple[str, str]]) -> list[Evolved]:
-        """Every fact of these (subject, slot) pairs, current or not, oldest first."""
+    def slot_history(
+        tx: ManagedTransaction, space: str, keys: Sequence[tuple[str, str | None]]
+    ) -> list[Evolved]:
+        """Every fact of these (subject, slot) pairs (slot None: the subject's facts without
+        one), current or not, oldest first."""
         rows = _run(tx, "fact_slot_history", space=space, keys=[{"subject": s, "slot": sl} for s, sl in keys])
         return [_evolved(r) for r in rows]
 
