@@ -179,7 +179,7 @@ def command(settings: Settings, python: Path, gguf: Path, name: str, threads: in
     without, 10.1 with a 32 MiB cache, 9.7 with 64 MiB; a reader alone pays ~0.5 CPU-s per call
     for saving the state (8.4 -> 8.9). The size counts only llama.cpp's state (~21 MB per reader
     prompt, ~6 MB per judge prompt), while llama-cpp-python also copies a 311 MB logits buffer
-    into each saved state: RSS 1.9 GB without, 3.1 GB at 32 MiB, 3.6 GB at 64 MiB; hence the
+    into each saved state: RSS 1.9 GiB without, 3.0 GiB at 32 MiB, 3.5 GiB at 64 MiB; hence the
     small default (32 MiB: a reader's state and a shorter prompt's)."""
     cmd = [
         str(python), "-m", "llama_cpp.server",
