@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.memory.test_link_voice import state
+from tests.memory.test_link_voice import person_of, state
 from tests.memory.test_memory_integration import say, snapshot, voice
 from voxmem.core import Voxmem
 from voxmem.memory.fold import redecide
@@ -43,14 +43,6 @@ def current_attributes(services: Voxmem, space: str, pid: str) -> list[str]:
         pid=pid,
     )
     return [r["text"] for r in rows]
-
-
-def person_of(services: Voxmem, space: str, speaker: str) -> str:
-    return services.db.query(
-        "MATCH (:Speaker {space: $space, id: $speaker})-[:IDENTIFIED_AS]->(p) RETURN p.id AS id",
-        space=space,
-        speaker=speaker,
-    )[0]["id"]
 
 
 def test_a_voice_linked_by_hand_has_its_slots_re_decided_with_the_persons(
