@@ -59,8 +59,7 @@ def redecide(
     for new, old in facts.new_conflicts:
         if new.first_message is not None:
             people = [new.owner, next(iter(new.stated_by), None)]
-            detail = f"{new.text!r} contradicts {old.text!r}"
-            audit_in(tx, space, new.first_message, "fact_conflict", detail, people, resolved=False)
+            audit_conflict(tx, space, new.first_message, new.text, old.text, people)
     settled = [{"message_id": h.first_message, "subject": h.owner} for h in facts.settled_conflicts]
     if settled:
         tx.run(query("memory_audit_resolve_conflicts"), space=space, rows=settled).consume()
@@ -88,3 +87,11 @@ def audit_in(
         message_id=message_id,
         resolved=resolved,
     ).consume()
+
+
+def audit_conflict(
+    tx: ManagedTransaction, space: str, message_id: str, new: str, old: str, people: list[Any]
+) -> None:
+    """The open ``fact_conflict`` item of a fact ``new`` that contradicts ``old``: one wording
+    for the writer's conflicts and those a fold's replay finds."""
+    audit_in(tx, space, message_id, "fact_conflict", f"{new!r} contradicts {old!r}", people, resolved=False)

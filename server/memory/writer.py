@@ -35,7 +35,7 @@ from voxmem.extractors.naming import plausible_new_name
 from voxmem.extractors.schema import GROUP, ExtractionResult, is_label
 from voxmem.extractors.window import Window
 from voxmem.ids import name_key, new_id
-from voxmem.memory.fold import audit_in, fold_person
+from voxmem.memory.fold import audit_conflict, audit_in, fold_person
 from voxmem.memory.identity import NOT_ME, PersonState, decide, evidence_entry
 from voxmem.memory.rules import (
     AttributeCandidate,
@@ -256,7 +256,7 @@ class MemoryWriter:
         support: list[tuple[str, str]] = []
         supersede: list[tuple[str, str]] = []
         conflicts: list[tuple[str, str]] = []
-        audits: list[tuple[str, str, list[Any]]] = []
+        audits: list[tuple[str, str, str, list[Any]]] = []
         for f, d in zip(facts, decisions, strict=True):
             if d.support is not None:
                 support.append((d.support, f.new.message_id))
@@ -269,18 +269,14 @@ class MemoryWriter:
             f.summary.conflicts += len(d.conflicts)
             statement = f.candidate.statement
             audits += [
-                (
-                    f.new.message_id,
-                    f"{f.new.content!r} contradicts {old.content!r}",
-                    [statement.subject, statement.speaker],
-                )
+                (f.new.message_id, f.new.content, old.content, [statement.subject, statement.speaker])
                 for old in d.conflicts
             ]
         self.facts.apply_facts(tx, space, create, support, supersede, conflicts)
         if create:  # a calling turn derived again while its answer was not: facts follow the answer
             _rows(tx, "memory_addresses_kept_answer", space=space, ids=sorted({f.message_id for f in create}))
-        for message_id, detail, people in audits:
-            audit_in(tx, space, message_id, "fact_conflict", detail, people, resolved=False)
+        for message_id, new_text, old_text, people in audits:
+            audit_conflict(tx, space, message_id, new_text, old_text, people)
         if not attributes:
             return
         attr_keys = [(a.new.holder, a.new.kind, a.new.slot, a.new.text) for a in attributes]
