@@ -885,15 +885,14 @@ class ExtractiveAnswerer:
                 continue  # "Lucy said Olivia likes rock: is that right?" is not settled by Lucy
             if told_by and _speaker_id(reply or entry) != told_by:
                 continue  # "How did Ross tell Chandler to …?" is answered by Ross's words
-            # the speaker's name counts as present in their own turn (a question's: the replier's)
-            voice = (reply or entry).evidence.speaker
-            if voice:
-                words_here |= {_stem(w) for w in content_words(voice.get("name") or "")}
-            # … and the listener's in a turn spoken to them: "What book did Ana recommend to Ben?"
+            # the speaker's name counts as present in their own turn (a question's: the replier's),
+            # and the listener's in a turn spoken to them: "What book did Ana recommend to Ben?"
             # names Ben as the one told, which her turn to him need not say ("Yep, Ben!" does,
             # and said nothing of a book)
-            for listener in (reply or entry).evidence.addressees:
-                words_here |= {_stem(w) for w in content_words(listener.get("name") or "")}
+            turn = (reply or entry).evidence
+            for person in (turn.speaker, *turn.addressees):
+                if person:
+                    words_here |= {_stem(w) for w in content_words(person.get("name") or "")}
             # "What did X suggest?": X's own statement is the act the verb names
             spoken = speech_only and not asks and _speaker_id(entry) in named_ids
             if spoken:
