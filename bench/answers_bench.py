@@ -413,6 +413,7 @@ def read_all(
             "reader_ms": ms,
             "correct": score.correct,
             "correct_first_name": score.correct_first_name,
+            "correct_list": score.correct_list,
             "f1": score.f1,
             "items": score.items,
             "abstained": not answer.supported,
@@ -436,6 +437,7 @@ def summarise(rows: list[dict]) -> dict[str, Any]:
             "n": len(part),
             "correct": scoring.mean(r["correct"] for r in part),
             "correct_first_name": scoring.mean(r["correct_first_name"] for r in part),
+            "correct_list": scoring.mean(r.get("correct_list") for r in part),
             "f1": scoring.mean(r["f1"] for r in part),
             "list_items": scoring.mean(r.get("items") for r in part),
             "list_golds": sum(1 for r in part if r.get("items") is not None),
@@ -503,9 +505,9 @@ def report_md(name: str, meta: dict[str, Any], summary: dict[str, Any]) -> str:
         + f"; askers {summary['askers']['questions_with_asker']}, evidence checked for "
         f"{summary['askers']['checked']}, wrong authorizations {summary['askers']['wrong_authorizations']}",
         "",
-        "| type | n | correct (strict) | first names accepted | token F1 | list items found (list golds) "
-        "| abstained | of which gold in top 10 | recall@30 |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| type | n | correct (strict) | first names accepted | list items in any order | token F1 "
+        "| list items found (list golds) | abstained | of which gold in top 10 | recall@30 |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     parts = [*summary["by_type"].items()]
     if "attribution" in summary:
@@ -513,7 +515,8 @@ def report_md(name: str, meta: dict[str, Any], summary: dict[str, Any]) -> str:
     for t, row in [*parts, ("**overall**", summary["overall"])]:
         lines.append(
             f"| {t} | {row['n']} | {_f(row['correct'])} | {_f(row['correct_first_name'])} | "
-            f"{_f(row['f1'])} | {_f(row['list_items'])} ({row['list_golds']}) | {row['abstained']} | "
+            f"{_f(row.get('correct_list'))} | {_f(row['f1'])} | "
+            f"{_f(row['list_items'])} ({row['list_golds']}) | {row['abstained']} | "
             f"{row['abstained_gold_in_top10']} | "
             f"{_f(row['recall@30'])} |"
         )

@@ -126,6 +126,7 @@ def read_set(
             "offline_answerer": offline.answerer,
             "offline_correct": score(item, offline.answer).correct,
             "offline_correct_person": score(item, offline.answer).correct_person,
+            "offline_correct_list": score(item, offline.answer).correct_list,
         }
         if reader is not None:
             calls, tokens = reader.calls, len(reader.tokens)
@@ -138,6 +139,7 @@ def read_set(
                 "llm_called": reader.calls > calls,
                 "correct": score(item, answer.answer).correct,
                 "correct_person": score(item, answer.answer).correct_person,
+                "correct_list": score(item, answer.answer).correct_list,
                 "f1": score(item, answer.answer).f1,
                 "seconds": round(time.perf_counter() - t0, 2),
                 "cpu_s": round(cpu_seconds(pid) - cpu0, 2),
@@ -205,6 +207,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
             # containment with pronouns folded (scoring.person_fold), beside the strict score
             "offline_person": mean([r.get("offline_correct_person") for r in part]),
             "llm_person": mean([r.get("correct_person") for r in part]),
+            # a list gold's items in any order (scoring.list_contains), beside the strict score
+            "offline_list": mean([r.get("offline_correct_list") for r in part]),
+            "llm_list": mean([r.get("correct_list") for r in part]),
             "offline_judge": mean([r.get("offline_judge") for r in part]),
             "llm_judge": mean([r.get("judge") for r in part]),
         }
@@ -366,6 +371,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"   offline {o['offline']} llm {o['llm']} "
                     f"(pronouns folded {o['offline_person']} / {o['llm_person']}) "
+                    f"(list items any order {o['offline_list']} / {o['llm_list']}) "
                     f"(judge {o['offline_judge']} / {o['llm_judge']}); "
                     f"p50 {summary['p50_s']} s p95 {summary['p95_s']} s cpu p50 {summary['cpu_p50_s']} s; "
                     f"tokens p50 {summary['prompt_tokens_p50']}+{summary['generated_tokens_p50']}; "

@@ -14,6 +14,8 @@ Why these rules:
   restate a speaker's own turn in the third person ("To clear his mind" for Jon's "to clear my
   mind"), so an answer quoting the turn is right but misses the strict score. The strict score
   stays the headline; both are reported.
+* A third, reported-beside containment (``correct_list``) accepts a list gold's items in any
+  order (:func:`list_contains`): golds merged across sessions have an order no reader can know.
 * Speaker routing gets accuracy under the best one-to-one mapping of predicted entities
   to gold speakers, plus B-cubed F1 (from ``bench.metrics``).
 """
@@ -253,6 +255,9 @@ class AnswerScore:
     # ``correct``, with containment after person_fold on both sides (my/his/her, our/their); the
     # same as ``correct`` for attribution and adversarial questions
     correct_person: float | None = None
+    # ``correct``, also right when the gold is a list and the answer contains every item in any
+    # order (:func:`list_contains`); the same as ``correct`` for attribution and adversarial questions
+    correct_list: float | None = None
 
 
 def gold_items(gold: str) -> list[str]:
@@ -268,6 +273,21 @@ def item_recall(prediction: str, gold: str) -> float | None:
     """Share of a list gold's items contained in the prediction; None for a single-item gold."""
     items = gold_items(gold)
     return sum(contains(prediction, i) for i in items) / len(items) if items else None
+
+
+def list_contains(prediction: str, gold: str) -> float:
+    """1.0 when the gold is a list (:func:`gold_items`) and the prediction contains every item, in
+    any order; else strict :func:`contains`.
+
+    Why: LoCoMo's list golds merge things a person said in different sessions ("Running, pottery")
+    and strict containment wants them in the gold's order, which an answer gathered turn by turn
+    need not follow. Every item must be there, so one of two things is still wrong, and a
+    whole-turn answer gains only if it really holds every item. Implied by strict containment
+    (each item is a piece of the gold), so it can only add matches; reported beside strict."""
+    items = gold_items(gold)
+    if items and all(contains(prediction, i) for i in items):
+        return 1.0
+    return contains(prediction, gold)
 
 
 def first_name_only(name: str, conversation: str | None) -> str | None:
@@ -298,6 +318,7 @@ def _score(qa: QA, prediction: str, gold: str, roster: Sequence[str]) -> AnswerS
         hit,
         items=item_recall(prediction, gold),
         correct_person=max(hit, contains_person_folded(prediction, gold)),
+        correct_list=list_contains(prediction, gold),
     )
 
 
@@ -323,6 +344,8 @@ def score_answer(
     strict.correct_first_name = max(strict.correct, lenient.correct)
     if strict.correct_person is None:  # attribution, adversarial: pronouns name no answer there
         strict.correct_person = strict.correct
+    if strict.correct_list is None:  # attribution, adversarial: no list to gather
+        strict.correct_list = strict.correct
     return strict
 
 

@@ -155,6 +155,28 @@ def test_list_golds_report_the_share_of_items_found() -> None:
     assert score_answer(qa, "chess and hiking", []).items == 1.0
 
 
+def test_list_aware_score_accepts_every_item_in_any_order_beside_strict() -> None:
+    """A list gold is right, list-aware, when the answer holds every item in any order; one item
+    missing, a single-item gold reworded, or another type's rules are not loosened."""
+    qa = QA(question="What does Leo do to unwind?", answer="Running, pottery", type="multi_hop")
+    swapped = score_answer(qa, "pottery, running", ROSTER)
+    assert swapped.correct == 0.0 and swapped.correct_list == 1.0
+    assert score_answer(qa, "Running, pottery", ROSTER).correct_list == 1.0
+    assert score_answer(qa, "running", ROSTER).correct_list == 0.0  # half the list is wrong
+    assert score_answer(qa, "pottery and yoga", ROSTER).correct_list == 0.0
+    pets = QA(question="What pets does Ana have?", answer="Two cats and a dog", type="single_hop")
+    assert score_answer(pets, "a dog, two cats", ROSTER).correct_list == 1.0
+    assert score_answer(pets, "two dogs and a cat", ROSTER).correct_list == 0.0
+    # a single-item gold is scored as strict containment, words in their order
+    one = QA(question="What did Leo paint?", answer="a red bike", type="single_hop")
+    assert score_answer(one, "bike red", ROSTER).correct_list == 0.0
+    assert score_answer(one, "a red bike", ROSTER).correct_list == 1.0
+    # adversarial: the list-aware score is the strict one (an abstention)
+    trap = QA(question="What does Leo bake?", answer="Not mentioned", type="adversarial")
+    assert score_answer(trap, "bread, cake", ROSTER).correct_list == 0.0
+    assert score_answer(trap, "not in memory", ROSTER).correct_list == 1.0
+
+
 def test_pronoun_fold_is_reported_beside_the_strict_score() -> None:
     """A gold restating someone's own turn in the third person ("to calm her nerves") is
     contained, pronouns folded, in the answer quoting that turn ("to calm my nerves"), in either
