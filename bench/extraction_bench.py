@@ -351,7 +351,8 @@ def resolve_names(
     state: dict[str, PersonState] = {}
     placeholders: dict[str, str] = {}  # key -> name heard before its voice spoke
     sims = []
-    for turns, date in sessions:
+    for k, (turns, date) in enumerate(sessions):
+        session = f"s{k}"
         sim = Sim(date, context=context, hidden=True)
         sims.append(sim)
         for i, (speaker, text) in enumerate(turns):
@@ -373,10 +374,10 @@ def resolve_names(
                 ]
                 if key in placeholders and not holders:
                     holders = [PersonState(PLACEHOLDER + key, placeholders[key], has_voice=False)]
-                d = decide(ev.name, ev.kind, ev.alias, ev.confidence, tstate, holders)
+                d = decide(ev.name, ev.kind, ev.alias, ev.confidence, tstate, holders, session)
                 if d.action == "none":
                     continue
-                tstate.evidence.append(evidence_entry(ev.name, ev.confidence, ev.kind, f"t{i}"))
+                tstate.evidence.append(evidence_entry(ev.name, ev.confidence, ev.kind, f"t{i}", session))
                 if d.action in ("name", "rename", "merge_placeholder"):
                     if tstate.name:
                         tstate.aliases.append(tstate.name)
@@ -390,9 +391,9 @@ def resolve_names(
             for a in record.addressees:
                 called = window.person(a.target) if is_label(a.target) and a.source == "vocative" else None
                 if called is not None and called.name and called.participant_id != speaker:
-                    st.evidence.append(evidence_entry(called.name, NOT_ME, "not_me", f"t{i}"))
+                    st.evidence.append(evidence_entry(called.name, NOT_ME, "not_me", f"t{i}", session))
                 if not is_label(a.target) and a.target != GROUP:
-                    st.evidence.append(evidence_entry(a.target, NOT_ME, "not_me", f"t{i}"))
+                    st.evidence.append(evidence_entry(a.target, NOT_ME, "not_me", f"t{i}", session))
                     key = name_key(a.target)
                     if not any(s.name and name_key(s.name) == key for s in state.values()):
                         placeholders.setdefault(key, a.target)

@@ -393,8 +393,8 @@ class MemoryWriter:
             if target is None:
                 continue
             holders = [s for i, s in states.items() if i != pid]
-            d = decide(ev.name, ev.kind, ev.alias, ev.confidence, target, holders)
-            entry = evidence_entry(ev.name, ev.confidence, ev.kind, turn.message_id)
+            d = decide(ev.name, ev.kind, ev.alias, ev.confidence, target, holders, window.session)
+            entry = evidence_entry(ev.name, ev.confidence, ev.kind, turn.message_id, window.session)
             summary.names.append({"participant": pid, "name": ev.name, "kind": ev.kind, "action": d.action})
             if d.action == "none":
                 continue
@@ -474,7 +474,7 @@ class MemoryWriter:
             called = window.person(a.target) if is_label(a.target) and a.source == "vocative" else None
             name = called.name if called is not None else (None if is_label(a.target) else a.target)
             if name and (called is None or called.participant_id != speaker_id):
-                entry = evidence_entry(name, NOT_ME, "not_me", turn.message_id)
+                entry = evidence_entry(name, NOT_ME, "not_me", turn.message_id, window.session)
                 ParticipantStore.add_evidence(tx, space, speaker_id, entry, turn.message_id)
         if edges:  # written by flush (a chunk's in one statement)
             turn.pending.addresses.append({"message_id": turn.message_id, "edges": list(edges.values())})

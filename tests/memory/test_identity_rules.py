@@ -16,12 +16,12 @@ def test_self_introduction_names_an_unnamed_voice():
 def test_weak_evidence_waits_then_accumulates():
     target = person()
     assert decide("Tom", "addressed", False, 0.65, target, []).action == "vote"
-    target.evidence.append(evidence_entry("Tom", 0.65, "addressed", "m1"))
+    target.evidence.append(evidence_entry("Tom", 0.65, "addressed", "m1", "s1"))
     assert decide("Tom", "addressed", False, 0.65, target, []).action == "name"
 
 
 def test_weak_evidence_split_between_names_does_not_name():
-    target = person(evidence=[evidence_entry("Ben", 0.65, "addressed", "m1")])
+    target = person(evidence=[evidence_entry("Ben", 0.65, "addressed", "m1", "s1")])
     assert decide("Tom", "addressed", False, 0.65, target, []).action == "vote"
 
 
@@ -42,7 +42,7 @@ def test_correction_renames():
 
 def test_self_intro_overrules_a_weakly_inferred_name():
     weak = person(
-        name="Tom", source="extraction", evidence=[evidence_entry("Tom", 0.65, "addressed", "m1")] * 2
+        name="Tom", source="extraction", evidence=[evidence_entry("Tom", 0.65, "addressed", "m1", "s1")] * 2
     )
     assert decide("Ben", "self_intro", False, 0.9, weak, []).action == "rename"
 
@@ -71,12 +71,12 @@ def test_known_name_is_a_no_op():
 def test_weak_votes_for_another_name_do_not_veto_an_answered_call():
     """Two loose replies after calls of 'Mirela' (0.3 each) and then this voice answers a call
     of 'Jonas' (0.7): the answer names it; guesses do not outvote a firm cue."""
-    target = person(evidence=[evidence_entry("Mirela", 0.3, "addressed", m) for m in ("m1", "m2")])
+    target = person(evidence=[evidence_entry("Mirela", 0.3, "addressed", m, "s1") for m in ("m1", "m2")])
     assert decide("Jonas", "addressed", False, 0.7, target, []).action == "name"
 
 
 def test_weak_votes_still_weigh_against_each_other():
     """Without a firm cue the margin is over every vote: 0.9 for Jonas against 0.6 for Mirela waits."""
-    entries = [evidence_entry("Mirela", 0.3, "addressed", m) for m in ("m1", "m2")]
-    entries += [evidence_entry("Jonas", 0.3, "addressed", m) for m in ("m3", "m4")]
+    entries = [evidence_entry("Mirela", 0.3, "addressed", m, "s1") for m in ("m1", "m2")]
+    entries += [evidence_entry("Jonas", 0.3, "addressed", m, "s1") for m in ("m3", "m4")]
     assert decide("Jonas", "addressed", False, 0.3, person(evidence=entries), []).action == "vote"
