@@ -176,6 +176,7 @@ class Run:
         max_questions: int | None = None,
         progress: bool = True,
         names: str = "hidden",
+        asr_vocabulary: bool = False,
     ) -> None:
         if mode == "audio" and target.audio_route is None:
             raise TargetError(
@@ -194,6 +195,11 @@ class Run:
         if names == "visible" and mode != "text":
             raise ValueError("--names visible only applies to --mode text")
         self.names = names
+        if asr_vocabulary and mode != "audio":
+            raise ValueError("--asr-vocabulary only applies to --mode audio")
+        # The case's names as the ASR's expected names on every audio turn, as the demo's client
+        # sends them; off by default, so runs stay comparable with the canonical ones (no hints).
+        self.vocabulary = [p.name for p in case.participants] if asr_vocabulary else None
         self.space = f"bench-{re.sub(r'[^A-Za-z0-9]+', '-', case.case_id)[:60]}-{uuid.uuid4().hex[:6]}"
         self.salt = uuid.uuid4().hex[:8]
         self.voices = assign_voices(case) if mode == "audio" else {}
@@ -229,7 +235,9 @@ class Run:
                     duration = _wav_seconds(wav)
                     audio_s += duration
                     try:
-                        result = self.target.audio_turn(self.space, session.session_id, wav, ts, turn.turn_id)
+                        result = self.target.audio_turn(
+                            self.space, session.session_id, wav, ts, turn.turn_id, self.vocabulary
+                        )
                     except TargetError as exc:
                         if "no_speech" not in str(exc):
                             raise
@@ -403,6 +411,7 @@ class Run:
             "space": self.space,
             "mode": self.mode,
             "names": self.names,
+            "asr_vocabulary": self.vocabulary,
             "policy": self.policy,
             "voices": self.voices,
             "participant_ids": self.participant_ids,
@@ -441,6 +450,7 @@ class Run:
                 "scenario": self.case.scenario,
                 "mode": self.mode,
                 "names": self.names,
+                "asr_vocabulary": self.vocabulary,
                 "condition": self.condition,
                 "policy": self.policy,
                 "space": self.space,
@@ -591,6 +601,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="text mode only: 'visible' posts real speaker names (diagnostic: memory without name learning)",
     )
     parser.add_argument(
+        "--asr-vocabulary",
+        action="store_true",
+        help="audio mode: send the case's participant names as the ASR vocabulary of every turn, as the "
+        "demo's client does (default: no hints, as in the canonical runs)",
+    )
+    parser.add_argument(
         "--condition",
         default="clean",
         help="clean | shifted (sessions rotate clean/reverb/tempo/telephone) | reverb | telephone | tempo",
@@ -675,6 +691,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 max_questions=args.max_questions,
                 progress=not args.no_progress,
                 names=args.names,
+                asr_vocabulary=args.asr_vocabulary,
             )
             if args.ingest_only:
                 run.load_start = os.getloadavg()[0]

@@ -148,7 +148,16 @@ class Target:
         speaker_ref = out.get("speaker") or {}
         return TurnResult(out["id"], latency, speaker_entity=speaker_ref.get("id"), raw=out)
 
-    def audio_turn(self, space: str, session: str, wav: Path, ts: datetime, turn_id: str) -> TurnResult:
+    def audio_turn(
+        self,
+        space: str,
+        session: str,
+        wav: Path,
+        ts: datetime,
+        turn_id: str,
+        vocabulary: list[str] | None = None,
+    ) -> TurnResult:
+        """Post one spoken turn; ``vocabulary``: names its ASR should expect (spelling hints)."""
         if self.audio_route is None:
             raise TargetError("the server has no audio ingestion route")
         path = self.audio_route.replace("{space}", space).replace("{session}", session)
@@ -157,7 +166,11 @@ class Target:
             response = self.http.post(
                 path,
                 files={"audio": (wav.name, handle, "audio/wav")},
-                data={"ts": ts.isoformat(), "turn_id": turn_id},
+                data={
+                    "ts": ts.isoformat(),
+                    "turn_id": turn_id,
+                    **({"vocabulary": ",".join(vocabulary)} if vocabulary else {}),
+                },
                 headers=self.keys[space],
             )
         latency = time.perf_counter() - start

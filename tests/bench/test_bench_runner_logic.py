@@ -1,9 +1,17 @@
-"""Runner logic that needs no server: pseudonyms, voices, conditions, dates, access scopes."""
+"""Runner logic that needs no server: pseudonyms, voices, conditions, dates, access scopes, ASR hints."""
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import pytest
+
 from bench.cases import Session
 from bench.runner import (
+    Run,
     assign_voices,
     auto_policy,
     majority_owner,
@@ -13,6 +21,7 @@ from bench.runner import (
     visible_turns,
 )
 from bench.scenarios import generate_case
+from bench.target import AUDIO_ROUTE_HINTS, Target
 
 
 def test_pseudonyms_are_stable_distinct_and_hide_the_name() -> None:
@@ -66,3 +75,39 @@ def test_visible_turns_follow_the_policies() -> None:
 def test_majority_owner_maps_entities_to_gold_speakers() -> None:
     owners = majority_owner(["A", "A", "B", "A"], ["x", "x", "x", None])
     assert owners == {"x": "A"}
+
+
+def _recording_target(posted: list[dict[str, str]]) -> Target:
+    """A Target on a stub server that has the audio route and records each audio turn's form."""
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/openapi.json":
+            return httpx.Response(200, json={"paths": {AUDIO_ROUTE_HINTS[0]: {"post": {}}}})
+        body = request.content.decode("latin-1")
+        fields = re.findall(r'name="(\w+)"\r\n\r\n([^\r]*)\r\n', body)
+        posted.append(dict(fields))
+        return httpx.Response(201, json={"id": "m1", "text": "heard"})
+
+    http = httpx.Client(transport=httpx.MockTransport(handle), base_url="http://stub")
+    target = Target(http, "admin", "stub")
+    target.keys["s"] = {}
+    return target
+
+
+def test_audio_turns_carry_the_case_names_only_when_asked(tmp_path: Path) -> None:
+    """--asr-vocabulary sends the case's names as every audio turn's ASR hints, as the demo's client
+    does; by default nothing is sent, so canonical runs stay comparable."""
+    case = generate_case("household", 1, 3, 6, 12)
+    names = [p.name for p in case.participants]
+    wav = tmp_path / "t.wav"
+    wav.write_bytes(b"RIFF")
+    ts = datetime(2026, 12, 2, tzinfo=UTC)
+    for asked, expected in ((False, None), (True, ",".join(names))):
+        posted: list[dict[str, str]] = []
+        target = _recording_target(posted)
+        run = Run(target, case, "audio", "clean", "participant", progress=False, asr_vocabulary=asked)
+        target.audio_turn("s", "x", wav, ts, "t0", run.vocabulary)
+        assert posted[0].get("vocabulary") == expected
+        assert posted[0]["turn_id"] == "t0"
+    with pytest.raises(ValueError):
+        Run(target, case, "text", "clean", "participant", progress=False, asr_vocabulary=True)
