@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 
-from voxmem.api.schemas import MessageOut
+from voxmem.api.schemas import MessageOut, QueryOut
 from voxmem.audio.speech import speak
 from voxmem.client import VoxmemClient, VoxmemHTTPError
 from voxmem.config import Settings
@@ -121,7 +121,24 @@ def _show_attribution(client: VoxmemClient, truth: dict[str, str]) -> None:
     print(f"  speaker names right on {right}/{len(messages)} turns")
 
 
-def _ask(client: VoxmemClient, conversation: dict[str, Any], spoken: bool, ids: dict[str, str]) -> None:
+def _ask_typed(client: VoxmemClient, question: str, asker: str | None) -> QueryOut:
+    """A typed question names its asker as a user would, by name. The server resolves it, in one
+    place (``resolve_participant``), to the one participant bearing it: a voice named from the
+    talk, or a person known only by name because someone called them (then the scope is the
+    sessions that person took part in). The demo used to send only ids of voices it saw named, so
+    a name only such a placeholder bore ("Priya", called by Tom) became no asker at all. A name
+    memory never heard is 404: the question is then asked without an asker, and the answer says
+    why nothing is readable."""
+    try:
+        return client.query(DEMO_SPACE, question, asker=asker)
+    except VoxmemHTTPError as exc:
+        if exc.status_code != 404 or asker is None:
+            raise
+        print(f"     (nobody in memory is called {asker!r} yet: asked without an asker)")
+        return client.query(DEMO_SPACE, question)
+
+
+def _ask(client: VoxmemClient, conversation: dict[str, Any], spoken: bool) -> None:
     for q in conversation["questions"]:
         asker = q.get("asker")
         if spoken and q.get("spoken"):
@@ -129,7 +146,7 @@ def _ask(client: VoxmemClient, conversation: dict[str, Any], spoken: bool, ids: 
             result = client.query_audio(DEMO_SPACE, wav)
             how = f"asked aloud by {asker}"
         else:
-            result = client.query(DEMO_SPACE, q["ask"], asker=ids.get(asker))
+            result = _ask_typed(client, q["ask"], asker)
             how = f"asked by {asker} (text)"
         scope = result["scope"]
         print(f"  Q ({how}): {result.get('question') or q['ask']}")
@@ -173,13 +190,8 @@ def run_demo(
         _section("who said what to whom (read back from Neo4j)")
         _show_attribution(client, truth)
 
-        ids = {
-            m["speaker"]["name"]: m["speaker"]["id"]
-            for m in client.list_messages(DEMO_SPACE, limit=500)
-            if m["speaker"]
-        }
         _section("questions")
-        _ask(client, conversation, spoken, ids)
+        _ask(client, conversation, spoken)
 
         _section("explore it")
         browser = f"http://localhost:{settings.neo4j_http_port}/browser/"
