@@ -111,15 +111,45 @@ Reply with JSON: {"turn": <line number>}, or {"turn": null} if no line is the tu
 
 MAX_ANSWER_CHARS = 80
 MAX_TOKENS = 48  # an answer of ≤ 80 characters plus the JSON around it
+# a list gathered from several lines: more items, each from its own line, so more characters and ids
+LIST_ANSWER_CHARS = 120
+LIST_TOKENS = 72
+LIST_LINES = 6
+LIST_NOTE = (
+    "It asks for several things: name each one the lines give, comma-separated, in the lines' own words."
+)
+
+# A question asking for several things of one kind: "What pets does Ana have?", "Which books has
+# he read?", "In what ways …", "What kinds of music …" (a plural noun then an auxiliary), "What has
+# Leo painted / done?", "What does Ana do to relax?", "What do the twins like?". Their answers are
+# lists said over several sessions (LoCoMo's "Running, pottery"), which the default five lines,
+# chosen for one answering turn, rarely hold.
+_AUXILIARY = r"(?:do|does|did|has|have|had|is|are|was|were|can|could|would|will|might|should)"
+_LIST_QUESTION = re.compile(
+    rf"""^\s*(?:what|which)\s+(?:kinds|types|sorts)\s+of\b
+      | ^\s*(?:in\s+)?(?:what|which)\s+(?:(?:kind|type|sort)\s+of\s+)?(?:[a-z-]+\s+){{0,2}}?
+        (?!{_AUXILIARY}\b|news\b|series\b)[a-z-]+(?:ies|[^s'u\W]s)\s+{_AUXILIARY}\b
+      | ^\s*what\s+(?:has|have)\s+(?:\w+(?:'s)?\s+){{1,3}}?(?:done|made|seen|read|written|drawn|bought|built
+        |grown|taken|won|cooked|baked|painted|visited|tried|played|watched|learned|learnt|collected)\b
+      | ^\s*what\s+(?:does|do)\s+(?:\w+(?:'s)?\s+){{1,3}}?(?:do\s+(?:to|for|when|in|on|after|with)\b
+        |like|enjoy|love)\b""",
+    re.I | re.X,
+)
 
 
-def answer_schema(numbers: list[int]) -> dict[str, Any]:
-    """The reply's JSON schema: the answer (or null) and the evidence numbers shown, at most 3."""
+def asks_for_list(question: str) -> bool:
+    """Whether the question asks for several things of one kind (see ``_LIST_QUESTION``)."""
+    return bool(_LIST_QUESTION.search(question))
+
+
+def answer_schema(numbers: list[int], max_ids: int = 3, max_chars: int = MAX_ANSWER_CHARS) -> dict[str, Any]:
+    """The reply's JSON schema: the answer (or null) and the evidence numbers shown, at most
+    ``max_ids`` (3; a gathered list cites one line per item)."""
     return {
         "type": "object",
         "properties": {
-            "answer": {"anyOf": [{"type": "string", "maxLength": MAX_ANSWER_CHARS}, {"type": "null"}]},
-            "ids": {"type": "array", "items": {"enum": numbers}, "maxItems": 3},
+            "answer": {"anyOf": [{"type": "string", "maxLength": max_chars}, {"type": "null"}]},
+            "ids": {"type": "array", "items": {"enum": numbers}, "maxItems": max_ids},
         },
         "required": ["answer", "ids"],
     }
@@ -156,6 +186,7 @@ class Layout:
 
     text: str
     entries: dict[int, FusedEvidence] = field(default_factory=dict)
+    listing: bool = False  # gathered for a list question (``layout(gather=True)``)
 
 
 def _person(p: dict[str, Any] | None) -> str:
@@ -218,28 +249,57 @@ def _rarity(focus: set[str], texts: list[str]) -> dict[str, float]:
 
 
 def _focus(text: str, weight: dict[str, float], limit: int) -> tuple[str, float]:
-    """The turn clipped to ``limit`` characters around its sentence sharing most (rarity-weighted)
-    words with the question (then the sentences after and before it), and that sentence's share
-    of the question's weight."""
+    """The turn clipped to ``limit`` characters: its sentence sharing most (rarity-weighted) words
+    with the question, the other sentences holding question words that one lacks (most weight
+    first, an elided gap shown as " … "), then the sentences after and before them; and the best
+    sentence's share of the question's weight.
+
+    Why the other sentences: a turn often names the thing in one sentence and says what was
+    asked about it two sentences on ("… like my hand-painted bowl. A friend made it for my 18th
+    birthday ten years ago. The pattern and colors are awesome-- it reminds me of art and
+    self-expression." for "What is the hand-painted bowl a reminder of?"); grown from the first
+    sentence only, the line stopped before the answer."""
     text = " ".join(text.split())
     sentences = [x for x in SENTENCE_BREAK.split(text) if x] or [text]
-    hits = [sum(weight[k] for k in _keys(x) & weight.keys()) for x in sentences]
+    keys = [_keys(x) & weight.keys() for x in sentences]
+    hits = [sum(weight[k] for k in found) for found in keys]
     best = max(range(len(sentences)), key=lambda i: (hits[i], -i))
     total = sum(weight.values())
     share = hits[best] / total if total else 0.0
     if len(text) <= limit:
         return text, share
-    lo = hi = best
-    while True:
-        grown = False
-        for j in (hi + 1, lo - 1):
-            if 0 <= j < len(sentences) and len(" ".join(sentences[min(lo, j) : max(hi, j) + 1])) <= limit:
-                lo, hi, grown = min(lo, j), max(hi, j), True
-                break
-        if not grown:
+
+    def joined(picked: set[int]) -> str:
+        order = sorted(picked)
+        return "".join(
+            ("" if n == 0 else " " if i == order[n - 1] + 1 else " … ") + sentences[i]
+            for n, i in enumerate(order)
+        )
+
+    picked, covered = {best}, set(keys[best])
+    while True:  # the sentences holding question words not yet shown, most new weight first
+        gain = {
+            i: sum(weight[k] for k in keys[i] - covered) for i in range(len(sentences)) if i not in picked
+        }
+        more = [i for i in sorted(gain, key=lambda i: (-gain[i], abs(i - best))) if gain[i] > 0]
+        fits = next((i for i in more if len(joined(picked | {i})) <= limit), None)
+        if fits is None:
             break
-    window = " ".join(sentences[lo : hi + 1])
-    return _clip(window, limit), share
+        picked.add(fits)
+        covered |= keys[fits]
+    while True:  # then the neighbours, after before before, while they fit
+        grown = next(
+            (
+                j
+                for j in [i + 1 for i in sorted(picked)] + [i - 1 for i in sorted(picked)]
+                if 0 <= j < len(sentences) and j not in picked and len(joined(picked | {j})) <= limit
+            ),
+            None,
+        )
+        if grown is None:
+            break
+        picked.add(grown)
+    return _clip(joined(picked), limit), share
 
 
 def layout(
@@ -250,6 +310,7 @@ def layout(
     keep: tuple[str, ...] = (),
     pool: int = 30,
     own_turn: float = 0.1,
+    gather: bool = False,
 ) -> Layout:
     """``date, session:`` once per run of lines said that day in that session, then
     ``[n] speaker -> addressees: text`` per turn, facts/attributes beneath (the issue's
@@ -274,7 +335,12 @@ def layout(
     whatever they said: in an LLM run the model then answered an adversarial question from the
     person's unrelated "pottery workshop" and a when-question from their "launch tomorrow";
     0.1 only breaks near-ties in word overlap. Seven lines of <= 90 characters showed a gold turn
-    for 63 but no more answer words, for ~15 % more prompt."""
+    for 63 but no more answer words, for ~15 % more prompt.
+
+    ``gather`` (a list question, :func:`asks_for_list`): only the turns of the people asked about
+    (when they said any of those retrieved), and one line per session before a second one from
+    any session, so that a list said over several sessions is shown whole rather than five turns
+    of the session that says most of the question's words (:func:`_spread`)."""
     people = asked_about(result.reading, result.scope.asker, result.scope.asker_name)
     ids = {p["id"] for p in people if p.get("id")}
     focus = _keys(" ".join(result.reading.keywords) or result.query)
@@ -286,7 +352,12 @@ def layout(
         text, share = _focus(dated, weight, max_chars)
         own = own_turn if (entry.evidence.speaker or {}).get("id") in ids else 0.0
         scored.append((entry.id in keep, share + own + 0.5 / (1 + rank), rank, entry, text))
-    chosen = sorted(scored, key=lambda s: (s[0], s[1], -s[2]), reverse=True)[:max_evidence]
+    ranked = sorted(scored, key=lambda s: (s[0], s[1], -s[2]), reverse=True)
+    if gather:
+        theirs = [s for s in ranked if s[0] or (s[3].evidence.speaker or {}).get("id") in ids]
+        chosen = _spread(theirs or ranked, max_evidence)
+    else:
+        chosen = ranked[:max_evidence]
     chosen.sort(key=lambda s: (s[3].evidence.ts or "", s[3].evidence.session or "", s[3].evidence.idx))
     lines: list[str] = []
     entries: dict[int, FusedEvidence] = {}
@@ -303,6 +374,20 @@ def layout(
             lines.append(f"    {kind}: {_clip(str(support.get('text', '')), 100)}")
         entries[n] = entry
     return Layout("\n".join(lines), entries)
+
+
+def _spread(ranked: list[Any], n: int) -> list[Any]:
+    """The first ``n`` of ``ranked`` (scored turns, best first) taking one turn per session
+    before a second from any session, then the best of the rest: items of a list merged over
+    sessions come from different sessions."""
+    first: list[Any] = []
+    rest: list[Any] = []
+    seen: set[str | None] = set()
+    for item in ranked:
+        session = item[3].evidence.session
+        (rest if session in seen else first).append(item)
+        seen.add(session)
+    return (first + rest)[:n]
 
 
 def _strict_object(text: str) -> dict[str, Any]:
@@ -580,12 +665,32 @@ class LLMReader:
         attribution: bool = False,
         hint: tuple[str, list[str]] | None = None,
     ) -> tuple[list[BaseMessage], Layout]:
-        """The fixed system prompt (a reusable prefix), then question, evidence and the draft."""
+        """The fixed system prompt (a reusable prefix), then question, evidence and the draft.
+
+        A list question (:func:`asks_for_list`) gets more, shorter lines gathered from the asked
+        people's turns across sessions (``layout(gather=True)``), a note under the question, and
+        no draft: the draft is one turn, and shown it the model answered from that turn alone
+        ("running" for a gold "Running, pottery"). The draft's turn is still among the lines. The
+        system prompt, with its list example, is the same, so the server's cached prefix serves
+        these questions too (a second system prompt would be evaluated anew, ~25 CPU-s).
+
+        Only with a draft: when the offline reader found no turn on the question, the gathered
+        lines are the person's turns on anything near it, and told to list, the model listed
+        them (LoCoMo dev adversarial "What type of individuals does the adoption agency Melanie is
+        considering support?" → "inclusivity, support", from her praise of Caroline's agency; the
+        five usual lines gave "not in memory")."""
         keep = tuple(hint[1]) if hint and not attribution else ()
-        shown = layout(result, self.max_evidence, self.max_chars, keep=keep)
+        listing = bool(hint) and not attribution and asks_for_list(result.query)
+        if listing:
+            shown = layout(
+                result, LIST_LINES, self.max_chars - 20, keep=keep, pool=len(result.evidence), gather=True
+            )
+        else:
+            shown = layout(result, self.max_evidence, self.max_chars, keep=keep)
         asker = f"\nAsker: {result.scope.asker_name}" if result.scope.asker_name else ""
-        user = f"Question: {result.query}{asker}\nLines:\n{shown.text}"
-        if hint and not attribution:
+        note = f"\n{LIST_NOTE}" if listing else ""
+        user = f"Question: {result.query}{note}{asker}\nLines:\n{shown.text}"
+        if hint and not attribution and not listing:
             # the draft's words with its line: shown only "Likely line: n", the 0.5B model abstained
             # on the garage-code question its line answers (tests/llm/test_local_llm.py); the
             # system prompt asks for a few words, since the 1.5B model copied whole drafts back
@@ -593,6 +698,7 @@ class LLMReader:
             where = f" (line {', '.join(map(str, lines))})" if lines else ""
             user += f"\nDraft answer: {_draft_shown(hint[0], 140)}{where}"
         system = TURN_SYSTEM if attribution else ANSWER_SYSTEM
+        shown.listing = listing
         return [SystemMessage(system), HumanMessage(user)], shown
 
     def worth_asking(self, result: AgentResult, draft: tuple[str, list[str]] | None) -> bool:
@@ -619,14 +725,16 @@ class LLMReader:
         quoted = any(draft[0].startswith(f"{_person(ev.speaker)}: ") for ev in cited if ev.speaker)
         return quoted or len(draft[0]) > MAX_ANSWER_CHARS
 
-    def _model(self, schema: dict[str, Any]) -> Any:
+    def _model(self, schema: dict[str, Any], max_tokens: int = MAX_TOKENS) -> Any:
         """The chat model constrained to ``schema`` and a short reply, where the server allows."""
         provider = self.endpoint.provider if self.endpoint else None
-        extra = {"max_tokens": MAX_TOKENS} if provider in ("local", "openai") else {}
+        extra = {"max_tokens": max_tokens} if provider in ("local", "openai") else {}
         return constrain(self.chat_model, self.endpoint, schema, **extra)
 
-    def _invoke(self, messages: list[BaseMessage], schema: dict[str, Any]) -> str:
-        model = self._model(schema)
+    def _invoke(
+        self, messages: list[BaseMessage], schema: dict[str, Any], max_tokens: int = MAX_TOKENS
+    ) -> str:
+        model = self._model(schema, max_tokens)
         try:
             for attempt in Retrying(
                 retry=retry_if_exception(_is_connection_error),
@@ -655,9 +763,11 @@ class LLMReader:
         content = getattr(reply, "content", reply)
         return content if isinstance(content, str) else json.dumps(content)
 
-    def _ask(self, messages: list[BaseMessage], schema: dict[str, Any], parse: Any) -> Any:
+    def _ask(
+        self, messages: list[BaseMessage], schema: dict[str, Any], parse: Any, max_tokens: int = MAX_TOKENS
+    ) -> Any:
         """One call, and one repair turn quoting why the first reply was rejected."""
-        text = self._invoke(messages, schema)
+        text = self._invoke(messages, schema, max_tokens)
         try:
             return parse(text)
         except ReaderError as first:
@@ -666,7 +776,7 @@ class LLMReader:
                 AIMessage(text),
                 HumanMessage(f"Rejected: {first}. Reply with the JSON object only."),
             ]
-            text = self._invoke(repair, schema)
+            text = self._invoke(repair, schema, max_tokens)
             try:
                 return parse(text)
             except ReaderError as second:
@@ -709,9 +819,18 @@ class LLMReader:
         if not result.evidence:
             return None
         messages, shown = self.prompt(result, hint=hint)
-        schema = answer_schema(list(shown.entries))
+        listing = shown.listing
+        if listing:
+            schema = answer_schema(list(shown.entries), LIST_LINES, LIST_ANSWER_CHARS)
+        else:
+            schema = answer_schema(list(shown.entries))
         draft = hint[0] if hint else None
-        parsed = self._ask(messages, schema, lambda text: parse_answer(text, shown.entries, draft))
+        parsed = self._ask(
+            messages,
+            schema,
+            lambda text: parse_answer(text, shown.entries, draft),
+            LIST_TOKENS if listing else MAX_TOKENS,
+        )
         if parsed is None:
             return None
         answer, numbers = parsed

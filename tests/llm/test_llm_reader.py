@@ -20,7 +20,17 @@ from voxmem.llm.client import Endpoint, LLMUnavailable
 from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.answer import NOT_IN_MEMORY, compose
 from voxmem.retrieval.fusion import FusedEvidence
-from voxmem.retrieval.llm_reader import LLMReader, ReaderError, layout, parse_answer
+from voxmem.retrieval.llm_reader import (
+    LIST_ANSWER_CHARS,
+    LIST_LINES,
+    LIST_NOTE,
+    LLMReader,
+    ReaderError,
+    answer_schema,
+    asks_for_list,
+    layout,
+    parse_answer,
+)
 from voxmem.retrieval.question import Reading
 from voxmem.retrieval.scope import AccessScope
 from voxmem.retrieval.tools import Evidence
@@ -695,3 +705,107 @@ def test_an_answer_gets_the_name_its_line_gives_it_right_after_it():
     for reply in ('{"answer": "tennis", "ids": [2]}', '{"answer": "walk", "ids": [2]}'):
         answer = LLMReader(Replies(replies=[reply])).answer(result("What calms Tom?", evidence=evidence))
         assert answer is not None and " by " not in answer[0]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What pets does Ana have?",
+        "Which board games do the twins play on Sundays?",
+        "What instruments can Priya play?",
+        "In what ways does Tom help at the shelter?",
+        "What kinds of music does Leo listen to?",
+        "What has Omar cooked for the neighbours?",
+        "What has Leo painted?",
+        "What does Ana do for fun?",
+        "What do the twins like?",
+    ],
+)
+def test_a_question_asking_for_several_things_of_one_kind_is_a_list_question(question):
+    assert asks_for_list(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the garage door code?",
+        "What kind of car does Leo drive?",
+        "What does Ana think about the new flat?",
+        "What news did Leo share?",
+        "Which bus does Ana take?",
+        "What class does Leo teach?",
+        "What did Tom do after the match?",
+        "Who likes pizza?",
+    ],
+)
+def test_a_question_about_one_thing_is_no_list_question(question):
+    assert not asks_for_list(question)
+
+
+def _sessions() -> list[FusedEvidence]:
+    """Leo's hobbies said over three sessions; the first session says the question's words most."""
+    out = []
+    for mid, session, day, text, speaker in [
+        ("msg-1", "s1", "01", "My hobbies? Chess, mostly chess, my hobby since school.", LEO),
+        ("msg-2", "s1", "01", "Chess club hobbies night was fun, hobbies are the best.", LEO),
+        ("msg-3", "s1", "01", "Your hobbies sound fun, Leo.", ANA),
+        ("msg-4", "s2", "08", "Went hiking up the ridge on Sunday, my new hobby.", LEO),
+        ("msg-5", "s3", "15", "Pottery class again tonight, my favourite hobby now.", LEO),
+        ("msg-6", "s3", "15", "I prefer hobbies like baking.", ANA),
+    ]:
+        e = turn(mid, text, speaker, [ANA if speaker is LEO else LEO])
+        e.evidence.session, e.evidence.ts = session, f"2026-11-{day}T09:30:00+00:00"
+        out.append(e)
+    return out
+
+
+def test_a_list_question_gathers_the_persons_own_turns_one_session_at_a_time():
+    question = about("What hobbies does Leo have?", ["hobbies", "leo", "have"], [LEO], _sessions())
+    plain = {e.id for e in layout(question, max_evidence=3).entries.values()}
+    gathered = {e.id for e in layout(question, max_evidence=3, gather=True).entries.values()}
+    assert not {"msg-4", "msg-5"} <= plain  # five lines chosen for one answering turn miss a session
+    assert gathered == {"msg-1", "msg-4", "msg-5"}  # Leo's turns, one per session, Ana's left out
+    # a second line of a session only after every session has one
+    assert {e.id for e in layout(question, max_evidence=4, gather=True).entries.values()} == {
+        "msg-1",
+        "msg-2",
+        "msg-4",
+        "msg-5",
+    }
+
+
+def test_a_list_question_is_read_without_the_draft_and_may_cite_a_line_per_item():
+    chat = Replies(replies=['{"answer": "chess, hiking, pottery", "ids": [1, 3, 4]}'])
+    question = about("What hobbies does Leo have?", ["hobbies", "leo", "have"], [LEO], _sessions())
+    draft = ("Leo: My hobbies? Chess, mostly chess, my hobby since school.", ["msg-1"])
+    out = LLMReader(chat).read(question, hint=draft)
+    assert out.chosen == ("chess, hiking, pottery", ["msg-1", "msg-4", "msg-5"])
+    prompt = chat.prompts[0][1].content
+    assert "Draft answer" not in prompt and LIST_NOTE in prompt
+    assert answer_schema([1, 2], LIST_LINES, LIST_ANSWER_CHARS)["properties"]["ids"]["maxItems"] == LIST_LINES
+    # a question about one thing keeps the draft and the five lines
+    LLMReader(chat).read(about("What is Leo's hobby?", ["hobby", "leo"], [LEO], _sessions()), hint=draft)
+    assert "Draft answer" in chat.prompts[-1][1].content and LIST_NOTE not in chat.prompts[-1][1].content
+
+
+def test_a_list_question_without_an_offline_draft_gets_the_usual_lines():
+    """No draft: the offline reader found no turn on it, and gathered lines invite a list of
+    whatever the person said (an adversarial question answered); the usual prompt stands."""
+    chat = Replies(replies=['{"answer": null, "ids": []}'])
+    question = about("What hobbies does Leo have?", ["hobbies", "leo", "have"], [LEO], _sessions())
+    LLMReader(chat).read(question, hint=None)
+    assert LIST_NOTE not in chat.prompts[0][1].content
+
+
+def test_a_clipped_line_shows_the_sentence_holding_the_other_question_words_after_a_gap():
+    long = turn(
+        "msg-1",
+        "I keep things with sentimental value, like my red scarf. My aunt knitted it for my tenth "
+        "birthday in the mountains. It is scratchy, but it reminds me of home.",
+        LEO,
+        [ANA],
+    )
+    question = about("What does Leo's red scarf remind him of?", ["red", "scarf", "remind"], [LEO], [long])
+    text = layout(question, max_chars=120).text.splitlines()[1]
+    assert text.endswith("like my red scarf. … It is scratchy, but it reminds me of home.")
+    assert "tenth birthday" not in text  # the gap is elided, the line stays within the limit
