@@ -691,6 +691,7 @@ def profile(services: Voxmem, retrieval: RetrievalService, text: str) -> str:
                 "addressee": None,
                 "ts_from": None,
                 "ts_to": None,
+                "lean": False,  # full rows, as the tools read them (cypher/rows/message.cypher)
                 param: embedding if param == "embedding" else lucene,
             }
             with services.db.driver.session(database=services.db.database) as session:

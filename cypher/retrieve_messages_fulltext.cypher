@@ -10,6 +10,7 @@
 // :param ts_from => null
 // :param ts_to => null
 // :param k => 10
+// :param lean => false
 // Retrieval tool: full-text (BM25) search over message text, inside the asker's access scope.
 // The space and the asker's sessions are required clauses of the Lucene query over the
 // `message_scoped_text` index (@access.message_lucene_filter, boosted ^0 so BM25 scores are
@@ -22,7 +23,7 @@
 // so Neo4j 5.26 runs it too; retrieve_messages_fulltext_legacy is the pre-0007 form (bench/scale).
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Params: $space, $access_policy, $asker, $lucene (escaped Lucene query), $fetch, $k,
-//         $speaker, $addressee, $session, $ts_from, $ts_to
+//         $speaker, $addressee, $session, $ts_from, $ts_to, $lean (@rows.message)
 @access.asker()
 CALL db.index.fulltext.queryNodes('message_scoped_text',
                                   @access.message_lucene_filter() + '+text:(' + $lucene + ')',
@@ -40,9 +41,5 @@ WHERE m.space = $space
   AND ($ts_from IS NULL OR m.ts >= datetime($ts_from))
   AND ($ts_to IS NULL OR m.ts <= datetime($ts_to))
 WITH m, score, candidates ORDER BY score DESC LIMIT $k
-OPTIONAL MATCH (sp:Participant)-[:SPEAKS]->(m)
-RETURN m.id AS id, m.session AS session, m.idx AS idx, m.text AS text, toString(m.ts) AS ts,
-       sp {.id, .name} AS speaker,
-       [(m)-[r:ADDRESSES]->(a:Participant) | a {.id, .name, source: r.source}] AS addressees,
-       score, candidates
+RETURN @rows.message(m), score, candidates
 ORDER BY score DESC;

@@ -11,6 +11,7 @@
 // :param ts_to => null
 // :param weights => {}
 // :param k => 10
+// :param lean => false
 // Retrieval tool: learned sparse (SPLADE) search over message passages, inside the asker's scope,
 // candidates over EVERY stored term: the SPLADE tool's widening step when the head terms
 // (retrieve_messages_sparse_head, migration 0010) found fewer than $k turns.
@@ -25,7 +26,7 @@
 // 20 x $fetch when fewer than $k survive.
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Params: $space, $access_policy, $asker, $lucene (boosted terms), $weights (map term -> float),
-//         $fetch, $k, $speaker, $addressee, $session, $ts_from, $ts_to
+//         $fetch, $k, $speaker, $addressee, $session, $ts_from, $ts_to, $lean (@rows.message)
 @access.asker()
 CALL db.index.fulltext.queryNodes('message_scoped_sparse',
                                   @access.message_lucene_filter() + '+sparse_terms:(' + $lucene + ')',

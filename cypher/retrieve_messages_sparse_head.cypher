@@ -11,6 +11,7 @@
 // :param ts_to => null
 // :param weights => {}
 // :param k => 10
+// :param lean => false
 // Retrieval tool: learned sparse (SPLADE) search over message passages, inside the asker's scope.
 // Candidates come from the 'message_scoped_sparse_head' full-text index (migration 0010): each
 // message's HEAD terms (those of at least 0.3 x its heaviest weight, @sparse.head) with its session,
@@ -29,7 +30,7 @@
 // LoCoMo) and widens when fewer than $k survive.
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Params: $space, $access_policy, $asker, $lucene (boosted terms), $weights (map term -> float),
-//         $fetch, $k, $speaker, $addressee, $session, $ts_from, $ts_to
+//         $fetch, $k, $speaker, $addressee, $session, $ts_from, $ts_to, $lean (@rows.message)
 @access.asker()
 CALL db.index.fulltext.queryNodes('message_scoped_sparse_head',
                                   @access.message_lucene_sessions() + '+sparse_head:(' + $lucene + ')',

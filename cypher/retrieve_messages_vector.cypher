@@ -10,6 +10,7 @@
 // :param ts_from => null
 // :param ts_to => null
 // :param k => 10
+// :param lean => false
 // Retrieval tool: approximate nearest messages by embedding, inside the asker's access scope.
 // Cypher 25: the space and the asker's sessions are filtered inside the HNSW index (SEARCH …
 // WHERE on the index's filter properties, @access.message_search), so other spaces and
@@ -20,7 +21,7 @@
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Params: $space, $access_policy, $asker (participant id or null), $embedding (list of floats), $fetch, $k,
 //         $speaker, $addressee (participant id or name key, or null), $session, $ts_from, $ts_to
-//         (ISO-8601 strings or null)
+//         (ISO-8601 strings or null), $lean (ids, positions and scores only: @rows.message)
 CYPHER 25
 @access.asker()
 CALL (asker, asker_sessions) {
@@ -37,9 +38,5 @@ WHERE m.space = $space
   AND ($ts_from IS NULL OR m.ts >= datetime($ts_from))
   AND ($ts_to IS NULL OR m.ts <= datetime($ts_to))
 WITH m, score ORDER BY score DESC LIMIT $k
-OPTIONAL MATCH (sp:Participant)-[:SPEAKS]->(m)
-RETURN m.id AS id, m.session AS session, m.idx AS idx, m.text AS text, toString(m.ts) AS ts,
-       sp {.id, .name} AS speaker,
-       [(m)-[r:ADDRESSES]->(a:Participant) | a {.id, .name, source: r.source}] AS addressees,
-       score
+RETURN @rows.message(m), score
 ORDER BY score DESC;

@@ -9,13 +9,15 @@
 // :param ts_to => null
 // :param embedding => [x IN range(1, 384) | 0.05]
 // :param k => 10
+// :param lean => false
 // Retrieval tool: exact nearest messages by cosine, inside the asker's access scope.
 // Used when the shared index's over-fetch leaves too few rows (small space, narrow scope or
 // filter). Candidates come from the narrowest anchor (speaker filter, the asker's own turns,
 // the asker's sessions, or the whole space); the full scope and filters are then re-checked
 // on every candidate, so an anchor is only a shortcut, never the gate.
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
-// Params: $space, $access_policy, $asker, $embedding, $k, $speaker, $addressee, $session, $ts_from, $ts_to
+// Params: $space, $access_policy, $asker, $embedding, $k, $speaker, $addressee, $session, $ts_from, $ts_to,
+//         $lean (@rows.message)
 @access.asker()
 CALL (asker, asker_sessions) {
   WITH asker WHERE $speaker IS NOT NULL
@@ -37,9 +39,5 @@ WHERE m.space = $space AND m.embedding IS NOT NULL
   AND ($ts_to IS NULL OR m.ts <= datetime($ts_to))
 WITH m, vector.similarity.cosine(m.embedding, $embedding) AS score
 ORDER BY score DESC LIMIT $k
-OPTIONAL MATCH (sp:Participant)-[:SPEAKS]->(m)
-RETURN m.id AS id, m.session AS session, m.idx AS idx, m.text AS text, toString(m.ts) AS ts,
-       sp {.id, .name} AS speaker,
-       [(m)-[r:ADDRESSES]->(a:Participant) | a {.id, .name, source: r.source}] AS addressees,
-       score
+RETURN @rows.message(m), score
 ORDER BY score DESC;

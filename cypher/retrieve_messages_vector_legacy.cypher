@@ -10,6 +10,7 @@
 // :param ts_from => null
 // :param ts_to => null
 // :param k => 10
+// :param lean => false
 // Fallback for Neo4j 5.26 (no Cypher 25 SEARCH, no index filter properties) and the pre-0007 form
 // that bench/scale.py times against retrieve_messages_vector: the shared index over-fetches, then
 // space and scope filter after it (slow when the scope hides most of a big space).
@@ -20,7 +21,7 @@
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Params: $space, $access_policy, $asker (participant id or null), $embedding (list of floats), $fetch, $k,
 //         $speaker, $addressee (participant id or name key, or null), $session, $ts_from, $ts_to
-//         (ISO-8601 strings or null)
+//         (ISO-8601 strings or null), $lean (@rows.message)
 @access.asker()
 CALL db.index.vector.queryNodes('message_embedding', $fetch, $embedding) YIELD node AS m, score
 WITH asker, asker_sessions, m, score
@@ -34,9 +35,5 @@ WHERE m.space = $space
   AND ($ts_from IS NULL OR m.ts >= datetime($ts_from))
   AND ($ts_to IS NULL OR m.ts <= datetime($ts_to))
 WITH m, score ORDER BY score DESC LIMIT $k
-OPTIONAL MATCH (sp:Participant)-[:SPEAKS]->(m)
-RETURN m.id AS id, m.session AS session, m.idx AS idx, m.text AS text, toString(m.ts) AS ts,
-       sp {.id, .name} AS speaker,
-       [(m)-[r:ADDRESSES]->(a:Participant) | a {.id, .name, source: r.source}] AS addressees,
-       score
+RETURN @rows.message(m), score
 ORDER BY score DESC;

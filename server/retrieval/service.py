@@ -16,16 +16,16 @@ from voxmem.errors import InvalidInput, NotFound
 from voxmem.llm import client as llm_client
 from voxmem.retrieval.agent import POLICIES, Agent, Policy
 from voxmem.retrieval.answer import Answer, compose
-from voxmem.retrieval.fusion import FusedEvidence, expand_neighbours, fuse
+from voxmem.retrieval.fusion import expand_neighbours, fuse
 from voxmem.retrieval.llm import LLMPlanner
 from voxmem.retrieval.llm_reader import LLMReader
 from voxmem.retrieval.scope import AccessScope, resolve_scope
 from voxmem.retrieval.tools import (
     LAYERS,
     ContextRetriever,
-    Evidence,
     Filters,
     Hit,
+    LeanEvidence,
     ParticipantDirectory,
     build_tools,
     layers_present,
@@ -69,6 +69,10 @@ class RetrievalService:
         if embed is None:  # build_tools gives every vector tool the shared query-embedding cache
             raise RuntimeError("the message_vector tool was built without a text embedder")
         self.embed = embed
+        context = self.tools["context"]
+        if not isinstance(context, ContextRetriever):
+            raise RuntimeError("the context tool is not a ContextRetriever")
+        self.context = context  # the fused round's rows and neighbours (fuse_round)
         # tool calls of one round run concurrently: Neo4j does the work, Python waits on sockets
         self.executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="voxmem-retrieval")
         self.directory = ParticipantDirectory(db)
@@ -175,8 +179,8 @@ class RetrievalService:
         self.embed.prime([text])
         depth = max(k, FUSION_DEPTH)  # each tool ranks deeper than k: fusion promotes from below k
 
-        def run(name: str) -> list[Hit]:
-            return self.tools[name].search(scope, text, filters or Filters(), k=depth)
+        def run(name: str) -> list[Hit]:  # the message tools' rankings are lean (Retriever.ranking)
+            return self.tools[name].ranking(scope, text, filters or Filters(), k=depth)
 
         # The message tools start at once; which derived layers hold anything is asked beside
         # them, not before (a sequential round trip on every /retrieve: docs/retrieval.md
@@ -195,22 +199,36 @@ class RetrievalService:
         self, scope: AccessScope, rankings: list[list[Hit]], filters: Filters | None = None, k: int = 10
     ) -> list[dict[str, Any]]:
         """The fused round's second half, given the tools' rankings (each at depth FUSION_DEPTH):
-        RRF, then the neighbours of the top turns (unless the search was filtered). Public so a
-        benchmark that already holds the rankings measures exactly this code without re-querying."""
-        fused = fuse(rankings, k=self.settings.fusion_rrf_k)
-        if filters is None or not filters.as_dict():  # a filtered search keeps to what it asked for
-            fused = expand_neighbours(
-                fused, self.neighbours(scope, fused[:NEXT_TOP]), NEXT_FACTOR, NEXT_ADDITIVE
-            )
-        return [e.as_dict() for e in fused[:k]]
+        RRF; then ONE scoped query (:meth:`ContextRetriever.turns`) for the rows of the top k turns
+        a ranking knew only by id (lean rows, :meth:`Retriever.ranking`) and the neighbours of the
+        top NEXT_TOP (unless the search was filtered); the neighbour step; the rows.
 
-    def neighbours(self, scope: AccessScope, top: list[FusedEvidence]) -> dict[str, list[Evidence]]:
-        """The turns one position before and after each given turn (same session), each checked
-        against the asker's scope, fetched for all of them in one query."""
-        context = self.tools["context"]
-        if not isinstance(context, ContextRetriever):
-            raise RuntimeError("the context tool is not a ContextRetriever")
-        return context.around(scope, [e.id for e in top], window=1)  # a fused id is a message id
+        Why one query suffices: a neighbour's score only grows and every other turn's stays, so
+        the final top k lie among the fused top k and the top NEXT_TOP's neighbours, whose rows
+        that query returns. It checks the access rule on every turn again (each channel query
+        already did, on every hit), and a lean turn it returns no row for is left out rather than
+        returned unread. A turn a search tool found keeps the search tools' row form
+        (:meth:`Evidence.as_search_row`), a turn only the neighbour step found the context tool's,
+        as before late materialisation (docs/retrieval.md "Latency, eleventh pass").
+        Public so a benchmark that already holds the rankings measures exactly this code."""
+        fused = fuse(rankings, k=self.settings.fusion_rrf_k)
+        expand = filters is None or not filters.as_dict()  # a filtered search keeps to what it asked for
+        anchors = [e.id for e in fused[:NEXT_TOP]] if expand else []  # a fused id is a message id
+        lean = [e.id for e in fused[:k] if isinstance(e.evidence, LeanEvidence)]
+        ids = list(dict.fromkeys([*anchors, *lean]))
+        rows, around = self.context.turns(scope, ids, anchors, window=1)
+        if expand:
+            fused = expand_neighbours(fused, around, NEXT_FACTOR, NEXT_ADDITIVE)
+        read = {e.id: e for near in around.values() for e in near} | rows
+        out = []
+        for entry in fused[:k]:
+            if isinstance(entry.evidence, LeanEvidence):
+                row = read.get(entry.id)
+                if row is None:
+                    continue
+                entry.evidence = row.as_search_row()
+            out.append(entry.as_dict())
+        return out
 
     def profile(self, scope: AccessScope, participant: str, current_only: bool = False) -> dict[str, Any]:
         found = self.tools["profile"].profile(scope, participant, current_only)  # type: ignore[attr-defined]

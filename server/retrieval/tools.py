@@ -25,7 +25,7 @@ import logging
 import threading
 import time
 from collections import Counter, OrderedDict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any, ClassVar, TypeVar
 
@@ -72,6 +72,27 @@ class Evidence:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def as_search_row(self) -> Evidence:
+        """This turn as the message search tools return it: their addressees carry no confidence,
+        the graph tools' (retrieve_context) do. The fused round reads its final turns through
+        retrieve_context (:meth:`ContextRetriever.turns`); a turn a search tool found keeps the
+        search tools' form there, so /retrieve's rows are what they were before late materialisation."""
+        return replace(
+            self, addressees=[{k: v for k, v in a.items() if k != "confidence"} for a in self.addressees]
+        )
+
+
+@dataclass
+class LeanEvidence(Evidence):
+    """A turn a message search tool ranked, known by id and position only (a lean row,
+    ``cypher/rows/message.cypher``): the fused round fuses on ids and (session, idx), and reads
+    the text, speaker and addressees of its final turns alone, in one scoped query
+    (docs/retrieval.md "Latency, eleventh pass"). Never returned as it is."""
+
+    @classmethod
+    def from_lean_row(cls, row: dict[str, Any]) -> LeanEvidence:
+        return cls(id=row["id"], session=row["session"], idx=row["idx"], text="", ts=None, speaker=None)
+
 
 @dataclass
 class Hit:
@@ -116,10 +137,10 @@ class Filters:
         return {k: v for k, v in asdict(self).items() if v not in (None, False)}
 
 
-def _message_hits(rows: list[dict[str, Any]], tool: str) -> list[Hit]:
+def _message_hits(rows: list[dict[str, Any]], tool: str, lean: bool = False) -> list[Hit]:
     hits = []
     for row in rows:
-        ev = Evidence.from_row(row)
+        ev = LeanEvidence.from_lean_row(row) if lean else Evidence.from_row(row)
         hits.append(Hit("interaction", tool, ev.id, ev.text, float(row.get("score") or 0.0), [ev]))
     return hits
 
@@ -256,6 +277,7 @@ class Retriever:
     doc: ClassVar[str] = ""  # one line for planners (the LLM planner's tool catalogue)
     layer_search: ClassVar[bool] = False  # one of its layer's plain search tools (fixed policy, /search)
     queries: ClassVar[tuple[str, ...]] = ()  # the cypher/ queries it runs, each composing the access rule
+    lean_ranking: ClassVar[bool] = False  # ranking() returns lean message hits (a message search tool)
     max_fetch = 10_000  # widest ANN over-fetch before falling back to an exact scan in scope
 
     def __init__(
@@ -275,6 +297,7 @@ class Retriever:
         test checks exactly the declared ones)."""
         if name not in self.queries:
             raise RuntimeError(f"tool {self.name} runs {name!r}, which it does not declare in queries")
+        params = {"lean": False, **params}  # full rows (@rows.message) unless a ranking asks for lean ones
         if name not in LEGACY_QUERIES:
             return self.db.query(query(name), **params)
         if not self.db.cypher25:  # Neo4j 5.26: no SEARCH clause (docs/scaling.md)
@@ -292,6 +315,27 @@ class Retriever:
     def search(
         self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 10
     ) -> list[Hit]:
+        raise NotImplementedError
+
+    def ranking(
+        self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 10
+    ) -> list[Hit]:
+        """What fusion needs of the tool: its ranked hits. A message search tool's come from lean
+        rows (id, session, idx, score; the access rule and filters still gate every hit inside its
+        query), and the fused round reads only its final turns' rows, in one scoped query
+        (:meth:`ContextRetriever.turns`): 3 x 50 full rows per round were the largest part of the
+        channel queries after scoring at 100k (docs/retrieval.md "Latency, eleventh pass"). Other
+        tools rank with their full hits (their support rides along to the fused turns)."""
+        if not self.lean_ranking:
+            return self.search(scope, text, filters, k)
+        return _message_hits(
+            self._rows(scope, text, filters or Filters(), k, lean=True), self.name, lean=True
+        )
+
+    def _rows(
+        self, scope: AccessScope, text: str, filters: Filters, k: int, lean: bool
+    ) -> list[dict[str, Any]]:
+        """The ranked rows of a search tool's queries, lean (@rows.message) or full."""
         raise NotImplementedError
 
     def _vector(self, text: str) -> list[float]:
@@ -376,10 +420,14 @@ class _VectorRetriever(Retriever):
     def search(
         self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 10
     ) -> list[Hit]:
+        return self._hits(self._rows(scope, text, filters or Filters(), k, lean=False))
+
+    def _rows(
+        self, scope: AccessScope, text: str, filters: Filters, k: int, lean: bool
+    ) -> list[dict[str, Any]]:
         if scope.sees_nothing:
             return []
-        filters = filters or Filters()
-        params = {**scope.params(), **self._filters(filters), "embedding": self._vector(text)}
+        params = {**scope.params(), **self._filters(filters), "embedding": self._vector(text), "lean": lean}
         # 10 × k leaves room for candidates the rule drops after the index; when the index filter
         # is the whole scope, 4 × k (the search's ef) finds the same top k and costs less
         # (docs/retrieval.md "Latency, third pass", "Latency, seventh pass")
@@ -391,7 +439,7 @@ class _VectorRetriever(Retriever):
             rows = self.run(self.ann_query, fetch=min(fetch * 20, self.max_fetch), k=k, **params)
         if len(rows) < k:
             rows = self.run(self.exact_query, k=k, **params)
-        return self._hits(rows)
+        return rows
 
 
 class _FulltextRetriever(Retriever):
@@ -411,10 +459,15 @@ class _FulltextRetriever(Retriever):
     def search(
         self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 10
     ) -> list[Hit]:
+        return self._hits(self._rows(scope, text, filters or Filters(), k, lean=False))
+
+    def _rows(
+        self, scope: AccessScope, text: str, filters: Filters, k: int, lean: bool
+    ) -> list[dict[str, Any]]:
         lucene = self._lucene(text)
         if scope.sees_nothing or lucene is None:
             return []
-        params = {**scope.params(), **self._filters(filters or Filters()), "lucene": lucene, "k": k}
+        params = {**scope.params(), **self._filters(filters), "lucene": lucene, "k": k, "lean": lean}
         fetch = max(self.fetch, 10 * k)
         widest = fetch * 20
         while True:
@@ -423,7 +476,7 @@ class _FulltextRetriever(Retriever):
             # index filter when that count is under $fetch: a wider search would return the same rows
             exhausted = bool(rows) and rows[0].get("candidates", fetch) < fetch
             if len(rows) >= k or exhausted or fetch >= widest:
-                return self._hits(rows)
+                return rows
             fetch = _wider_fetch(fetch, len(rows), k, widest)
 
 
@@ -443,7 +496,7 @@ def _wider_fetch(fetch: int, survived: int, k: int, widest: int) -> int:
 
 @tool
 class MessageVectorRetriever(_VectorRetriever):
-    name, layer, layer_search = "message_vector", "interaction", True
+    name, layer, layer_search, lean_ranking = "message_vector", "interaction", True, True
     doc = "semantic search over conversation turns"
     ann_query, exact_query = "retrieve_messages_vector", "retrieve_messages_vector_exact"
     queries = (ann_query, exact_query)
@@ -466,7 +519,7 @@ class MessageVectorRetriever(_VectorRetriever):
 
 @tool
 class MessageFulltextRetriever(_FulltextRetriever):
-    name, layer, layer_search = "message_fulltext", "interaction", True
+    name, layer, layer_search, lean_ranking = "message_fulltext", "interaction", True, True
     doc = "keyword (BM25) search over conversation turns"
     ft_query = "retrieve_messages_fulltext"
     queries = (ft_query,)
@@ -484,7 +537,7 @@ class MessageSparseRetriever(Retriever):
     through the messages' head terms (over every term when those find too few), exact SPLADE dot
     product over every stored term in Cypher, scope and filters applied there too."""
 
-    name, layer, layer_search = "message_sparse", "interaction", True
+    name, layer, layer_search, lean_ranking = "message_sparse", "interaction", True, True
     doc = "learned sparse (SPLADE) search over turns with their speakers"
     queries = ("retrieve_messages_sparse_head", "retrieve_messages_sparse")
 
@@ -496,6 +549,11 @@ class MessageSparseRetriever(Retriever):
     def search(
         self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 10
     ) -> list[Hit]:
+        return _message_hits(self._rows(scope, text, filters or Filters(), k, lean=False), self.name)
+
+    def _rows(
+        self, scope: AccessScope, text: str, filters: Filters, k: int, lean: bool
+    ) -> list[dict[str, Any]]:
         if not text.strip():
             raise InvalidInput("search text is empty")
         if self.sparse is None:
@@ -505,7 +563,7 @@ class MessageSparseRetriever(Retriever):
             return []
         # space-qualified head terms: the disjunction selects the space itself (migration 0012)
         lucene, terms = sparse_query(weights, common=self.common(scope.space), space=scope.space)
-        params = {**scope.params(), **_message_filters(filters or Filters()), "lucene": lucene}
+        params = {**scope.params(), **_message_filters(filters), "lucene": lucene, "lean": lean}
         params["weights"] = terms
         fetch = max(self.fetch, 10 * k)
         # candidates through the messages' head terms (migration 0010, document-side pruning:
@@ -515,7 +573,7 @@ class MessageSparseRetriever(Retriever):
             # widen once, every query term over every stored term
             params["lucene"] = sparse_query(weights)[0]
             rows = self.run("retrieve_messages_sparse", fetch=fetch * 20, k=k, **params)
-        return _message_hits(rows, self.name)
+        return rows
 
 
 @tool
@@ -647,19 +705,29 @@ class ContextRetriever(Retriever):
     ) -> list[Hit]:
         if scope.sees_nothing:
             return []
-        rows = self.run("retrieve_context", message_ids=[text], window=self.window, **scope.params())
+        rows = self.run(
+            "retrieve_context", message_ids=[text], anchors=[text], window=self.window, **scope.params()
+        )
         return _message_hits(rows, self.name)[:k] if k < len(rows) else _message_hits(rows, self.name)
 
-    def around(self, scope: AccessScope, ids: list[str], window: int) -> dict[str, list[Evidence]]:
-        """The visible turns within ``window`` positions of each message (itself left out), per
-        message id, in one query (the fused round's neighbour step)."""
-        out: dict[str, list[Evidence]] = {i: [] for i in ids}
+    def turns(
+        self, scope: AccessScope, ids: list[str], anchors: list[str], window: int
+    ) -> tuple[dict[str, Evidence], dict[str, list[Evidence]]]:
+        """Each visible turn of ``ids`` by id, and for each of ``anchors`` (some of ``ids``) the
+        visible turns within ``window`` positions of it (itself left out), in one query: the fused
+        round's rows (late materialisation) and its neighbour step together. An id the scope
+        refuses has no row."""
+        rows: dict[str, Evidence] = {}
+        around: dict[str, list[Evidence]] = {a: [] for a in anchors}
         if scope.sees_nothing or not ids:
-            return out
-        for row in self.run("retrieve_context", message_ids=ids, window=window, **scope.params()):
-            if row["id"] != row["anchor"]:
-                out[row["anchor"]].append(Evidence.from_row(row))
-        return out
+            return rows, around
+        params = {**scope.params(), "message_ids": ids, "anchors": anchors, "window": window}
+        for row in self.run("retrieve_context", **params):
+            if row["id"] == row["anchor"]:
+                rows[row["id"]] = Evidence.from_row(row)
+            else:
+                around[row["anchor"]].append(Evidence.from_row(row))
+        return rows, around
 
 
 @tool

@@ -42,6 +42,7 @@ FILTERS = {
     "current_only": False,
     "participant": None,
     "kind": None,
+    "lean": False,  # the message tools' full rows (cypher/rows/message.cypher)
 }
 
 

@@ -99,7 +99,7 @@ def _addressed_elsewhere_rows(services: Any, scope: Any) -> int:
     @access.message_search skips that branch when the asker took part in every session."""
     from voxmem.cypher import query
 
-    params = {**scope.params(), "embedding": [0.05] * 384, "fetch": 10, "k": 5}
+    params = {**scope.params(), "embedding": [0.05] * 384, "fetch": 10, "k": 5, "lean": False}
     params |= {key: None for key in ("speaker", "addressee", "session", "ts_from", "ts_to")}
 
     def work(tx: Any) -> Any:

@@ -95,22 +95,26 @@ def test_private_scope_narrows_each_tool(households, retrieval, services):
     assert {h.id for h in context} == {house.mid("car-1"), house.mid("car-2")}
 
 
-def test_neighbours_of_several_turns_in_one_query_stay_in_scope(households, retrieval, services):
-    """The fused round's neighbour step (ContextRetriever.around): one query for all anchors,
-    one position each side, same session only, every neighbour checked against the scope."""
+def test_rows_and_neighbours_of_several_turns_in_one_query_stay_in_scope(households, retrieval, services):
+    """The fused round's rows and neighbour step (ContextRetriever.turns): one query for all
+    turns, one position each side of the anchors only, same session only, every turn (the ids
+    asked for too) checked against the scope."""
     house = households["private"]
     anchors = [house.mid("car-2"), house.mid("car-3"), house.mid("kitchen-1"), house.mid("hall-1")]
+    ids = [*anchors, house.mid("hall-2")]
     opened = AccessScope(house.space, "open")
-    around = retrieval.tools["context"].around(opened, anchors, window=1)
+    rows, around = retrieval.tools["context"].turns(opened, ids, anchors, window=1)
+    assert sorted(rows) == sorted(ids) and all(rows[i].id == i for i in ids)
     assert {k: sorted(e.id for e in v) for k, v in around.items()} == {
         house.mid("car-2"): sorted([house.mid("car-1"), house.mid("car-3")]),
         house.mid("car-3"): sorted([house.mid("car-2"), house.mid("car-4")]),
         house.mid("kitchen-1"): [house.mid("kitchen-2")],  # first of its session
         house.mid("hall-1"): [house.mid("hall-2")],  # never the kitchen's last turn
-    }
+    }  # hall-2 is no anchor: its own row, not its neighbours
     maya = resolve_scope(services.db, house.space, house.people["Maya"])
     seen = house.visible_messages("Maya")
-    around = retrieval.tools["context"].around(maya, anchors, window=1)
+    rows, around = retrieval.tools["context"].turns(maya, ids, anchors, window=1)
+    assert set(rows) == set(ids) & seen and house.mid("kitchen-1") not in rows
     assert {e.id for v in around.values() for e in v} <= seen
     assert [e.id for e in around[house.mid("car-2")]] == [house.mid("car-1")]
     assert around[house.mid("kitchen-1")] == []
