@@ -10,6 +10,7 @@ pipeline derives.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
@@ -23,6 +24,7 @@ from voxmem.embeddings import TextEmbedder
 from voxmem.errors import NotFound
 from voxmem.extractors.base import Extractor
 from voxmem.extractors.window import Window, window_from_rows
+from voxmem.ids import name_key
 from voxmem.memory.writer import MemoryWriter, WriteSummary
 from voxmem.stores.facts import FactStore
 from voxmem.stores.messages import MessageContext, MessageStore
@@ -136,11 +138,20 @@ class MemoryPipeline:
     # --- deletion --------------------------------------------------------------------------
     def delete_participant(self, space: str, participant_id: str) -> dict[str, Any]:
         """Delete a person: their messages and what was derived only from them, their
-        profile, voices and audit items; then prove nothing orphaned or leaking remains."""
+        profile, voices and audit items (those listing them and identity items quoting their id
+        or voices), and the copies of their name the system made on what stays: the passages of
+        others' turns given as addressed to them (passage, embedding and SPLADE terms removed in
+        the transaction, re-indexed after the commit; ``voxmem index`` redoes what an outage
+        left), their name among spoken turns' ASR hints (:func:`hints_without`) and in facts
+        where the system wrote it for "you" (:func:`text_without_name`); then prove nothing
+        orphaned or leaking remains. What other people said stays as they said it (their text,
+        the facts they stated naming the person), as does what a reprocess of their turns
+        would make of it again."""
         scope = self.db.query(query("participant_delete_scope"), space=space, id=participant_id)
         if not scope:
             raise NotFound(f"unknown participant {participant_id!r}")
         messages, speakers = scope[0]["messages"], scope[0]["speakers"]
+        rewrites = self._texts_without_name(space, participant_id, messages)
 
         def work(tx: Any) -> dict[str, Any]:
             report: dict[str, Any] = {"participant": participant_id, "messages": len(messages)}
@@ -157,15 +168,46 @@ class MemoryPipeline:
             gone = tx.run(query("participant_delete_messages"), space=space, ids=messages).single()
             if gone and gone["sessions"]:
                 tx.run(query("participant_relink_next"), space=space, sessions=gone["sessions"]).consume()
+            report["reindex"] = tx.run(
+                query("participant_delete_passages"), space=space, id=participant_id
+            ).single()["ids"]
+            report["hints"] = _forget_hints(tx, space, participant_id)
+            if rewrites:
+                statement = self.db.vector_query("participant_delete_texts_set")
+                report["texts"] = tx.run(statement, space=space, rows=rewrites).single()["updated"]
             report["audit_items"] = tx.run(
-                query("participant_delete_node"), space=space, id=participant_id
+                query("participant_delete_node"), space=space, id=participant_id, speakers=speakers
             ).single()["audit_items"]
             return report
 
         report = self.db.write(work)
+        report["reindexed"] = self.writer.passages.index(space, report.pop("reindex"))
         report["check"] = self.check(space, participant_id, messages, speakers)
         report["clean"] = all(v == 0 for v in report["check"].values())
         return report
+
+    def _texts_without_name(
+        self, space: str, participant_id: str, messages: list[str]
+    ) -> list[dict[str, Any]]:
+        """Rows for ``participant_delete_texts_set``: the facts and attributes that outlive the
+        deletion and hold the person's name only because the system wrote it
+        (:func:`text_without_name`), with the new text, caption and embedding. Embedded here,
+        before the deletion's transaction, so the transaction writes them with everything else."""
+        rows = self.db.query(
+            query("participant_delete_named_texts"), space=space, id=participant_id, messages=messages
+        )
+        changed = []
+        for row in rows:
+            text = text_without_name(row["text"], row["names"], row["sources"])
+            if text is not None:
+                display = text_without_name(row["display"] or text, row["names"], row["sources"])
+                changed.append(
+                    {"id": row["id"], "old": row["text"], "text": text, "display": display or text}
+                )
+        if not changed:
+            return []
+        vectors = self.embedder.embed([c["text"] for c in changed])
+        return [{**c, "embedding": self.db.vector(v)} for c, v in zip(changed, vectors, strict=True)]
 
     def check(
         self,
@@ -183,3 +225,57 @@ class MemoryPipeline:
             speakers=speakers or [],
         )
         return {k: int(v) for k, v in rows[0].items()}
+
+
+SOMEONE = "someone"
+
+
+def text_without_name(text: str, names: list[str], sources: list[str]) -> str | None:
+    """A fact's or attribute's ``text`` with a deleted person's ``names`` (name, aliases) read as
+    "someone", when no supporting message (``sources``: their texts and image captions) says
+    the name; None when one does or the text does not hold it.
+
+    Why: a name in a remaining fact is either the speaker's own word ("Maya, your room is 412."
+    -> "Maya's room is 412."), which is their memory and stays as they said it (a reprocess of
+    their turns would write it again), or one the system wrote when it read "you" or an
+    addressee as the person ("Your room is 412." said to Dave -> "Dave's room is 412."): a copy
+    of the name the deleted person's existence alone put there. The fact itself stays (the
+    speaker said it); "someone" keeps it readable without naming anybody."""
+    alternatives = "|".join(re.escape(n) for n in sorted(set(names), key=len, reverse=True))
+    pattern = re.compile(r"(?<![\w'’])(" + alternatives + r")(?![\w])", re.IGNORECASE)
+    if not alternatives or not pattern.search(text) or any(pattern.search(s) for s in sources):
+        return None
+    return pattern.sub(lambda m: SOMEONE.capitalize() if m.start() == 0 else SOMEONE, text)
+
+
+def hints_without(hints: list[str], gone: set[str], kept: set[str]) -> list[str]:
+    """A spoken turn's ASR hints without the names of a deleted person (``gone``: the name keys
+    of their name and aliases) that no remaining person of the space bears (``kept``).
+
+    Why every such hint goes, the client's own too: the stored list mixes the caller's hints
+    with names the space gave (``with_known_names``) and does not say which is which; it has
+    done its work (the transcript is written) and only serves the extractor re-reading the turn,
+    where a deleted person's name would make a call to them ("Dave, ...") count as expected and
+    bring back a placeholder of the person just deleted. A client that still wants the hint
+    sends it with its next turn (hints are per turn). Why a remaining person's name stays: the
+    hint is as much theirs, and removing it would change how their turns are re-read. Part of
+    a multi-word name ("Dave" of "Dave Smith") is not the person's name key and stays: it may
+    be anyone's."""
+    return [word for word in hints if name_key(word) not in gone - kept]
+
+
+def _forget_hints(tx: ManagedTransaction, space: str, participant_id: str) -> int:
+    """Take a person about to be deleted out of the space's stored ASR hints (in the deletion's
+    transaction, so no commit leaves their name behind); returns how many turns changed."""
+    row = tx.run(query("participant_delete_hints"), space=space, id=participant_id).single()
+    if row is None:
+        return 0
+    gone, kept = set(row["keys"]), set(row["kept"])
+    rows = []
+    for turn in row["hints"]:
+        left = hints_without(list(turn["vocabulary"]), gone, kept)
+        if left != list(turn["vocabulary"]):
+            rows.append({"id": turn["id"], "vocabulary": left})
+    if rows:
+        tx.run(query("participant_delete_hints_set"), space=space, rows=rows).consume()
+    return len(rows)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from probe.traces import fulltext_hits, holding, vector_copies, vectors_naming
 
 from voxmem.core import Voxmem
 
@@ -22,7 +23,7 @@ MATCH (:Space {id: $space})
 MERGE (s:Session {space: $space, id: $session}) ON CREATE SET s.started_at = datetime($ts), s.n_messages = 0
 MERGE (sk:Speaker {space: $space, id: $speaker}) ON CREATE SET sk.n_obs = 1, sk.created_at = datetime()
 CREATE (m:Message {space: $space, id: $id, session: $session, idx: s.n_messages, text: $text,
-                   ts: datetime($ts),
+                   ts: datetime($ts), asr_vocabulary: $vocabulary,
                    source: 'audio', created_at: datetime()})
 CREATE (s)-[:HAS_MESSAGE]->(m)
 CREATE (m)-[:SPOKEN_AS]->(sk)
@@ -43,7 +44,8 @@ def say(client, headers, space, session, speaker, text, minute, **extra):
     return r.json()
 
 
-def voice(services: Voxmem, space, session, speaker, text, minute, mid):
+def voice(services: Voxmem, space, session, speaker, text, minute, mid, vocabulary=None):
+    """A spoken turn of ``speaker`` (a voice id), ``vocabulary`` the names its ASR was told to expect."""
     services.db.execute(
         _VOICE_TURN,
         space=space,
@@ -52,6 +54,7 @@ def voice(services: Voxmem, space, session, speaker, text, minute, mid):
         text=text,
         id=mid,
         ts=(T0 + timedelta(minutes=minute)).isoformat(),
+        vocabulary=vocabulary,
     )
     return services.memory.process_message(space, mid)
 
@@ -245,13 +248,36 @@ def test_delete_participant_cascades_and_proves_nothing_left(app_client, space_h
     say(app_client, space_headers, space, "s1", "Maya", "I'm vegetarian and I work as a nurse.", 0)
     say(app_client, space_headers, space, "s1", "Tom", "Maya, your room is 412.", 1)
     say(app_client, space_headers, space, "s1", "Maya", "I love green tea.", 2)
-    say(app_client, space_headers, space, "s1", "Tom", "I will bring the bags up.", 3)
+    say(app_client, space_headers, space, "s1", "Tom", "I will bring the bags up.", 3, addressees=["Maya"])
     maya = app_client.get(f"/spaces/{space}/participants/Maya/profile", headers=space_headers).json()
     assert maya["attributes"]["preference"] and maya["messages"] == 2
+    named = vectors_naming(services.db, space, {"Maya"})
     r = app_client.delete(f"/spaces/{space}/participants/{maya['id']}", headers=space_headers)
     assert r.status_code == 200, r.text
     report = r.json()
     assert report["clean"], report["check"] and report["messages"] == 2
+    # her name stays only in what Tom's own words make again on a reprocess (his text and passage,
+    # the fact he stated, the evidence that he, who called "Maya", is not Maya), not in the
+    # passage "Tom to Maya: I will bring ..." made of his other turn (re-indexed without her)
+    left = holding(services.db, space, {maya["id"]}, {"Maya"})
+    evidence_kind = 3  # key|name|weight|kind|...
+    assert {
+        (labels[0], key, value.split("|")[evidence_kind] if key == "name_evidence" else value)
+        for labels, key, value in left
+    } == {
+        ("Message", "text", "Maya, your room is 412."),
+        ("Message", "passage", "Tom: Maya, your room is 412."),
+        ("Fact", "content", "Maya's room is 412."),
+        ("Fact", "display", "Maya's room is 412."),
+        ("Participant", "name_evidence", "not_me"),
+    }
+    assert {index for index, _, _ in fulltext_hits(services.db, space, {"Maya"})} == {
+        "message_text",
+        "message_scoped_text",
+        "fact_content",
+    }
+    copies = vector_copies(services.db, space, named)
+    assert len(copies) == 2, copies  # Tom's "Maya, your room ..." turn and his fact, nothing else
     left = facts(app_client, space_headers, space, history="true")
     assert {f["content"] for f in left} == {"Maya's room is 412.", "Tom will bring the bags up."}
     assert all(
@@ -273,16 +299,28 @@ def test_delete_participant_cascades_and_proves_nothing_left(app_client, space_h
 
 
 def test_voice_participant_deletion_removes_voiceprints(services, space):
+    """Maya named herself, and the ASR of Ben's turn was told to expect her name: after her
+    deletion the name is nowhere (Ben's hints keep his own), and only Ben's voiceprint is left."""
     voice(services, space, "v1", "spk_a", "Hi, I'm Maya. I love jazz.", 0, f"{space}:a0")
-    voice(services, space, "v1", "spk_b", "Nice to meet you, I'm Ben. I love jazz too.", 1, f"{space}:b0")
+    hints = ["Maya", "Ben"]
+    voice(
+        services, space, "v1", "spk_b", "Nice to meet you, I'm Ben. I love jazz too.", 1, f"{space}:b0", hints
+    )
     pid = services.db.query(
         "MATCH (p:Participant {space: $space, key: 'maya'}) RETURN p.id AS id", space=space
     )[0]["id"]
+    named = vectors_naming(services.db, space, {"Maya"})
+    assert named and holding(services.db, space, set(), {"Maya"})
     report = services.memory.delete_participant(space, pid)
     assert report["clean"], report
     assert report["voiceprints"] == 1 and report["speakers"] == 1
     left = services.db.query("MATCH (v:Voiceprint {space: $space}) RETURN v.message_id AS m", space=space)
     assert left == [{"m": f"{space}:b0"}]
+    assert holding(services.db, space, {pid, f"{space}:a0"}, {"Maya"}) == []
+    assert fulltext_hits(services.db, space, {"Maya"}) == []
+    assert vector_copies(services.db, space, named) == []
+    kept = services.db.query("MATCH (m:Message {space: $space}) RETURN m.asr_vocabulary AS v", space=space)
+    assert kept == [{"v": ["Ben"]}]
 
 
 def test_image_caption_becomes_searchable_memory(app_client, space_headers, space):

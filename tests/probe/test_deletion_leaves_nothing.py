@@ -1,27 +1,17 @@
-"""Deleting a participant leaves none of their ids anywhere in the space (finding 8): every
-property of every node and relationship is searched, independently of memory_check, and
-memory_check itself must agree."""
+"""Deleting a participant leaves none of their ids anywhere in the space (finding 8), and none
+of their name where only the system put it: every property of every node and relationship is
+searched (tests/probe/traces.py), every full-text index is queried for the name and every
+text-vector index for the vectors computed from text naming them, independently of
+memory_check, and memory_check itself must agree."""
 
 from __future__ import annotations
 
 import pytest
+from memory.test_memory_integration import voice
+
+from .traces import fulltext_hits, holding, vector_copies, vectors_naming
 
 pytestmark = pytest.mark.integration
-
-_ALL_VALUES = (
-    "MATCH (n {space: $space}) UNWIND keys(n) AS k RETURN labels(n) AS where, k, n[k] AS v "
-    "UNION ALL MATCH ({space: $space})-[r]-() UNWIND keys(r) AS k RETURN [type(r)] AS where, k, r[k] AS v"
-)
-
-
-def _holding(db, space: str, ids: set[str]) -> list[tuple]:
-    found = []
-    for row in db.query(_ALL_VALUES, space=space):
-        values = row["v"] if isinstance(row["v"], list) else [row["v"]]
-        for v in values:
-            if isinstance(v, str) and any(i == v or f"{{{i}}}" in v for i in ids):
-                found.append((row["where"], row["k"], v[:80]))
-    return found
 
 
 def test_deleted_participant_leaves_no_id(app_client, services, space, space_headers) -> None:
@@ -52,11 +42,75 @@ def test_deleted_participant_leaves_no_id(app_client, services, space, space_hea
             id=dave,
         )
     ]
-    assert _holding(services.db, space, {dave, *spoken})  # the search can find them before
+    assert holding(services.db, space, {dave, *spoken})  # the search can find them before
 
     r = app_client.delete(f"{base}/participants/{dave}", headers=space_headers)
     assert r.status_code == 200, r.text
     assert r.json()["clean"], r.json()
-    assert _holding(services.db, space, {dave, *spoken}) == []
+    assert holding(services.db, space, {dave, *spoken}) == []
+    check = app_client.get(f"{base}/memory/check", headers=space_headers)
+    assert check.status_code == 200 and check.json()["clean"], check.json()
+
+
+def test_deleted_participant_leaves_no_name(app_client, services, space, space_headers) -> None:
+    """Only Dave ever says "Dave": the others address him by the client's addressee field, the
+    spoken turns of another voice had "Dave" among their ASR hints, and a voice of his was linked
+    to him by hand. After his deletion the name is in no property (passages re-indexed without
+    him, hints without his name but with the rest, the link's audit item gone), no full-text
+    index and no vector computed from text naming him."""
+    base = f"/spaces/{space}"
+    turns = [
+        ("Dave", "Hi, I'm Dave. I love jazz and I work at the bakery.", ["Ann"]),
+        ("Ann", "Do you want some green tea?", ["Dave"]),  # passage "Ann to Dave: ..."
+        ("Dave", "Yes please. My sister Eve lives in Oslo.", ["Ann"]),
+        ("Ann", "I will bring the cups up.", []),
+        ("Ann", "Your room is 412.", ["Dave"]),  # her fact, the system wrote "Dave's room is 412."
+    ]
+    for i, (speaker, text, to) in enumerate(turns):
+        r = app_client.post(
+            f"{base}/sessions/s1/turns",
+            headers=space_headers,
+            json={"speaker": speaker, "text": text, "addressees": to, "turn_id": f"t{i}"},
+        )
+        assert r.status_code == 201, r.text
+    for i, text in enumerate(["The ferry leaves at six.", "I booked the tickets."]):
+        voice(
+            services, space, "v1", "spk_x", text, 10 + i, f"{space}:v{i}", vocabulary=["Ann", "Dave", "Oslo"]
+        )
+    voice(services, space, "v1", "spk_d", "I have two cats.", 12, f"{space}:v2")
+    r = app_client.post(f"{base}/speakers/spk_d/link", json={"name": "Dave"}, headers=space_headers)
+    assert r.status_code == 200, r.text  # an identity_link audit item quoting his id and name
+    services.memory.writer.passages.backfill(space)  # the spoken turns' passages, as ingest makes them
+    dave = services.db.query(
+        "MATCH (p:Participant {space: $space, key: 'dave'}) RETURN p.id AS id", space=space
+    )[0]["id"]
+    named = vectors_naming(services.db, space, {"Dave"})
+    assert holding(services.db, space, set(), {"Dave"})  # the search finds the name before
+    assert fulltext_hits(services.db, space, {"Dave"}) and named
+    assert vector_copies(services.db, space, named)
+
+    r = app_client.delete(f"{base}/participants/{dave}", headers=space_headers)
+    assert r.status_code == 200, r.text
+    assert r.json()["clean"], r.json()
+    assert holding(services.db, space, {dave}, {"Dave"}) == []
+    assert fulltext_hits(services.db, space, {"Dave"}) == []
+    assert vector_copies(services.db, space, named) == []
+    hints = services.db.query(
+        "MATCH (m:Message {space: $space}) WHERE m.asr_vocabulary IS NOT NULL "
+        "RETURN m.id AS id, m.asr_vocabulary AS v ORDER BY id",
+        space=space,
+    )
+    assert [h["v"] for h in hints] == [["Ann", "Oslo"], ["Ann", "Oslo"]]  # the rest of the hints kept
+    passages = services.db.query(
+        "MATCH (m:Message {space: $space}) WHERE m.text STARTS WITH 'Do you' "
+        "RETURN m.passage AS passage, m.sparse_head IS NOT NULL AS head",
+        space=space,
+    )
+    assert passages == [{"passage": "Ann: Do you want some green tea?", "head": True}]  # re-indexed
+    room = services.db.query(
+        "MATCH (f:Fact {space: $space}) WHERE f.content CONTAINS '412' RETURN f.content AS c, f.display AS d",
+        space=space,
+    )
+    assert room == [{"c": "Someone's room is 412.", "d": "Someone's room is 412."}]  # Ann's fact stays
     check = app_client.get(f"{base}/memory/check", headers=space_headers)
     assert check.status_code == 200 and check.json()["clean"], check.json()

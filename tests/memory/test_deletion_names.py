@@ -1,0 +1,29 @@
+"""The two rules that take a deleted person's name out of what stays (pure functions; the
+integration tests are tests/probe/test_deletion_leaves_nothing.py and the delete tests of
+tests/memory/test_memory_integration.py)."""
+
+from __future__ import annotations
+
+from voxmem.ids import name_key
+from voxmem.memory.pipeline import hints_without, text_without_name
+
+
+def test_a_name_the_system_wrote_for_you_reads_as_someone_a_name_said_stays() -> None:
+    assert (
+        text_without_name("Dave's room is 412.", ["Dave"], ["Your room is 412."]) == "Someone's room is 412."
+    )
+    assert text_without_name("Nice to meet Dave.", ["Dave", "Davey"], ["Nice to meet you."]) == (
+        "Nice to meet someone."
+    )
+    # the speaker said the name (in the text or an image caption): their words, kept
+    assert text_without_name("Dave's room is 412.", ["Dave"], ["Dave, your room is 412."]) is None
+    assert text_without_name("Dave's room.", ["Dave"], ["Look!\nDave's new room"]) is None
+    # a name inside another word or name is not the name
+    assert text_without_name("Davey and Daveport met.", ["Dave"], ["They met."]) is None
+
+
+def test_hints_lose_the_deleted_name_unless_someone_remaining_bears_it() -> None:
+    gone = {name_key("Dave"), name_key("José")}
+    assert hints_without(["Ann", "dave", "Jose", "Oslo"], gone, {name_key("Ann")}) == ["Ann", "Oslo"]
+    assert hints_without(["Ann", "Dave"], gone, {name_key("Dave")}) == ["Ann", "Dave"]  # another Dave stays
+    assert hints_without(["Dave Smith"], gone, set()) == ["Dave Smith"]  # not his name key
