@@ -15,7 +15,7 @@ from voxmem.db import Database
 from voxmem.retrieval.fusion import expand_neighbours, fuse
 from voxmem.retrieval.scope import resolve_scope
 from voxmem.retrieval.service import FUSION_DEPTH, NEXT_ADDITIVE, NEXT_FACTOR, NEXT_TOP
-from voxmem.retrieval.tools import LAYERS, Hit, LeanEvidence, layers_present, search_tools
+from voxmem.retrieval.tools import LAYERS, Filters, Hit, LeanEvidence, layers_present, search_tools
 
 pytestmark = pytest.mark.integration
 
@@ -32,17 +32,22 @@ CHANNELS = {
 TEXTS = ("garage door code", "Lena peanuts allergy", "who is driving to the dentist", "checkout time")
 
 
-def _full_round(retrieval: Any, services: Any, scope: Any, text: str, layers: list[str] | None) -> list[dict]:
+def _full_round(
+    retrieval: Any, services: Any, scope: Any, text: str, layers: list[str] | None, filters: Filters | None
+) -> list[dict]:
     """The round as it ran before late materialisation: every tool's full rows, RRF, the
-    neighbours of the top NEXT_TOP from the context query, the top 10 as they are."""
+    neighbours of the top NEXT_TOP from the context query (not for a filtered search), the top 10
+    as they are."""
     present = layers_present(services.db, scope.space)
     rankings = [
-        retrieval.tools[t.name].search(scope, text, None, k=FUSION_DEPTH)
+        retrieval.tools[t.name].search(scope, text, filters, k=FUSION_DEPTH)
         for layer in layers or list(LAYERS)
         if layer in present
         for t in search_tools([layer])
     ]
     fused = fuse(rankings, k=retrieval.settings.fusion_rrf_k)
+    if filters is not None:
+        return [e.as_dict() for e in fused[:10]]
     anchors = [e.id for e in fused[:NEXT_TOP]]
     around = retrieval.tools["context"].turns(scope, anchors, anchors, window=1)[1]
     fused = expand_neighbours(fused, around, NEXT_FACTOR, NEXT_ADDITIVE)
@@ -53,9 +58,10 @@ def _full_round(retrieval: Any, services: Any, scope: Any, text: str, layers: li
 def test_lean_channels_then_one_scoped_read_give_the_full_rounds_rows(
     households, retrieval, services, policy, monkeypatch
 ) -> None:
-    """For every asker of each scope: the channel queries ship no text, speaker or addressees and
-    only turns the asker may read; one context query follows them; the answer equals the full-row
-    round's, row for row (texts, speakers, addressees with or without confidence, tools, support).
+    """For every asker of each scope, unfiltered (all layers, messages only) and filtered by session:
+    the channel queries ship no text, speaker or addressees and only turns the asker may read; one
+    context query follows them; the answer equals the full-row round's, row for row (texts,
+    speakers, addressees with or without confidence, tools, support).
     Fails with full channel rows (text shipped) or with any row that differs."""
     house = households[policy]
     calls: list[tuple[str, list[dict[str, Any]]]] = []
@@ -74,17 +80,18 @@ def test_lean_channels_then_one_scoped_read_give_the_full_rounds_rows(
         scope = resolve_scope(services.db, house.space, asker)
         seen = house.visible_messages(name)
         for text in TEXTS:
-            for layers in (None, ["interaction"]):
-                expected = _full_round(retrieval, services, scope, text, layers)
+            for layers, filters in ((None, None), (["interaction"], None), (None, Filters(session="car"))):
+                expected = _full_round(retrieval, services, scope, text, layers, filters)
                 calls.clear()
                 monkeypatch.setattr(Database, "query", spy)
-                got = retrieval.search(scope, text, layers, None, k=10)
+                got = retrieval.search(scope, text, layers, filters, k=10)
                 monkeypatch.setattr(Database, "query", real)
-                assert got == expected, (policy, name, text, layers)
+                assert got == expected, (policy, name, text, layers, filters)
                 channel_rows = [row for kind, rows in calls if kind in CHANNELS.values() for row in rows]
                 assert all(row["text"] is None and row["speaker"] is None for row in channel_rows)
                 assert {row["id"] for row in channel_rows} <= seen
-                assert [kind for kind, _ in calls].count("context") == (1 if got else 0)
+                contexts = [kind for kind, _ in calls].count("context")
+                assert contexts == (1 if got else 0) if filters is None else contexts <= 1
                 assert {row["id"] for row in got} <= seen
                 compared += bool(got)
     assert compared >= 8  # the scopes' askers found something to compare
