@@ -123,7 +123,9 @@ LIST_NOTE = (
 # he read?", "In what ways …", "What kinds of music …" (a plural noun then an auxiliary), "What has
 # Leo painted / done?", "What does Ana do to relax?", "What do the twins like?". Their answers are
 # lists said over several sessions (LoCoMo's "Running, pottery"), which the default five lines,
-# chosen for one answering turn, rarely hold.
+# chosen for one answering turn, rarely hold. Not "What does X do after / when <event>?": that
+# asks for the one thing done next (Molweni tune "What does abedo do after receiving warbler's
+# suggestion?").
 _AUXILIARY = r"(?:do|does|did|has|have|had|is|are|was|were|can|could|would|will|might|should)"
 _LIST_QUESTION = re.compile(
     rf"""^\s*(?:what|which)\s+(?:kinds|types|sorts)\s+of\b
@@ -131,7 +133,7 @@ _LIST_QUESTION = re.compile(
         (?!{_AUXILIARY}\b|news\b|series\b)[a-z-]+(?:ies|[^s'u\W]s)\s+{_AUXILIARY}\b
       | ^\s*what\s+(?:has|have)\s+(?:\w+(?:'s)?\s+){{1,3}}?(?:done|made|seen|read|written|drawn|bought|built
         |grown|taken|won|cooked|baked|painted|visited|tried|played|watched|learned|learnt|collected)\b
-      | ^\s*what\s+(?:does|do)\s+(?:\w+(?:'s)?\s+){{1,3}}?(?:do\s+(?:to|for|when|in|on|after|with)\b
+      | ^\s*what\s+(?:does|do)\s+(?:\w+(?:'s)?\s+){{1,3}}?(?:do\s+(?:to|for|in|on|with)\b
         |like|enjoy|love)\b""",
     re.I | re.X,
 )

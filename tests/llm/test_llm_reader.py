@@ -735,6 +735,8 @@ def test_a_question_asking_for_several_things_of_one_kind_is_a_list_question(que
         "Which bus does Ana take?",
         "What class does Leo teach?",
         "What did Tom do after the match?",
+        "What does Ana do after the alarm rings?",
+        "What do you do when the screen goes black?",
         "Who likes pizza?",
     ],
 )
