@@ -7,7 +7,8 @@ search, question reading and fact extraction do (and their measured numbers):
   standard analyser keeps stop words, so an OR on "the" or "who" would rank every message that
   has one. Kept short: a content word dropped here can never be searched for.
 - :data:`QUESTION_STOP_WORDS`: the search list plus the words a *question* is made of but does
-  not ask about ("tell", "said", "talking", "anything", contractions). The planner and the
+  not ask about ("tell", "said", "talking", "anything", contractions, negated auxiliaries with and
+  without their apostrophe). The planner and the
   answerers read the remaining words as the question's keywords.
 - :data:`SENTENCE_FILLER_WORDS`: what a spoken *sentence* may be full of and still say nothing
   ("yeah", "um", "like", "really", "going", pronouns, auxiliaries). The offline fact extractor
@@ -29,13 +30,25 @@ into is it its me my of on or our she so that the their them there they this to 
 which who whom why will with you your"""
 )
 
-QUESTION_STOP_WORDS = SEARCH_STOP_WORDS | _words(
-    """about above after again against all am any because been before being below between both can could
+# Negated auxiliaries, generated so each is written once: "doesn't", "didn't", "won't" ... and the
+# forms the ASR writes without the apostrophe ("doesnt", "didnt"). Why listed whole: a reader keeps
+# the part of a word before its apostrophe ("doesn" of "doesn't"), which is no stop word, so "Why
+# doesn't Tom ..." searched for "doesn"; and "won't"/"can't" are not their auxiliary plus "n't".
+_AUXILIARIES = _words("do does did is are was were has have had could would should must need might")
+_NEGATED = {f"{aux}n't" for aux in _AUXILIARIES} | {"won't", "can't", "shan't", "ain't"}
+_NEGATED_AUXILIARIES = frozenset(_NEGATED | {word.replace("'", "") for word in _NEGATED})
+
+QUESTION_STOP_WORDS = (
+    SEARCH_STOP_WORDS
+    | _NEGATED_AUXILIARIES
+    | _words(
+        """about above after again against all am any because been before being below between both can could
 doing down during each few further having here hers herself him himself how itself just more most myself no
 nor not now off once only other ours ourselves out over own same should some such than theirs themselves
 then these those through too under until up very while whose would yours yourself yourselves ever also
 said say says tell told ask asked anything something thing things gon na n't 's 're 'm 've 'll 'd talking
 speaking talk speak talked spoke mentioned mention mentions saying"""
+    )
 )
 
 SENTENCE_FILLER_WORDS = _words(
