@@ -352,10 +352,137 @@ def _spoken_sound(word: str) -> bool:
     return not re.match(r"^[^\W\d_]['’][a-z]", word)
 
 
+# The generic nouns that end the proper name of a place, building or institution. Such a name is a
+# specific word plus a noun saying what kind of thing it is ("Westminster Abbey", "Baker Street",
+# "Grand Central Station", "Carnegie Mellon University"); a person's name is a given name plus a
+# family name and does not end in one. Read as a call, "first stop, Westminster Abbey." named a
+# FriendsQA voice "Westminster Abbey" (docs/memory.md, "Names are name-shaped, 2 December (N2)").
+# Generics that are also common English family names stay out ("Monty Hall", "Faith Hill",
+# "Nathan Lane", "Bill Gates", "Shirley Temple", "Jimin Park", "Natalie Wood", "Harrison Ford").
+PLACE_HEADS = frozenset(
+    [
+        # streets and open places
+        "street",
+        "road",
+        "avenue",
+        "boulevard",
+        "square",
+        "plaza",
+        "highway",
+        "freeway",
+        "bridge",
+        "tunnel",
+        "pier",
+        "harbor",
+        "harbour",
+        "airport",
+        "station",
+        "terminal",
+        # land and water
+        "beach",
+        "bay",
+        "lake",
+        "river",
+        "ocean",
+        "sea",
+        "island",
+        "islands",
+        "mountain",
+        "mountains",
+        "valley",
+        "canyon",
+        "falls",
+        "springs",
+        "heights",
+        "garden",
+        "gardens",
+        "zoo",
+        # settlements and states
+        "city",
+        "town",
+        "village",
+        "county",
+        "state",
+        "kingdom",
+        "republic",
+        # buildings and institutions
+        "abbey",
+        "cathedral",
+        "church",
+        "chapel",
+        "mosque",
+        "synagogue",
+        "monastery",
+        "palace",
+        "castle",
+        "tower",
+        "towers",
+        "house",
+        "building",
+        "center",
+        "centre",
+        "museum",
+        "gallery",
+        "library",
+        "theater",
+        "theatre",
+        "cinema",
+        "stadium",
+        "arena",
+        "university",
+        "college",
+        "school",
+        "academy",
+        "institute",
+        "hospital",
+        "clinic",
+        "prison",
+        "embassy",
+        "memorial",
+        "monument",
+        "cemetery",
+        "hotel",
+        "motel",
+        "inn",
+        "resort",
+        "casino",
+        "restaurant",
+        "cafe",
+        "café",
+        "diner",
+        "bar",
+        "pub",
+        "club",
+        "mall",
+        "market",
+        "store",
+        "shop",
+        "studio",
+        "studios",
+        "farm",
+        "ranch",
+        "lodge",
+        "manor",
+        "estate",
+        "apartments",
+        "company",
+        "corporation",
+        "inc",
+        "ltd",
+        "airlines",
+        "records",
+    ]
+)
+
+
 def plausible_new_name(term: str) -> bool:
     """A capitalised word (or a word of an uncased script) that is not a common word: could be
-    a person's name."""
+    a person's name. A phrase of several words that ends in a place or institution noun
+    (``PLACE_HEADS``) names that place, not a person; one such word alone ("Abbey") may be a
+    given name and stays one."""
     words = term.split()
+    if len(words) > 1 and words[-1].lower() in PLACE_HEADS:
+        return False
     return bool(words) and all(_name_like(w) and w.lower().strip("'") not in NOT_NAMES for w in words)
 
 
