@@ -472,7 +472,9 @@ def friendsqa_names(extractor: OfflineExtractor, context: int) -> dict[str, Any]
     said, and each single-speaker turn is scored by the name its voice carries at the end.
     Right when the name is the gold speaker's full name or a word of it ("Ross Geller": "Ross",
     "Geller"). Stage directions (``#NOTE#``) are not speech and are left out. Every third episode
-    (sorted by title, index 2, 5, 8) is held out of rule tuning; ``split`` counts both parts."""
+    (sorted by title, index 2, 5, 8) is held out of rule tuning; ``split`` counts both parts and
+    lists each part's wrongly named voices with their turns, so the tune part's wrong names can be
+    read without reading the held-out part's."""
     data = json.loads((DATA / "friendsqa" / "friendsqa_dev.json").read_text())["data"]
     safe = _CountingExtractor(extractor)
     episodes: dict[str, list[Any]] = defaultdict(list)
@@ -480,9 +482,10 @@ def friendsqa_names(extractor: OfflineExtractor, context: int) -> dict[str, Any]
         episodes[scene["title"].rsplit("_", 1)[0]].append(scene)
     turns = right = wrong = 0
     voices = voices_right = voices_wrong = 0
-    examples: list[str] = []
-    split: dict[str, dict[str, int]] = {s: {"turns": 0, "right": 0, "wrong": 0} for s in ("tune", "heldout")}
-    for ep_index, (_, scenes) in enumerate(sorted(episodes.items())):
+    split: dict[str, dict[str, Any]] = {
+        s: {"turns": 0, "right": 0, "wrong": 0, "wrong_voices": []} for s in ("tune", "heldout")
+    }
+    for ep_index, (episode, scenes) in enumerate(sorted(episodes.items())):
         part = split["heldout" if ep_index % 3 == 2 else "tune"]
         sessions = []
         gold_turns: list[str] = []
@@ -504,8 +507,8 @@ def friendsqa_names(extractor: OfflineExtractor, context: int) -> dict[str, Any]
             ok = got is not None and _right_name(got, sid)
             voices_right += ok
             voices_wrong += got is not None and not ok
-            if got is not None and not ok and len(examples) < 12:
-                examples.append(f"{sid} named {got!r}")
+            if got is not None and not ok:
+                part["wrong_voices"].append(f"{episode}: {sid} named {got!r} ({gold_turns.count(sid)} turns)")
         for sid in gold_turns:
             got = names.get(sid)
             turns += 1
@@ -525,7 +528,6 @@ def friendsqa_names(extractor: OfflineExtractor, context: int) -> dict[str, Any]
         "voices": voices,
         "voices_right": voices_right,
         "voices_wrong": voices_wrong,
-        "wrong_examples": examples,
         "extraction_errors": safe.errors,
         # naming rules are tuned on the "tune" episodes only; every third episode is held out
         "split": split,
