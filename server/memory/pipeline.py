@@ -231,21 +231,24 @@ SOMEONE = "someone"
 
 
 def text_without_name(text: str, names: list[str], sources: list[str]) -> str | None:
-    """A fact's or attribute's ``text`` with a deleted person's ``names`` (name, aliases) read as
-    "someone", when no supporting message (``sources``: their texts and image captions) says
-    the name; None when one does or the text does not hold it.
+    """A fact's or attribute's ``text`` with each of a deleted person's ``names`` that no
+    supporting message says (``sources``: their texts and image captions) read as "someone";
+    None when nothing was replaced. ``names``: their name, aliases, their ``{p_…}`` placeholder
+    and its caption ("unnamed voice …"), the forms a text or a caption can hold them in.
 
     Why: a name in a remaining fact is either the speaker's own word ("Maya, your room is 412."
     -> "Maya's room is 412."), which is their memory and stays as they said it (a reprocess of
     their turns would write it again), or one the system wrote when it read "you" or an
-    addressee as the person ("Your room is 412." said to Dave -> "Dave's room is 412."): a copy
-    of the name the deleted person's existence alone put there. The fact itself stays (the
-    speaker said it); "someone" keeps it readable without naming anybody."""
-    alternatives = "|".join(re.escape(n) for n in sorted(set(names), key=len, reverse=True))
-    pattern = re.compile(r"(?<![\w'’])(" + alternatives + r")(?![\w])", re.IGNORECASE)
-    if not alternatives or not pattern.search(text) or any(pattern.search(s) for s in sources):
-        return None
-    return pattern.sub(lambda m: SOMEONE.capitalize() if m.start() == 0 else SOMEONE, text)
+    addressee as the person ("Your room is 412." said to Dave -> "Dave's room is 412."; to an
+    unnamed voice -> "{p_…}'s room is 412.", a deleted id): a copy of the person that their
+    existence alone put there. The fact itself stays (the speaker said it); "someone" keeps it
+    readable without naming anybody."""
+    out = text
+    for name in sorted(set(names), key=len, reverse=True):
+        pattern = re.compile(r"(?<![\w'’])" + re.escape(name) + r"(?![\w])", re.IGNORECASE)
+        if not any(pattern.search(source) for source in sources):
+            out = pattern.sub(lambda m: SOMEONE.capitalize() if m.start() == 0 else SOMEONE, out)
+    return out if out != text else None
 
 
 def hints_without(hints: list[str], gone: set[str], kept: set[str]) -> list[str]:

@@ -114,3 +114,25 @@ def test_deleted_participant_leaves_no_name(app_client, services, space, space_h
     assert room == [{"c": "Someone's room is 412.", "d": "Someone's room is 412."}]  # Ann's fact stays
     check = app_client.get(f"{base}/memory/check", headers=space_headers)
     assert check.status_code == 200 and check.json()["clean"], check.json()
+
+
+def test_deleting_an_unnamed_voice_others_spoke_to_is_clean(services, space) -> None:
+    """Another voice's "Your room is 412." to an unnamed voice is stored as "{p_…}'s room is
+    412."; deleting that person left the placeholder (a deleted id: the deletion reported
+    participant_leaks 1, clean False). The fact stays as "Someone's room is 412."."""
+    voice(services, space, "v1", "spk_x", "Hi, I just arrived.", 0, f"{space}:a0")
+    voice(services, space, "v1", "spk_y", "Your room is 412.", 1, f"{space}:a1")
+    voice(services, space, "v1", "spk_x", "Thanks a lot.", 2, f"{space}:a2")
+    pid = services.db.query(
+        "MATCH (:Speaker {space: $space, id: 'spk_x'})-[:IDENTIFIED_AS]->(p) RETURN p.id AS id", space=space
+    )[0]["id"]
+    room = (
+        "MATCH (f:Fact {space: $space}) WHERE f.content CONTAINS '412' RETURN f.content AS c, f.display AS d"
+    )
+    assert services.db.query(room, space=space)[0]["c"] == "{" + pid + "}'s room is 412."
+    report = services.memory.delete_participant(space, pid)
+    assert report["clean"], report
+    assert holding(services.db, space, {pid}) == []
+    assert services.db.query(room, space=space) == [
+        {"c": "Someone's room is 412.", "d": "Someone's room is 412."}
+    ]
