@@ -65,6 +65,22 @@ def test_a_word_the_turn_also_writes_in_lower_case_is_no_name(text):
     assert vocatives(text, set()) == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Because, I said so.",
+        "See, I told you.",
+        "Her, she never calls.",
+        "Yo! Over here!",
+        "Again, thanks.",
+        "Remember?",
+    ],
+)
+def test_closed_class_words_and_interjections_call_nobody(text):
+    """A pronoun, conjunction, particle, discourse verb or interjection where a call would be."""
+    assert vocatives(text, set()) == []
+
+
 def test_names_and_known_names_written_in_lower_case_elsewhere_stay():
     assert [v.term for v in vocatives("Noor, can you push the door?", set())] == ["Noor"]
     # "Will" is a known name here: the window's names are not questioned by casing
