@@ -537,15 +537,22 @@ PLACE_HEADS = frozenset(
 )
 
 
-def plausible_new_name(term: str) -> bool:
-    """A capitalised word (or a word of an uncased script) that is not a common word: could be
-    a person's name. A phrase of several words that ends in a place or institution noun
-    (``PLACE_HEADS``) names that place, not a person; one such word alone ("Abbey") may be a
-    given name and stays one."""
+def names_a_place(term: str) -> bool:
+    """A phrase of several words that ends in a place or institution noun (``PLACE_HEADS``): it
+    names that place, not a person. One such word alone ("Abbey") may be a given name."""
     words = term.split()
-    if len(words) > 1 and words[-1].lower() in PLACE_HEADS:
-        return False
-    return bool(words) and all(_name_like(w) and w.lower().strip("'") not in NOT_NAMES for w in words)
+    return len(words) > 1 and words[-1].lower().strip(".,!?") in PLACE_HEADS
+
+
+def plausible_new_name(term: str) -> bool:
+    """A capitalised word (or a word of an uncased script) that is not a common word and no place
+    phrase: could be a person's name."""
+    words = term.split()
+    return (
+        bool(words)
+        and not names_a_place(term)
+        and all(_name_like(w) and w.lower().strip("'") not in NOT_NAMES for w in words)
+    )
 
 
 # --- names heard through ASR: sound-alike spellings ---------------------------------------------

@@ -13,7 +13,8 @@ always the one who was called (the extractor's weights); that company may be the
 link heard again in another session, when the voice holds no vote for any other name. A voice
 that calls someone "Tom" gets negative evidence for "Tom" (``NOT_ME``). A name is given when its summed weight
 reaches ``NAME_THRESHOLD`` with ``NAME_MARGIN`` over any other name; a ``FIRM`` cue is
-measured against the other names' firm cues only, so weak votes cannot veto it.
+measured against the other names' firm cues only, so weak votes cannot veto it. A place phrase
+("Westminster Abbey", ``extractors.naming.names_a_place``) names nobody, whichever backend heard it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from voxmem.extractors.naming import names_a_place
 from voxmem.ids import name_key
 
 STRONG = 0.85
@@ -118,7 +120,7 @@ def decide(
     """What to do with "``target`` is called ``name``" (heard in ``session``), given who else
     bears that name."""
     key = name_key(name)
-    if not key:
+    if not key or names_a_place(name):  # whichever backend heard it, a place is nobody's name
         return Decision("none", name, key)
     if key in target.names():
         return Decision("none", name, key)

@@ -18,6 +18,7 @@ from voxmem.core import Voxmem
 from voxmem.extractors.naming import plausible_new_name
 from voxmem.extractors.offline import OfflineExtractor
 from voxmem.extractors.offline.names import vocatives
+from voxmem.memory.identity import PersonState, decide
 
 from .helpers import window
 
@@ -47,6 +48,16 @@ def test_a_phrase_ending_in_a_place_noun_is_no_name(phrase):
 def test_given_names_and_surnames_that_are_place_words_stay_names(name):
     """One word alone may be a given name; generics that are common surnames are left out."""
     assert plausible_new_name(name)
+
+
+@pytest.mark.parametrize("kind, confidence", [("self_intro", 0.95), ("addressed", 0.7), ("addressed", 0.3)])
+def test_identity_names_no_voice_after_a_place_whatever_backend_heard_it(kind, confidence):
+    """An LLM record may carry "Baker Street" as a name; the identity rules refuse it as the
+    offline reader does, so no backend can name a voice after a place."""
+    voice_state = PersonState(
+        "p_v", None, [], ["baker street|Baker Street|0.30|addressed|mon|m1"], True, None
+    )
+    assert decide("Baker Street", kind, False, confidence, voice_state, [], "tue").action == "none"
 
 
 def test_a_tour_stop_is_not_a_call():
