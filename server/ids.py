@@ -65,6 +65,13 @@ def name_key(name: str) -> str:
     return " ".join(unicodedata.normalize("NFC", "".join(kept)).split())
 
 
+def name_as_word(name: str, flags: int = 0) -> re.Pattern[str]:
+    """``name`` as a whole word of a text: never inside another word or name ("Dave" is not in
+    "Davey", nor "Ann" in "Joann's"), while a possessive ("Dave's") still holds it. One pattern
+    for every rewrite of a name in stored texts (a correction, a deletion)."""
+    return re.compile(r"(?<![\w'’])" + re.escape(name) + r"(?![\w])", flags)
+
+
 def participant_ref(value: str | None) -> str | None:
     """A participant named by a caller, as Cypher matches it: an id (``p_…``) as is, else its name key.
 

@@ -24,7 +24,7 @@ from voxmem.embeddings import TextEmbedder
 from voxmem.errors import NotFound
 from voxmem.extractors.base import Extractor
 from voxmem.extractors.window import Window, window_from_rows
-from voxmem.ids import name_key
+from voxmem.ids import name_as_word, name_key
 from voxmem.memory.writer import MemoryWriter, WriteSummary
 from voxmem.stores.facts import FactStore
 from voxmem.stores.messages import MessageContext, MessageStore
@@ -245,7 +245,7 @@ def text_without_name(text: str, names: list[str], sources: list[str]) -> str | 
     readable without naming anybody."""
     out = text
     for name in sorted(set(names), key=len, reverse=True):
-        pattern = re.compile(r"(?<![\w'’])" + re.escape(name) + r"(?![\w])", re.IGNORECASE)
+        pattern = name_as_word(name, re.IGNORECASE)
         if not any(pattern.search(source) for source in sources):
             out = pattern.sub(lambda m: SOMEONE.capitalize() if m.start() == 0 else SOMEONE, out)
     return out if out != text else None

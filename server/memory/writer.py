@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,7 +33,7 @@ from voxmem.embeddings import TextEmbedder, sparse_encoder
 from voxmem.extractors.naming import plausible_new_name
 from voxmem.extractors.schema import GROUP, ExtractionResult, is_label
 from voxmem.extractors.window import Window
-from voxmem.ids import name_key, new_id
+from voxmem.ids import name_as_word, name_key, new_id
 from voxmem.memory.fold import audit_conflict, audit_in, fold_person
 from voxmem.memory.identity import NOT_ME, PersonState, decide, evidence_entry
 from voxmem.memory.rules import (
@@ -369,7 +368,7 @@ class MemoryWriter:
         if not old or name_key(old) == name_key(new):
             return 0
         rows = self.facts.texts_naming(space, pid, old, message_id)
-        pattern = re.compile(r"(?<![\w'’])" + re.escape(old) + r"(?![\w])")
+        pattern = name_as_word(old)
         changed = [(r.id, pattern.sub(new, r.text)) for r in rows]
         changed = [(i, t) for (i, t), r in zip(changed, rows, strict=True) if t != r.text]
         if not changed:
