@@ -7,11 +7,23 @@ memory_check, and memory_check itself must agree."""
 from __future__ import annotations
 
 import pytest
+from memory.test_link_voice import person_of
 from memory.test_memory_integration import voice
 
 from .traces import fulltext_hits, holding, vector_copies, vectors_naming
 
 pytestmark = pytest.mark.integration
+
+
+def post_turns(app_client, base: str, headers: dict, turns: list[tuple[str, str, list[str]]]) -> None:
+    """Text turns (speaker, text, addressees given by the client) of session s1, in order."""
+    for i, (speaker, text, to) in enumerate(turns):
+        r = app_client.post(
+            f"{base}/sessions/s1/turns",
+            headers=headers,
+            json={"speaker": speaker, "text": text, "addressees": to, "turn_id": f"t{i}"},
+        )
+        assert r.status_code == 201, r.text
 
 
 def test_deleted_participant_leaves_no_id(app_client, services, space, space_headers) -> None:
@@ -23,13 +35,7 @@ def test_deleted_participant_leaves_no_id(app_client, services, space, space_hea
         ("Ann", "Dave is vegetarian, remember that.", []),
         ("Ann", "Dave, your room is 412.", ["Dave"]),  # a fact others state about him
     ]
-    for i, (speaker, text, to) in enumerate(turns):
-        r = app_client.post(
-            f"{base}/sessions/s1/turns",
-            headers=space_headers,
-            json={"speaker": speaker, "text": text, "addressees": to, "turn_id": f"t{i}"},
-        )
-        assert r.status_code == 201, r.text
+    post_turns(app_client, base, space_headers, turns)
     people = services.db.query(
         "MATCH (p:Participant {space: $space}) RETURN p.id AS id, p.key AS key", space=space
     )
@@ -66,13 +72,7 @@ def test_deleted_participant_leaves_no_name(app_client, services, space, space_h
         ("Ann", "I will bring the cups up.", []),
         ("Ann", "Your room is 412.", ["Dave"]),  # her fact, the system wrote "Dave's room is 412."
     ]
-    for i, (speaker, text, to) in enumerate(turns):
-        r = app_client.post(
-            f"{base}/sessions/s1/turns",
-            headers=space_headers,
-            json={"speaker": speaker, "text": text, "addressees": to, "turn_id": f"t{i}"},
-        )
-        assert r.status_code == 201, r.text
+    post_turns(app_client, base, space_headers, turns)
     for i, text in enumerate(["The ferry leaves at six.", "I booked the tickets."]):
         voice(
             services, space, "v1", "spk_x", text, 10 + i, f"{space}:v{i}", vocabulary=["Ann", "Dave", "Oslo"]
@@ -123,9 +123,7 @@ def test_deleting_an_unnamed_voice_others_spoke_to_is_clean(services, space) -> 
     voice(services, space, "v1", "spk_x", "Hi, I just arrived.", 0, f"{space}:a0")
     voice(services, space, "v1", "spk_y", "Your room is 412.", 1, f"{space}:a1")
     voice(services, space, "v1", "spk_x", "Thanks a lot.", 2, f"{space}:a2")
-    pid = services.db.query(
-        "MATCH (:Speaker {space: $space, id: 'spk_x'})-[:IDENTIFIED_AS]->(p) RETURN p.id AS id", space=space
-    )[0]["id"]
+    pid = person_of(services, space, "spk_x")
     room = (
         "MATCH (f:Fact {space: $space}) WHERE f.content CONTAINS '412' RETURN f.content AS c, f.display AS d"
     )
