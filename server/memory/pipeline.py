@@ -172,6 +172,7 @@ class MemoryPipeline:
                 query("participant_delete_passages"), space=space, id=participant_id
             ).single()["ids"]
             report["hints"] = _forget_hints(tx, space, participant_id)
+            report["texts"] = 0
             if rewrites:
                 statement = self.db.vector_query("participant_delete_texts_set")
                 report["texts"] = tx.run(statement, space=space, rows=rewrites).single()["updated"]
