@@ -243,12 +243,14 @@ def text_without_name(text: str, names: list[str], sources: list[str]) -> str | 
     addressee as the person ("Your room is 412." said to Dave -> "Dave's room is 412."; to an
     unnamed voice -> "{p_…}'s room is 412.", a deleted id): a copy of the person that their
     existence alone put there. The fact itself stays (the speaker said it); "someone" keeps it
-    readable without naming anybody."""
+    readable without naming anybody. A source says the name in any case (the ASR may write
+    "dave"); the text is rewritten only where it holds the name as stored (the system writes it
+    so), so a person called May leaves "may" the verb alone."""
     out = text
     for name in sorted(set(names), key=len, reverse=True):
-        pattern = name_as_word(name, re.IGNORECASE)
-        if not any(pattern.search(source) for source in sources):
-            out = pattern.sub(lambda m: SOMEONE.capitalize() if m.start() == 0 else SOMEONE, out)
+        said = name_as_word(name, re.IGNORECASE)
+        if not any(said.search(source) for source in sources):
+            out = name_as_word(name).sub(lambda m: SOMEONE.capitalize() if m.start() == 0 else SOMEONE, out)
     return out if out != text else None
 
 

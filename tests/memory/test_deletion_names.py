@@ -25,6 +25,9 @@ def test_a_name_the_system_wrote_for_you_reads_as_someone_a_name_said_stays() ->
     assert text_without_name("Dave told {p_1} so.", ["Dave", "{p_1}"], ["Dave told you so."]) == (
         "Dave told someone so."
     )
+    # the name as stored, not a word spelled like it
+    assert text_without_name("Ann may visit May.", ["May"], ["You may visit me."]) is None  # said, any case
+    assert text_without_name("Ann may see May.", ["May"], ["Ann will see you."]) == "Ann may see someone."
     # a name inside another word or name is not the name
     assert text_without_name("Davey and Daveport met.", ["Dave"], ["They met."]) is None
 
