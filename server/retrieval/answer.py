@@ -1379,6 +1379,24 @@ def _second_hop(result: AgentResult, embed: Any, notes: list[str]) -> tuple[Agen
     return replace(result, reading=about), [turn.id]
 
 
+def _carries(result: AgentResult, ids: list[str], embed: Any) -> bool:
+    """Whether a turn the LLM picked for an attribution question carries what the question
+    describes: a shared content word (by stem) or the same meaning (:class:`Meaning` above 0).
+
+    Why: the model may pick the turn, never invent the person, and a person read off a turn
+    that has nothing to do with the question is an invented answer all the same ("Who asked for
+    pizza?" answered with the speaker of "I moved my client call to Friday"). The bar is the
+    lowest :class:`Meaning` draws: unrelated turns score 0 (MiniLM cosine below its floor and no
+    shared word), so a paraphrase the offline match missed at its own bar still gets through. The
+    people the question names are not what it describes (they are who it is about)."""
+    names = _name_words(result.reading.people)
+    described = [w for w in content_words(result.reading.quote or result.reading.text) if w not in names]
+    if not described:  # "Who was Tom talking to?" describes no utterance: any turn of Tom's will do
+        return True
+    texts = [e.evidence.text for e in result.evidence if e.id in ids]
+    return bool(texts) and max(Meaning(embed).scores(" ".join(described), texts)) > 0
+
+
 def compose(
     result: AgentResult, llm: LLMReader | None = None, max_evidence: int = 10, embed: Any = None
 ) -> Answer:
@@ -1403,9 +1421,11 @@ def compose(
         picks = result.reading.kind in ATTRIBUTION_KINDS
         picked = llm.read(result, attribution=True) if llm is not None and picks else None
         notes += picked.notes if picked else []
-        if picked and picked.chosen:
+        if picked and picked.chosen and _carries(result, picked.chosen[1], embed):
             chosen, answerer = picked.chosen, "llm"
         else:
+            if picked and picked.chosen:
+                notes.append("the LLM picked a turn that shares neither words nor meaning with the question")
             notes.append("attribution question without SPEAKS/ADDRESSES support in the evidence: not guessed")
     elif llm is not None:
         fallback = ExtractiveAnswerer(embed).answer(result)  # the LLM's draft, and the fallback
