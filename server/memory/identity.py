@@ -20,6 +20,7 @@ measured against the other names' firm cues only, so weak votes cannot veto it. 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from voxmem.extractors.naming import names_a_place
@@ -74,16 +75,22 @@ def votes(evidence: list[str], floor: float | None = None) -> dict[str, float]:
     """Summed weight per name key from stored evidence entries (only entries weighing at least
     ``floor`` when given)."""
     total: dict[str, float] = defaultdict(float)
+    for parts, weight in _weighed(evidence):
+        if floor is None or weight >= floor:
+            total[parts[0]] += weight
+    return dict(total)
+
+
+def _weighed(evidence: list[str]) -> Iterator[tuple[list[str], float]]:
+    """Each stored evidence entry's fields with its weight; entries without a readable weight
+    are skipped (one reading of the entry format for every tally over it)."""
     for entry in evidence:
         parts = entry.split("|")
         if len(parts) >= 3:
             try:
-                weight = float(parts[2])
+                yield parts, float(parts[2])
             except ValueError:
                 continue
-            if floor is None or weight >= floor:
-                total[parts[0]] += weight
-    return dict(total)
 
 
 def evidence_entry(name: str, weight: float, kind: str, message_id: str, session: str) -> str:
@@ -95,17 +102,11 @@ def evidence_entry(name: str, weight: float, kind: str, message_id: str, session
 
 def weak_sessions(evidence: list[str], key: str) -> set[str]:
     """Sessions in which a weak vote (above 0, below ``FIRM``) for name ``key`` was heard."""
-    out = set()
-    for entry in evidence:
-        parts = entry.split("|")
-        if len(parts) == 6 and parts[0] == key:
-            try:
-                weight = float(parts[2])
-            except ValueError:
-                continue
-            if 0 < weight < FIRM:
-                out.add(parts[4])
-    return out
+    return {
+        parts[4]
+        for parts, weight in _weighed(evidence)
+        if len(parts) == 6 and parts[0] == key and 0 < weight < FIRM
+    }
 
 
 def decide(
