@@ -375,7 +375,7 @@ def layout(
             kind = "fact" if support.get("layer") == "fact" else "profile"
             lines.append(f"    {kind}: {_clip(str(support.get('text', '')), 100)}")
         entries[n] = entry
-    return Layout("\n".join(lines), entries)
+    return Layout("\n".join(lines), entries, listing=gather)
 
 
 def _spread(ranked: list[Any], n: int) -> list[Any]:
@@ -700,7 +700,6 @@ class LLMReader:
             where = f" (line {', '.join(map(str, lines))})" if lines else ""
             user += f"\nDraft answer: {_draft_shown(hint[0], 140)}{where}"
         system = TURN_SYSTEM if attribution else ANSWER_SYSTEM
-        shown.listing = listing
         return [SystemMessage(system), HumanMessage(user)], shown
 
     def worth_asking(self, result: AgentResult, draft: tuple[str, list[str]] | None) -> bool:
