@@ -7,11 +7,16 @@ fixed baseline, the question-reading heuristic planner, the LLM planner and a fu
 learned policy (VoxPolyMem trains one with Evidence-Gain GRPO: reward = newly retained
 supporting evidence per round, which every round's trace records as ``gained``) are
 interchangeable. The loop itself never widens the scope: every tool call carries it.
+
+After the rounds, whatever the policy, a question asking for one person's things or a judgement
+of them is searched once more among that person's own turns (:meth:`Agent.deepen`), with the
+same scoped tools, and what it finds joins the retained evidence.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
@@ -20,8 +25,9 @@ from typing import Any, Protocol
 
 from voxmem.errors import DatabaseUnavailable, InvalidInput, VoxmemError
 from voxmem.retrieval.fusion import FusedEvidence, fuse, merge_into, ranked
-from voxmem.retrieval.question import Reading, read_question
+from voxmem.retrieval.question import Reading, asked_about, asks_for_list, read_question
 from voxmem.retrieval.scope import AccessScope
+from voxmem.retrieval.spans import wanted_shape, wants_list
 from voxmem.retrieval.text import content_words
 from voxmem.retrieval.tools import EmbeddingCache, Filters, Hit, Retriever, search_tools
 
@@ -316,6 +322,37 @@ def register_policy(name: str, factory: Callable[..., Policy]) -> None:
     POLICIES[name] = factory
 
 
+# --- deeper for the asked person ----------------------------------------------------------
+PERSON_DEPTH = 20  # each speaker-filtered channel ranks this many of the person's turns
+PERSON_KEEP = 10  # … of which at most this many join the pool that were not retained yet
+# "Would Ana enjoy a week of camping?", "What fields would Ana likely pursue?": a judgement of the
+# person from what they said of themselves anywhere, not from one turn sharing the question's words
+_JUDGED = re.compile(r"\b(?:would|might|likely)\b", re.I)
+
+
+def person_to_deepen(reading: Reading, scope: AccessScope) -> dict[str, Any] | None:
+    """The one person whose own turns the agent searches once more, across all sessions, after
+    its rounds (:meth:`Agent.deepen`), or None.
+
+    Which questions: a plain question (no attribution, no first hop) about exactly one person
+    (``asked_about``: named, or the asker for "my …") that asks for several things of one kind
+    (``asks_for_list``, ``wants_list``: "What does Ana do to destress?", "What do Ana's kids
+    like?") or asks to judge them ("Would Ana …", "… likely …"), and wants no date, time, number
+    or place. Why: their answers are the person's own statements spread over sessions, and the
+    rounds retain the 30 turns best matching the whole question, which for LoCoMo dev's list
+    questions held few of the items ("Running, pottery": 1 of Melanie's turns among the 30, the
+    pottery turns not retrieved; docs/retrieval.md "Tenth LLM pass")."""
+    if reading.kind != "general" or reading.hop is not None:
+        return None
+    if wanted_shape(reading.text) in ("date", "time", "number", "place"):
+        return None
+    people = [p for p in asked_about(reading, scope.asker, scope.asker_name) if p.get("id")]
+    if len({p["id"] for p in people}) != 1:
+        return None
+    text = reading.text
+    return people[0] if asks_for_list(text) or wants_list(text) or _JUDGED.search(text) else None
+
+
 # --- the loop -------------------------------------------------------------------------------
 @dataclass
 class AgentResult:
@@ -393,6 +430,9 @@ class Agent:
             trace, _ = self.step(state, planned, policy.name, present)
             if trace.stop:
                 break
+        person = person_to_deepen(state.reading, scope)
+        if person is not None and not scope.sees_nothing:
+            self.deepen(state, person)
         return AgentResult(
             query=question,
             scope=scope,
@@ -441,6 +481,45 @@ class Agent:
         elif state.round > self.max_rounds:
             trace.stop = "round limit"
         return trace, results
+
+    def deepen(self, state: AgentState, person: dict[str, Any]) -> RoundTrace:
+        """After the rounds, whatever the policy: the person's own turns, searched by the question
+        (semantic) and by its words without their name (keywords) with ``Filters(speaker=…)``,
+        across all sessions. The same scoped tools as every round, so the access rule is the
+        one in their Cypher: a turn the asker may not read is never found. Fused by RRF and merged
+        like a round (:func:`merge_into`): a turn of theirs already retained gains the score, at most
+        ``PERSON_KEEP`` new ones join the pool, so both readers (offline and LLM) see them in
+        ``AgentResult.evidence``. Traced as a round of policy "person"."""
+        started = time.perf_counter()
+        names = {w for w in content_words(person.get("name") or "")}
+        words = [w for w in state.reading.keywords if w not in names]
+        only = Filters(speaker=person["id"])
+        who = person.get("name") or person["id"]
+        actions = [
+            Action("interaction", "message_vector", state.query, only, PERSON_DEPTH, f"{who}'s own turns"),
+        ]
+        if words:
+            query = " ".join(words)
+            actions.append(
+                Action("interaction", "message_fulltext", query, only, PERSON_DEPTH, f"{who}'s own turns")
+            )
+        results, skipped = self._run_actions(actions, state.scope, PERSON_DEPTH)
+        for action, hits in zip(actions, results, strict=True):
+            state.last_hits[f"{state.round}:{action.tool}:{len(state.history)}"] = hits
+            state.history.append(action)
+        gained = merge_into(state.retained, fuse(results, k=self.rrf_k), PERSON_KEEP, state.round)
+        trace = RoundTrace(
+            round=state.round,
+            policy="person",
+            actions=[a.as_dict() for a in actions],
+            hits=[len(hits) for hits in results],
+            gained=[g.id for g in gained],
+            retained=len(state.retained),
+            ms=round((time.perf_counter() - started) * 1000, 1),
+            skipped=skipped,
+        )
+        state.rounds.append(trace)
+        return trace
 
     def _run_actions(
         self, actions: list[Action], scope: AccessScope, budget: int

@@ -59,7 +59,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_expo
 from voxmem.llm.client import Endpoint, LLMUnavailable, constrain
 from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
-from voxmem.retrieval.question import asked_about
+from voxmem.retrieval.question import asked_about, asks_for_list
 from voxmem.retrieval.spans import day_of, wanted_shape, with_dates
 from voxmem.retrieval.text import SENTENCE_BREAK, content_words, normalise
 
@@ -118,30 +118,6 @@ LIST_LINES = 6
 LIST_NOTE = (
     "It asks for several things: name each one the lines give, comma-separated, in the lines' own words."
 )
-
-# A question asking for several things of one kind: "What pets does Ana have?", "Which books has
-# he read?", "In what ways …", "What kinds of music …" (a plural noun then an auxiliary), "What has
-# Leo painted / done?", "What does Ana do to relax?", "What do the twins like?". Their answers are
-# lists said over several sessions (LoCoMo's "Running, pottery"), which the default five lines,
-# chosen for one answering turn, rarely hold. Not "What does X do after / when <event>?": that
-# asks for the one thing done next (Molweni tune "What does abedo do after receiving warbler's
-# suggestion?").
-_AUXILIARY = r"(?:do|does|did|has|have|had|is|are|was|were|can|could|would|will|might|should)"
-_LIST_QUESTION = re.compile(
-    rf"""^\s*(?:what|which)\s+(?:kinds|types|sorts)\s+of\b
-      | ^\s*(?:in\s+)?(?:what|which)\s+(?:(?:kind|type|sort)\s+of\s+)?(?:[a-z-]+\s+){{0,2}}?
-        (?!{_AUXILIARY}\b|news\b|series\b)[a-z-]+(?:ies|[^s'u\W]s)\s+{_AUXILIARY}\b
-      | ^\s*what\s+(?:has|have)\s+(?:\w+(?:'s)?\s+){{1,3}}?(?:done|made|seen|read|written|drawn|bought|built
-        |grown|taken|won|cooked|baked|painted|visited|tried|played|watched|learned|learnt|collected)\b
-      | ^\s*what\s+(?:does|do)\s+(?:\w+(?:'s)?\s+){{1,3}}?(?:do\s+(?:to|for|in|on|with)\b
-        |like|enjoy|love)\b""",
-    re.I | re.X,
-)
-
-
-def asks_for_list(question: str) -> bool:
-    """Whether the question asks for several things of one kind (see ``_LIST_QUESTION``)."""
-    return bool(_LIST_QUESTION.search(question))
 
 
 def answer_schema(numbers: list[int], max_ids: int = 3, max_chars: int = MAX_ANSWER_CHARS) -> dict[str, Any]:

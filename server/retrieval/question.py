@@ -178,6 +178,33 @@ _REQUESTS = re.compile(
 )
 
 
+# A question asking for several things of one kind: "What pets does Ana have?", "Which books has
+# he read?", "In what ways …", "What kinds of music …" (a plural noun then an auxiliary), "What has
+# Leo painted / done?", "What does Ana do to relax?", "What do the twins like?". Their answers are
+# lists said over several sessions (LoCoMo's "Running, pottery"), which the default five lines,
+# chosen for one answering turn, rarely hold. Not "What does X do after / when <event>?": that
+# asks for the one thing done next (Molweni tune "What does abedo do after receiving warbler's
+# suggestion?"), nor "What does X do for a living / for work / for money?": that asks for one
+# job (FriendsQA "What does Rachel do for a living?" was read as a list through "do for").
+_AUXILIARY = r"(?:do|does|did|has|have|had|is|are|was|were|can|could|would|will|might|should)"
+_LIST_QUESTION = re.compile(
+    rf"""^\s*(?:what|which)\s+(?:kinds|types|sorts)\s+of\b
+      | ^\s*(?:in\s+)?(?:what|which)\s+(?:(?:kind|type|sort)\s+of\s+)?(?:[a-z-]+\s+){{0,2}}?
+        (?!{_AUXILIARY}\b|news\b|series\b)[a-z-]+(?:ies|[^s'u\W]s)\s+{_AUXILIARY}\b
+      | ^\s*what\s+(?:has|have)\s+(?:\w+(?:'s)?\s+){{1,3}}?(?:done|made|seen|read|written|drawn|bought|built
+        |grown|taken|won|cooked|baked|painted|visited|tried|played|watched|learned|learnt|collected)\b
+      | ^\s*what\s+(?:does|do)\s+(?:\w+(?:'s)?\s+){{1,3}}?(?:do\s+(?:to|in|on|with)\b
+        |do\s+for\b(?!\s+(?:a\s+|her\s+|his\s+|their\s+)?(?:living|work|job|money|income|cash|pay)\b)
+        |like|enjoy|love)\b""",
+    re.I | re.X,
+)
+
+
+def asks_for_list(question: str) -> bool:
+    """Whether the question asks for several things of one kind (see ``_LIST_QUESTION``)."""
+    return bool(_LIST_QUESTION.search(question))
+
+
 _POSSESSIVE_ME = re.compile(r"\b(?:my|mine|me|i)\b", re.I)
 
 

@@ -27,11 +27,10 @@ from voxmem.retrieval.llm_reader import (
     LLMReader,
     ReaderError,
     answer_schema,
-    asks_for_list,
     layout,
     parse_answer,
 )
-from voxmem.retrieval.question import Reading
+from voxmem.retrieval.question import Reading, asks_for_list
 from voxmem.retrieval.scope import AccessScope
 from voxmem.retrieval.tools import Evidence
 
@@ -738,6 +737,11 @@ def test_a_question_asking_for_several_things_of_one_kind_is_a_list_question(que
         "What does Ana do after the alarm rings?",
         "What do you do when the screen goes black?",
         "Who likes pizza?",
+        # one job, not several things (the rule once read "do for" as "do for fun")
+        "What does Ana do for a living?",
+        "What does Leo do for work?",
+        "What does Priya do for her job?",
+        "What does Omar do for money these days?",
     ],
 )
 def test_a_question_about_one_thing_is_no_list_question(question):

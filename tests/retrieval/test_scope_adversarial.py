@@ -35,6 +35,9 @@ QUESTIONS = [
     "What is my checkout time and when is my dentist appointment?",
     "Who was Tom talking to when he mentioned the garage?",
     "What is Lena allergic to?",
+    # deepened for the one person asked about (Agent.deepen: their own turns, every session)
+    "What kinds of things does Tom say about codes and rooms?",
+    "Would Ana like the blue room?",
 ]
 ASKERS = [*PEOPLE, None]
 
