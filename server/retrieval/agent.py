@@ -486,10 +486,14 @@ class Agent:
         """After the rounds, whatever the policy: the person's own turns, searched by the question
         (semantic) and by its words without their name (keywords) with ``Filters(speaker=…)``,
         across all sessions. The same scoped tools as every round, so the access rule is the
-        one in their Cypher: a turn the asker may not read is never found. Fused by RRF and merged
-        like a round (:func:`merge_into`): a turn of theirs already retained gains the score, at most
-        ``PERSON_KEEP`` new ones join the pool, so both readers (offline and LLM) see them in
-        ``AgentResult.evidence``. Traced as a round of policy "person"."""
+        one in their Cypher: a turn the asker may not read is never found. Fused by RRF; at most
+        ``PERSON_KEEP`` turns not retained yet join the pool at their fused score, so both readers
+        (offline and LLM) see them in ``AgentResult.evidence``; a retained turn keeps its score.
+        Why not add the score to retained turns, as a round does (:func:`merge_into`): on LoCoMo
+        dev (160 questions, 19 deepened) that reordered the offline reader's top turns, which then
+        answered an adversarial question from the person's unrelated "Adoption sounds awesome" and
+        lost Jon's plan turn (offline 0.444 -> 0.438); added without it, no answer is lost (0.444,
+        list items found 0.296 -> 0.305). Traced as a round of policy "person"."""
         started = time.perf_counter()
         names = {w for w in content_words(person.get("name") or "")}
         words = [w for w in state.reading.keywords if w not in names]
@@ -507,7 +511,8 @@ class Agent:
         for action, hits in zip(actions, results, strict=True):
             state.last_hits[f"{state.round}:{action.tool}:{len(state.history)}"] = hits
             state.history.append(action)
-        gained = merge_into(state.retained, fuse(results, k=self.rrf_k), PERSON_KEEP, state.round)
+        found = [e for e in fuse(results, k=self.rrf_k) if e.id not in state.retained]
+        gained = merge_into(state.retained, found, PERSON_KEEP, state.round)
         trace = RoundTrace(
             round=state.round,
             policy="person",

@@ -74,6 +74,15 @@ class OneRound:
         return [Action("interaction", "message_fulltext", state.query, k=2)]
 
 
+class FirstOnly(OneRound):
+    """The same round 1, and no person step (a policy cannot turn it off: this one asks about
+    nobody, so the same round-1 evidence comes back without the step)."""
+
+    def plan(self, state: AgentState) -> list[Action]:
+        state.reading.people = []
+        return super().plan(state)
+
+
 def _agent(calls: list[tuple[str, str, Filters]]) -> Agent:
     tools: dict[str, Any] = {n: FakeTool(n, calls) for n in ("message_vector", "message_fulltext")}
     return Agent(tools, lambda space: PEOPLE, budgets=(2, 2, 2), max_rounds=1)
@@ -126,6 +135,16 @@ def test_deepen_adds_the_persons_own_turns_from_every_session_to_what_readers_se
     assert ("message_vector", question, "p_maya") in person
     assert ("message_fulltext", "unwind", "p_maya") in person  # her name left out of the keywords
     assert result.trace[-1].policy == "person" and set(result.trace[-1].gained) >= {"m4", "m5"}
+
+
+def test_a_turn_already_retained_keeps_its_score():
+    calls: list[tuple[str, str, Filters]] = []
+    question = "What does Maya do to unwind?"
+    before = _agent(calls).run(question, OPEN, FirstOnly()).evidence
+    after = _agent(calls).run(question, OPEN, OneRound()).evidence
+    kept = {e.id: e.score for e in before}
+    # m1 (hers) was retained by round 1 and found again by the person step: its score stands
+    assert {e.id: e.score for e in after if e.id in kept} == kept
 
 
 def test_a_question_about_one_thing_is_not_searched_again():
