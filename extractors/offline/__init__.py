@@ -150,7 +150,7 @@ class OfflineExtractor:
         record = TurnExtraction()
         cur = window.current
         known = self._known(window)
-        said = vocatives(cur.text, set(known))
+        said = vocatives(cur.text, self._expected(cur, known))
         voc = self._named_in_answer(window, self._heard(window, cur, said, known))
         record.names = self._names(window, voc, known)
         record.addressees = [] if cur.given_addressees else self._addressees(window, voc, known)
@@ -201,7 +201,14 @@ class OfflineExtractor:
 
     def _calls(self, window: Window, turn: WindowTurn, known: dict[str, str]) -> list[Vocative]:
         """The calls of a window turn as the rules read them (:meth:`_heard`)."""
-        return self._heard(window, turn, vocatives(turn.text, set(known)), known)
+        return self._heard(window, turn, vocatives(turn.text, self._expected(turn, known)), known)
+
+    @staticmethod
+    def _expected(turn: WindowTurn, known: dict[str, str]) -> set[str]:
+        """Lower-case names a turn's vocatives are read against: the window's people and the words
+        of the turn's ASR vocabulary. A name the client said to expect is a name even when the
+        public lexicons call it a common word or a place (``name_lexicon.not_a_name``)."""
+        return set(known) | {w.lower() for entry in turn.vocabulary or [] for w in entry.split()}
 
     def _heard(
         self, window: Window, turn: WindowTurn, found: list[Vocative], known: dict[str, str]
@@ -318,6 +325,10 @@ class OfflineExtractor:
                 label, _ = self._resolve(v.term, known)
                 answered = _answers(prev.text, cur.text)
                 unborne = label is None or self._voiceless(window, label, spoke, cur.speaker)
+                if answered and not unborne and label not in spoke and label != cur.speaker:
+                    # a named voice answering a call by a name nobody who spoke bears: a firm vote
+                    # the identity rules keep, so that enough of them correct a wrong name
+                    unborne = True
                 # the caller turned to someone present; every other voice bears another name
                 last_unnamed = v.kind == "name" and unborne and self._last_unnamed(window, cur.speaker)
                 # A reply that is no answer votes weakly (LOOSE_REPLY), also through the name-only

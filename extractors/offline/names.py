@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from voxmem.extractors.name_lexicon import not_a_name
 from voxmem.extractors.naming import plausible_new_name
 from voxmem.extractors.offline.lexicon import GROUP_WORDS, KINSHIP, PERSON_NOUNS, ROLES
 
@@ -168,7 +169,9 @@ def _classify(term: str, known: set[str], common: frozenset[str]) -> str | None:
     name-only placeholders and a rival vote ("Salmon!!") that kept a voice unnamed: 246 / 106 ->
     270 / 106 right / wrong turns (docs/memory.md, "Names are name-shaped, 2 December (N2)"). The
     cost: a new name that is also a word, written both ways ("Will, will you…"), is not taken
-    until it is known. A name the window knows is not questioned."""
+    until it is known. A new name is also refused when the public lexicons say it is a frequent
+    English word or a place and no given name (``name_lexicon.not_a_name``: "Passport, check!",
+    "Condoms, dude!"). A name the window knows is not questioned."""
     low = term.lower()
     if low in GROUP_WORDS or low in ("all", "both"):
         return "group"
@@ -178,7 +181,11 @@ def _classify(term: str, known: set[str], common: frozenset[str]) -> str | None:
         return "role"
     if low in known or any(k.startswith(low) and len(low) >= 3 for k in known):
         return "name"
-    if plausible_new_name(term) and not common.intersection(low.replace("’", "'").split()):
+    if (
+        plausible_new_name(term)
+        and not common.intersection(low.replace("’", "'").split())
+        and not not_a_name(term)
+    ):
         return "name"
     return None
 

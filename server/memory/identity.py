@@ -23,6 +23,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from voxmem.extractors.name_lexicon import not_a_name
 from voxmem.extractors.naming import names_a_place
 from voxmem.ids import name_key
 
@@ -128,6 +129,11 @@ def decide(
     if kind in ("kinship", "role"):
         return Decision("alias", name.lower(), key)
     others = [h for h in holders if h.id != target.id]
+    # A frequent English word or a place that is no given name, heard as a call or a reply and
+    # borne by nobody, is no vote, whichever backend heard it ("Passport", "Quartz"); a name a
+    # person gives themself is not questioned (name_lexicon: no list covers every language).
+    if kind not in ("self_intro", "correction") and not others and not_a_name(name):
+        return Decision("none", name, key)
     tally = votes(target.evidence)
     tally[key] = tally.get(key, 0.0) + confidence
     # A firm cue is weighed against other names' firm cues only: weak votes are guesses that
@@ -165,7 +171,14 @@ def decide(
     if nickname and alias:
         return Decision("alias", name, key)  # "Mel" for Melanie
     if target.name and not strong:
-        return Decision("none", name, key)  # weak hints never touch a named person
+        if target.name_source != "extraction" or confidence < FIRM or any(h.has_voice for h in others):
+            return Decision("none", name, key)  # weak hints never touch a named person
+        if not _overturned(key, confidence, target, session):
+            return Decision("vote", name, key)  # kept: enough of them correct the name later
+        why = f"{target.name!r} corrected to {name!r} (others' firm cues in two sessions)"
+        if others:  # the name-only person the calls made: folded in, its name taken
+            return Decision("merge_placeholder", name, key, other=others[0].id, detail=why)
+        return Decision("rename", name, key, detail=why)
     if not (strong or accumulated):
         return Decision("vote", name, key)
     if others:
@@ -187,10 +200,31 @@ def decide(
         )
     if target.name is None:
         return Decision("name", name, key)
-    if kind == "correction" or target.weakly_named():
+    if kind == "correction" or (target.weakly_named() and _outweighs(confidence, target)):
         return Decision("rename", name, key, detail=f"{target.name!r} corrected to {name!r} ({kind})")
     if alias:
         return Decision("alias", name, key)
     return Decision(
         "conflict_two_names", name, key, detail=f"{target.id} is {target.name!r} but was also called {name!r}"
     )
+
+
+def _outweighs(confidence: float, target: PersonState) -> bool:
+    """A self-introduction overrules the name a voice was given by others' cues only by
+    ``NAME_MARGIN`` over those cues' firm weight: weak votes are guesses, but an answered call by
+    the name is what the others call this voice. On FriendsQA (speakers hidden) Chandler's voice,
+    named "Chandler" by an answered call, was renamed "Dorf" by "Hi! I'm Dorf!", a persona he
+    plays to the people who had just called him Chandler (docs/memory.md, "Naming precision:
+    public lexicons and corrections, 2 December"). A correction ("Actually it's …") still renames."""
+    held = votes(target.evidence, floor=FIRM).get(name_key(target.name or ""), 0.0)
+    return confidence - held >= NAME_MARGIN
+
+
+def _overturned(key: str, confidence: float, target: PersonState, session: str | None) -> bool:
+    """A name the rules gave is corrected when others' firm cues for another name (answered
+    calls, thanks by name) come from at least two sessions and outweigh, by ``NAME_MARGIN``, the
+    firm evidence for the name it bears (issue 11, item 4: a name can be corrected)."""
+    firm = [(parts, w) for parts, w in _weighed(target.evidence) if w >= FIRM and parts[0] == key]
+    sessions = {parts[4] for parts, _ in firm if len(parts) == 6} | ({session} if session else set())
+    held = votes(target.evidence, floor=FIRM).get(name_key(target.name or ""), 0.0)
+    return len(sessions) >= 2 and sum(w for _, w in firm) + confidence - held >= NAME_MARGIN

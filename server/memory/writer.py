@@ -30,6 +30,7 @@ from neo4j import ManagedTransaction
 from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.embeddings import TextEmbedder, sparse_encoder
+from voxmem.extractors.name_lexicon import not_a_name
 from voxmem.extractors.naming import plausible_new_name
 from voxmem.extractors.schema import GROUP, ExtractionResult, is_label
 from voxmem.extractors.window import Window
@@ -609,7 +610,7 @@ class _Resolver:
             found = next(iter(ParticipantStore.find_name(self.tx, self.space, key)), None)
             if present and found:
                 self.called.add(found)
-        if found is None and create and plausible_new_name(ref.strip()):
+        if found is None and create and plausible_new_name(ref.strip()) and not not_a_name(ref):
             found = ParticipantStore.placeholder(
                 self.tx, self.space, self.window.session, key, " ".join(ref.split()), present
             )

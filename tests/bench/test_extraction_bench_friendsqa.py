@@ -36,3 +36,24 @@ def test_wrong_voices_are_listed_per_split(tmp_path: Path, monkeypatch: pytest.M
         1,
         2,
     )  # "Ann" right on her one turn of the second episode
+
+
+def test_a_nickname_of_the_gold_speaker_is_counted_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A voice named by the nickname its friends call it binds the right person: the scorer
+    counts it apart, neither right nor wrong (before, "Pheebs" for Phoebe was a wrong name)."""
+    scene = [
+        ("Ann Lee", "Pheebs, can you pass the salt?"),
+        ("Phoebe Buffay", "Sure, here you go."),
+        ("Ann Lee", "Rach, are you coming?"),
+        ("Rachel Green", "Yes, give me a minute."),
+    ]
+    data = {"data": [_scene("s01_e01_c01", scene)]}
+    (tmp_path / "friendsqa").mkdir()
+    (tmp_path / "friendsqa" / "friendsqa_dev.json").write_text(json.dumps(data))
+    monkeypatch.setattr(eb, "DATA", tmp_path)
+    out = eb.friendsqa_names(OfflineExtractor(), 3)
+    assert (out["turns_right"], out["turns_nickname"], out["turns_wrong"]) == (0, 2, 0)
+    assert out["split"]["tune"]["wrong_voices"] == []
+    assert not eb._nickname("Ben", "Phoebe Buffay") and not eb._nickname("Ross", "Ross Geller")

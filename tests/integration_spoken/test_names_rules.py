@@ -13,7 +13,7 @@ from memory.helpers import window as memory_window
 from voxmem.extractors.offline import LOOSE_REPLY, OfflineExtractor
 from voxmem.extractors.offline.names import vocatives
 from voxmem.extractors.window import Window
-from voxmem.memory.identity import NAME_THRESHOLD
+from voxmem.memory.identity import NAME_THRESHOLD, PersonState, decide, evidence_entry
 
 EX = OfflineExtractor()
 
@@ -50,9 +50,16 @@ def test_a_loose_reply_after_a_call_is_only_a_weak_vote_through_a_placeholder() 
 
 
 def test_answer_to_a_call_does_not_rename_a_named_voice() -> None:
+    """Sam's voice answers "Tom, …?": the rule gives a firm vote, which the identity rules keep as
+    a vote (enough of them from two sessions correct a wrong name), never a rename on its own."""
     turns = [("a", CALL), ("b", "I can, but only until noon.")]
     got = names_of(window(turns, names={"ptom": "Tom", "b": "Sam"}, roster=["a", "b", "ptom"]))
-    assert "Tom" not in got  # Sam answered: at most the writer's conflict rules could act, not this rule
+    assert got["Tom"][0] == "b"
+    sam = PersonState(
+        "b", "Sam", [], [evidence_entry("Sam", 0.7, "addressed", "m0", "s0")], True, "extraction"
+    )
+    tom = PersonState("ptom", "Tom", has_voice=False)
+    assert decide("Tom", "addressed", False, got["Tom"][1], sam, [tom], "s1").action == "vote"
 
 
 @pytest.mark.parametrize(

@@ -41,10 +41,33 @@ def test_correction_renames():
 
 
 def test_self_intro_overrules_a_weakly_inferred_name():
+    """Named by weak reply votes heard in two sessions (the heard-again rule): guesses."""
     weak = person(
-        name="Tom", source="extraction", evidence=[evidence_entry("Tom", 0.65, "addressed", "m1", "s1")] * 2
+        name="Tom",
+        source="extraction",
+        evidence=[
+            evidence_entry("Tom", 0.3, "addressed", "m1", "s1"),
+            evidence_entry("Tom", 0.3, "addressed", "m7", "s2"),
+        ],
     )
     assert decide("Ben", "self_intro", False, 0.9, weak, []).action == "rename"
+
+
+def test_self_intro_does_not_overrule_what_others_firmly_call_the_voice():
+    """Answered twice to "Tom, …?": the others call this voice Tom. "Hi, I'm Ben" (a part played,
+    a persona) outweighs that by less than NAME_MARGIN, so it is an audit item, not a rename;
+    one answered call (0.7) against a self-introduction (0.85) is no margin either. Before, any
+    name below STRONG was renamed (docs/memory.md, "Naming precision: public lexicons and
+    corrections, 2 December")."""
+    firm = person(
+        name="Tom", source="extraction", evidence=[evidence_entry("Tom", 0.65, "addressed", "m1", "s1")] * 2
+    )
+    assert decide("Ben", "self_intro", False, 0.9, firm, []).action == "conflict_two_names"
+    once = person(
+        name="Tom", source="extraction", evidence=[evidence_entry("Tom", 0.7, "addressed", "m1", "s1")]
+    )
+    assert decide("Ben", "self_intro", False, 0.85, once, []).action == "conflict_two_names"
+    assert decide("Ben", "correction", False, 0.95, once, []).action == "rename"
 
 
 def test_one_name_two_voices_is_an_audit_item_never_a_merge():
