@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.memory.test_memory_integration import voice
-from tests.memory.test_names_heard_again import _name_of
+from tests.memory.test_names_heard_again import _name_of, speak_days
 from voxmem.core import Voxmem
 from voxmem.memory.identity import PersonState, decide, evidence_entry
 
@@ -66,15 +65,11 @@ def test_the_writer_corrects_a_name_after_answers_on_two_days(services: Voxmem, 
             ("spk_m", "Sure, I will do it now."),
         ],
         "tue": [("spk_a", "Luca, could you lock the back door?"), ("spk_m", "Yes, right away.")],
-        "wed": [("spk_b", "Luca, can you feed the cat tonight?"), ("spk_m", "Of course, no problem.")],
     }
-    minute = 0
-    for session, turns in days.items():
-        for speaker, text in turns:
-            voice(services, space, session, speaker, text, minute, f"{space}:m{minute}")
-            minute += 1
-        if session == "tue":
-            assert _name_of(services, space, "spk_m") == "Marco"
+    minute = speak_days(services, space, days)
+    assert _name_of(services, space, "spk_m") == "Marco"
+    wed = {"wed": [("spk_b", "Luca, can you feed the cat tonight?"), ("spk_m", "Of course, no problem.")]}
+    speak_days(services, space, wed, minute)
     assert _name_of(services, space, "spk_m") == "Luca"
     rows = services.db.query(
         "MATCH (p:Participant {space: $space, name: 'Luca'}) RETURN p.aliases AS aliases, "

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.memory.test_memory_integration import voice
-from tests.memory.test_names_heard_again import _name_of
+from tests.memory.test_names_heard_again import _name_of, speak_days
 from voxmem.core import Voxmem
 from voxmem.extractors.naming import plausible_new_name
 from voxmem.extractors.offline import OfflineExtractor
@@ -106,11 +105,7 @@ def test_a_tour_stop_said_in_two_sessions_names_nobody(services: Voxmem, space: 
         "mon": [("spk_g", "Right, first stop, Baker Street."), ("spk_t", "Is it far from here?")],
         "tue": [("spk_g", "Next one, Baker Street."), ("spk_t", "My feet hurt already.")],
     }
-    minute = 0
-    for session, turns in days.items():
-        for speaker, text in turns:
-            voice(services, space, session, speaker, text, minute, f"{space}:m{minute}")
-            minute += 1
+    speak_days(services, space, days)
     assert _name_of(services, space, "spk_t") is None
     named = services.db.query(
         "MATCH (p:Participant {space: $space}) WHERE p.name = 'Baker Street' RETURN p.id AS id", space=space

@@ -90,3 +90,12 @@ def _name_of(services: Voxmem, space: str, speaker: str) -> str | None:
     )
     assert len(rows) == 1
     return rows[0]["name"]
+
+
+def speak_days(services: Voxmem, space: str, days: dict[str, list[tuple[str, str]]], minute: int = 0) -> int:
+    """Each session's (voice, text) turns spoken in order, a minute apart; the next free minute."""
+    for session, turns in days.items():
+        for speaker, text in turns:
+            voice(services, space, session, speaker, text, minute, f"{space}:m{minute}")
+            minute += 1
+    return minute
