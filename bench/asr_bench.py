@@ -23,7 +23,12 @@ WER is jiwer's on ``bench.scoring.normalize`` text (numbers, punctuation and art
 Speed is CPU seconds per audio second (process time of the decode) and wall seconds per clip,
 with the model already loaded; the load average is printed with the numbers.
 
-    python -m bench.asr_bench [--models bundled:tiny.en,registry:whisper-base] [--out results/asr]
+``--compute-types`` runs each model once per CTranslate2 compute type (int8 quantizes the float16
+weights at load and its words depend on the CPU's matrix kernels; float32 runs the weights as
+shipped); entries are keyed ``<model>@<compute type>``.
+
+    python -m bench.asr_bench [--models bundled:tiny.en,registry:whisper-base] \
+        [--compute-types int8,float32] [--out results/asr]
 """
 
 from __future__ import annotations
@@ -95,6 +100,19 @@ NAMES = frozenset(
 )
 
 
+def cpu_flags() -> list[str]:
+    """The CPU's SIMD flags that CTranslate2's kernels choose between: int8 output differs by them."""
+    wanted = {"avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8", "amx_tile", "fma", "f16c"}
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return []
+    flags = next(
+        (line.split(":", 1)[1].split() for line in text.splitlines() if line.startswith("flags")), []
+    )
+    return sorted(wanted & set(flags))
+
+
 def _names_in(text: str) -> list[str]:
     return [w for w in re.findall(r"[A-Z][a-z]+", text) if w in NAMES]
 
@@ -161,7 +179,7 @@ def _score(rows: list[dict[str, Any]], vocabulary: tuple[str, ...] = ()) -> dict
     }
 
 
-def run(models: list[str], beam: int, threads: int) -> dict[str, Any]:
+def run(models: list[str], beam: int, threads: int, compute_types: list[str]) -> dict[str, Any]:
     settings = get_settings()
     sets = {"demo": _demo_clips(), "synthetic": _synthetic_clips(), "pyannote": [_pyannote()]}
     # what a client would pass as vocabulary: the names of the people who may speak
@@ -176,11 +194,14 @@ def run(models: list[str], beam: int, threads: int) -> dict[str, Any]:
         "load_average_at_start": os.getloadavg()[0],
         "beam_size": beam,
         "threads": threads,
+        "compute_types": compute_types,
+        "cpu_flags": cpu_flags(),
         "models": {},
     }
     ami_texts: dict[str, list[str]] = {}
-    for model in models:
-        t = FasterWhisperTranscriber(model, beam_size=beam, threads=threads, cache_dir=settings.cache_dir)
+    for model_name, compute_type in ((m, ct) for m in models for ct in compute_types):
+        model = f"{model_name}@{compute_type}"
+        t = FasterWhisperTranscriber(model_name, beam, threads, settings.cache_dir, compute_type=compute_type)
         t0 = time.perf_counter()
         t.warm_up()
         per: dict[str, Any] = {"load_s": round(time.perf_counter() - t0, 2)}
@@ -211,10 +232,10 @@ def run(models: list[str], beam: int, threads: int) -> dict[str, Any]:
         }
         print(f"{model:<24} ami        cpu/audio {per['ami']['cpu_s_per_audio_s']}")
         out["models"][model] = per
-    if len(models) == 2 and ami:
+    if len(ami_texts) == 2 and ami:
         import jiwer
 
-        a, b = ([scoring.normalize(x) or "-" for x in ami_texts[m]] for m in models)
+        a, b = ([scoring.normalize(x) or "-" for x in texts] for texts in ami_texts.values())
         out["ami_disagreement_wer"] = round(jiwer.wer(a, b), 4)
     out["load_average_at_end"] = os.getloadavg()[0]
     return out
@@ -225,9 +246,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--models", default="bundled:tiny.en,registry:whisper-base")
     ap.add_argument("--beam", type=int, default=get_settings().asr_beam_size)
     ap.add_argument("--threads", type=int, default=get_settings().asr_threads)
+    ap.add_argument("--compute-types", default=get_settings().asr_compute_type)
     ap.add_argument("--out", default="results/asr")
     args = ap.parse_args(argv)
-    result = run(args.models.split(","), args.beam, args.threads)
+    result = run(args.models.split(","), args.beam, args.threads, args.compute_types.split(","))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "asr_bench.json").write_text(json.dumps(result, indent=2) + "\n")

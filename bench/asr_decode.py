@@ -14,8 +14,10 @@ WER is jiwer's on ``bench.scoring.normalize`` text (numbers, punctuation and art
 ``errors`` counts substitutions + deletions + insertions. CPU is process time of the decode per
 audio second (all CTranslate2 threads), with the model loaded; the load average is recorded.
 
+``--compute-types`` repeats every variant per CTranslate2 compute type (report keyed by it).
+
     python -m bench.asr_decode [--model bundled:tiny.en] [--variants beam5,vad] [--demo] \
-        [--out results/asr/decode_options.json]
+        [--compute-types int8,float32] [--out results/asr/decode_options.json]
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from bench import scoring
-from bench.asr_bench import DATA
+from bench.asr_bench import DATA, cpu_flags
 from voxmem.asr.transcriber import _transcript, resolve_model
 from voxmem.audio.decode import decode_audio
 from voxmem.config import get_settings
@@ -126,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--demo", action="store_true", help="also the demo's espeak turns (information only)")
     ap.add_argument("--threads", type=int, default=get_settings().asr_threads)
+    ap.add_argument("--compute-types", default=get_settings().asr_compute_type)
     ap.add_argument("--out", type=Path, default=Path("results/asr/decode_options.json"))
     args = ap.parse_args(argv)
     os.environ["HF_HUB_OFFLINE"] = "1"
@@ -133,31 +136,41 @@ def main(argv: list[str] | None = None) -> int:
 
     sets = pyannote_sets() | ami_sets() | (demo_set() if args.demo else {})
     path = resolve_model(args.model, get_settings().cache_dir)
-    model = WhisperModel(path, device="cpu", compute_type="int8", cpu_threads=args.threads)
-    model.transcribe(np.zeros(SR, np.float32), language="en")  # load and warm up
     report: dict[str, Any] = {
         "model": args.model,
         "threads": args.threads,
         "cores": os.cpu_count(),
+        "cpu_flags": cpu_flags(),
         "load_at_start": [round(x, 2) for x in os.getloadavg()],
-        "variants": {},
+        "compute_types": {},
     }
-    for name in args.variants.split(","):
+    for compute_type in args.compute_types.split(","):
+        model = WhisperModel(path, device="cpu", compute_type=compute_type, cpu_threads=args.threads)
+        model.transcribe(np.zeros(SR, np.float32), language="en")  # load and warm up
+        report["compute_types"][compute_type] = {"variants": variants(model, sets, args.variants.split(","))}
+        print(f"  ({args.model} {compute_type})", flush=True)
+    report["load_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+def variants(model: Any, sets: dict[str, list[Clip]], names: list[str]) -> dict[str, Any]:
+    """Every named variant measured on every set (the names prompt on the pyannote call only)."""
+    out: dict[str, Any] = {}
+    for name in names:
         options = VARIANTS[name]
         # the names prompt holds the pyannote call's two names: only meaningful on that call
         prompt = "initial_prompt" in options
         chosen = {k: v for k, v in sets.items() if not prompt or k.startswith("pyannote")}
         per = {key: measure(model, clips, options) for key, clips in chosen.items()}
-        report["variants"][name] = {"options": options, "sets": per, "load1": round(os.getloadavg()[0], 2)}
+        out[name] = {"options": options, "sets": per, "load1": round(os.getloadavg()[0], 2)}
         shown = "  ".join(
             f"{k}: err {v.get('errors', '-')} wer {v.get('wer', '-')} cpu/s {v['cpu_s_per_audio_s']}"
             for k, v in per.items()
         )
-        print(f"{args.model} {name:<16} {shown}  load {os.getloadavg()[0]:.1f}", flush=True)
-    report["load_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    return 0
+        print(f"{name:<16} {shown}  load {os.getloadavg()[0]:.1f}", flush=True)
+    return out
 
 
 if __name__ == "__main__":

@@ -118,6 +118,12 @@ class Settings(BaseSettings):
     )
     asr_beam_size: int = Field(1, description="faster-whisper beam size (1 = greedy, fastest).")
     asr_threads: int = Field(2, description="CPU threads for ASR.")
+    asr_compute_type: str = Field(
+        "int8",
+        description="CTranslate2 compute type of the ASR model (int8 | int8_float32 | float32; what the CPU "
+        "supports). int8 quantizes the float16 weights at load and its output depends on the CPU's matrix "
+        "kernels (docs/voice.md 'ASR compute type').",
+    )
     asr_space_names: bool = Field(
         False,
         description="Also hint the ASR with the names the space already gives people (off: on held-out "

