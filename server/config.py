@@ -121,8 +121,10 @@ class Settings(BaseSettings):
     asr_compute_type: str = Field(
         "int8",
         description="CTranslate2 compute type of the ASR model (int8 | int8_float32 | float32; what the CPU "
-        "supports). int8 quantizes the float16 weights at load and its output depends on the CPU's matrix "
-        "kernels (docs/voice.md 'ASR compute type').",
+        "supports). int8's words depend on the int8 matrix library CTranslate2 picks per CPU (MKL on Intel, "
+        "oneDNN elsewhere); float32 wrote the same words under every backend tried, at the same CPU cost, "
+        "but is not the default: hinted with names, it lost both self-introductions of the real pyannote "
+        "call (docs/voice.md 'ASR compute type').",
     )
     asr_space_names: bool = Field(
         False,
