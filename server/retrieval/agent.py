@@ -368,6 +368,35 @@ class AgentResult:
         return [asdict(r) for r in self.trace]
 
 
+def _recorded(
+    state: AgentState,
+    policy: str,
+    actions: list[Action],
+    results: list[list[Hit]],
+    gained: Sequence[FusedEvidence],
+    skipped: list[str],
+    started: float,
+) -> RoundTrace:
+    """Record a round that ran ``actions`` (a policy's round or the person step): each tool's
+    hits under its history index, the actions in ``state.history``, and the round's trace in
+    ``state.rounds``, which the agent's result and the learned policy's reward read."""
+    for action, hits in zip(actions, results, strict=True):
+        state.last_hits[f"{state.round}:{action.tool}:{len(state.history)}"] = hits
+        state.history.append(action)
+    trace = RoundTrace(
+        round=state.round,
+        policy=policy,
+        actions=[a.as_dict() for a in actions],
+        hits=[len(hits) for hits in results],
+        gained=[g.id for g in gained],
+        retained=len(state.retained),
+        ms=round((time.perf_counter() - started) * 1000, 1),
+        skipped=skipped,
+    )
+    state.rounds.append(trace)
+    return trace
+
+
 class Agent:
     """Runs a policy for at most ``max_rounds`` rounds with per-round budgets (30/8/5 by default)."""
 
@@ -456,25 +485,9 @@ class Agent:
         actions = [a for a in planned if present is None or a.layer in present]
         skipped = [f"{a.tool}: {a.layer} layer empty" for a in planned if a not in actions]
         results, failed = self._run_actions(actions, state.scope, budget)
-        skipped += failed
-        counts = []
-        for action, hits in zip(actions, results, strict=True):
-            state.last_hits[f"{state.round}:{action.tool}:{len(state.history)}"] = hits
-            state.history.append(action)
-            counts.append(len(hits))
-        state.history += [a for a in planned if a not in actions]
         gained = merge_into(state.retained, fuse(results, k=self.rrf_k), budget, state.round)
-        trace = RoundTrace(
-            round=state.round,
-            policy=policy,
-            actions=[a.as_dict() for a in actions],
-            hits=counts,
-            gained=[g.id for g in gained],
-            retained=len(state.retained),
-            ms=round((time.perf_counter() - started) * 1000, 1),
-            skipped=skipped,
-        )
-        state.rounds.append(trace)
+        trace = _recorded(state, policy, actions, results, gained, skipped + failed, started)
+        state.history += [a for a in planned if a not in actions]
         reason = sufficient(state)
         if reason:
             trace.stop = f"evidence suffices: {reason}"
@@ -495,7 +508,7 @@ class Agent:
         lost Jon's plan turn (offline 0.444 -> 0.438); added without it, no answer is lost (0.444,
         list items found 0.296 -> 0.305). Traced as a round of policy "person"."""
         started = time.perf_counter()
-        names = {w for w in content_words(person.get("name") or "")}
+        names = set(content_words(person.get("name") or ""))
         words = [w for w in state.reading.keywords if w not in names]
         only = Filters(speaker=person["id"])
         who = person.get("name") or person["id"]
@@ -508,23 +521,9 @@ class Agent:
                 Action("interaction", "message_fulltext", query, only, PERSON_DEPTH, f"{who}'s own turns")
             )
         results, skipped = self._run_actions(actions, state.scope, PERSON_DEPTH)
-        for action, hits in zip(actions, results, strict=True):
-            state.last_hits[f"{state.round}:{action.tool}:{len(state.history)}"] = hits
-            state.history.append(action)
         found = [e for e in fuse(results, k=self.rrf_k) if e.id not in state.retained]
         gained = merge_into(state.retained, found, PERSON_KEEP, state.round)
-        trace = RoundTrace(
-            round=state.round,
-            policy="person",
-            actions=[a.as_dict() for a in actions],
-            hits=[len(hits) for hits in results],
-            gained=[g.id for g in gained],
-            retained=len(state.retained),
-            ms=round((time.perf_counter() - started) * 1000, 1),
-            skipped=skipped,
-        )
-        state.rounds.append(trace)
-        return trace
+        return _recorded(state, "person", actions, results, gained, skipped, started)
 
     def _run_actions(
         self, actions: list[Action], scope: AccessScope, budget: int
