@@ -216,8 +216,7 @@ def _outweighs(confidence: float, target: PersonState) -> bool:
     named "Chandler" by an answered call, was renamed "Dorf" by "Hi! I'm Dorf!", a persona he
     plays to the people who had just called him Chandler (docs/memory.md, "Naming precision:
     public lexicons and corrections, 2 December"). A correction ("Actually it's …") still renames."""
-    held = votes(target.evidence, floor=FIRM).get(name_key(target.name or ""), 0.0)
-    return confidence - held >= NAME_MARGIN
+    return confidence - _firm_hold(target) >= NAME_MARGIN
 
 
 def _overturned(key: str, confidence: float, target: PersonState, session: str | None) -> bool:
@@ -226,5 +225,10 @@ def _overturned(key: str, confidence: float, target: PersonState, session: str |
     firm evidence for the name it bears (issue 11, item 4: a name can be corrected)."""
     firm = [(parts, w) for parts, w in _weighed(target.evidence) if w >= FIRM and parts[0] == key]
     sessions = {parts[4] for parts, _ in firm if len(parts) == 6} | ({session} if session else set())
-    held = votes(target.evidence, floor=FIRM).get(name_key(target.name or ""), 0.0)
-    return len(sessions) >= 2 and sum(w for _, w in firm) + confidence - held >= NAME_MARGIN
+    return len(sessions) >= 2 and sum(w for _, w in firm) + confidence - _firm_hold(target) >= NAME_MARGIN
+
+
+def _firm_hold(target: PersonState) -> float:
+    """The firm evidence (answered calls, thanks by name) for the name the voice bears now: what a
+    self-introduction or another name's calls must outweigh by ``NAME_MARGIN`` to replace it."""
+    return votes(target.evidence, floor=FIRM).get(name_key(target.name or ""), 0.0)
