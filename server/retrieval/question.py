@@ -185,7 +185,9 @@ _REQUESTS = re.compile(
 # chosen for one answering turn, rarely hold. Not "What does X do after / when <event>?": that
 # asks for the one thing done next (Molweni tune "What does abedo do after receiving warbler's
 # suggestion?"), nor "What does X do for a living / for work / for money?": that asks for one
-# job (FriendsQA "What does Rachel do for a living?" was read as a list through "do for").
+# job (FriendsQA "What does Rachel do for a living?" was read as a list through "do for"), nor
+# "What does X need / have / want to do in …": the one task or plan asked for ("to" before "do"
+# marks it; read through "do in" it gathered the person's turns as a list).
 _AUXILIARY = r"(?:do|does|did|has|have|had|is|are|was|were|can|could|would|will|might|should)"
 _LIST_QUESTION = re.compile(
     rf"""^\s*(?:what|which)\s+(?:kinds|types|sorts)\s+of\b
@@ -193,7 +195,7 @@ _LIST_QUESTION = re.compile(
         (?!{_AUXILIARY}\b|news\b|series\b)[a-z-]+(?:ies|[^s'u\W]s)\s+{_AUXILIARY}\b
       | ^\s*what\s+(?:has|have)\s+(?:\w+(?:'s)?\s+){{1,3}}?(?:done|made|seen|read|written|drawn|bought|built
         |grown|taken|won|cooked|baked|painted|visited|tried|played|watched|learned|learnt|collected)\b
-      | ^\s*what\s+(?:does|do)\s+(?:\w+(?:'s)?\s+){{1,3}}?(?:do\s+(?:to|in|on|with)\b
+      | ^\s*what\s+(?:does|do)\s+(?:(?!to\b)\w+(?:'s)?\s+){{1,3}}?(?:do\s+(?:to|in|on|with)\b
         |do\s+for\b(?!\s+(?:a\s+|her\s+|his\s+|their\s+)?(?:living|work|job|money|income|cash|pay)\b)
         |like|enjoy|love)\b""",
     re.I | re.X,

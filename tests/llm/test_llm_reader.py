@@ -717,6 +717,8 @@ def test_an_answer_gets_the_name_its_line_gives_it_right_after_it():
         "What has Omar cooked for the neighbours?",
         "What has Leo painted?",
         "What does Ana do for fun?",
+        "What does Leo do in his spare time?",
+        "What does Ana like to do on weekends?",
         "What do the twins like?",
     ],
 )
@@ -742,6 +744,11 @@ def test_a_question_asking_for_several_things_of_one_kind_is_a_list_question(que
         "What does Leo do for work?",
         "What does Priya do for her job?",
         "What does Omar do for money these days?",
+        # one task or plan: "to" before "do" (the rule read "need to do in" through "do in")
+        "What does Ana need to do in the morning?",
+        "What does Leo have to do on Friday?",
+        "What does Priya want to do with the old bike?",
+        "What do the twins plan to do in Lisbon?",
     ],
 )
 def test_a_question_about_one_thing_is_no_list_question(question):
