@@ -111,3 +111,28 @@ def test_audit_of_a_missing_space_fails_loudly(
     assert json.loads(capsys.readouterr().out)["error"] == "NotFound"
     r = app_client.get(f"/admin/spaces/{missing}/audit", headers=admin_headers)
     assert r.status_code == 404 and r.json()["error"] == "NotFound"
+
+
+def test_next_chain_follows_deletions_and_catches_a_missing_link(
+    app_client: TestClient, services: Voxmem, space: str, space_headers: dict
+) -> None:
+    """The chain is each session's messages in idx order, not idx n -> n+1: deleting a person
+    leaves gaps in idx that the deletion re-links over (legal, was reported as broken), and a
+    NEXT edge gone missing between two stored turns is a broken chain (was reported clean)."""
+    _post_turns(app_client, space, space_headers)
+    ben = services.db.query(
+        "MATCH (p:Participant {space: $space, key: 'ben'}) RETURN p.id AS id", space=space
+    )[0]["id"]
+    r = app_client.delete(f"/spaces/{space}/participants/{ben}", headers=space_headers)
+    assert r.status_code == 200, r.text
+    found = {f.check.name: f for f in run_audit(services.db, space)}
+    assert not found["audit_next_chain"].failed, found["audit_next_chain"]
+
+    first = services.db.query(
+        "MATCH (m:Message {space: $space}) RETURN m.id AS id ORDER BY m.idx LIMIT 1", space=space
+    )[0]["id"]
+    services.db.execute("MATCH (:Message {id: $id})-[r:NEXT]->() DELETE r", id=first)
+    chain = {f.check.name: f for f in run_audit(services.db, space)}["audit_next_chain"]
+    assert chain.failed and chain.sample == [first]
+    rows = services.db.query(chain.inspect.rstrip(";"))
+    assert [r["m"]["id"] for r in rows] == [first] and rows[0]["expected"] is not None
