@@ -5,14 +5,16 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from http import HTTPStatus
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
 
 from voxmem import __version__
 from voxmem.api.docs import mount_docs
-from voxmem.api.limits import BodySizeLimit, ErrorShield, JsonDepthLimit
+from voxmem.api.limits import BodySizeLimit, ErrorShield, JsonDepthLimit, json_problem
 from voxmem.api.observability import install as install_observability
 from voxmem.api.routes import admin, health, jobs, messages, portability
 from voxmem.api.routes import audio as audio_routes
@@ -78,12 +80,26 @@ def create_app(settings: Settings | None = None, services: Voxmem | None = None)
         errors = exc.errors()
         malformed = any(e.get("type") == "json_invalid" for e in errors)
         detail = [
-            {"where": ".".join(str(p) for p in e.get("loc", ())), "problem": e.get("msg", "")} for e in errors
+            {"where": ".".join(str(p) for p in e.get("loc", ())), "problem": _problem(e)} for e in errors
         ]
         return JSONResponse(
             status_code=400 if malformed else 422,
             content={"error": "MalformedJSON" if malformed else "InvalidInput", "detail": detail},
         )
+
+    @app.exception_handler(HTTPException)
+    async def http_error(_: Request, exc: HTTPException) -> JSONResponse:
+        """Errors FastAPI and Starlette raise themselves (unknown path, wrong method, a body
+        FastAPI could not parse) in the one ``ErrorOut`` shape; they answered ``{"detail": …}``."""
+        if isinstance(exc.__cause__, ValueError) and exc.status_code == 400:  # FastAPI's body parse
+            content = {
+                "error": "MalformedJSON",
+                "detail": [{"where": "body", "problem": json_problem(exc.__cause__)}],
+            }
+        else:
+            name = HTTPStatus(exc.status_code).phrase.title().replace(" ", "").replace("-", "")
+            content = {"error": name, "detail": exc.detail}
+        return JSONResponse(status_code=exc.status_code, content=content, headers=exc.headers)
 
     app.include_router(health.router)
     app.include_router(admin.router)
@@ -99,3 +115,15 @@ def create_app(settings: Settings | None = None, services: Voxmem | None = None)
     app.include_router(portability.router)
     app.router.routes.extend(mcp_routes)
     return app
+
+
+def _problem(error: dict) -> str:
+    """One validation error in words; the two FastAPI wordings a client cannot act on made
+    specific: a JSON decode error says where and why, and a body that is not a JSON object
+    because it was sent without ``content-type: application/json`` (curl ``-d`` alone sends a
+    form) says so instead of "Input should be a valid dictionary"."""
+    if error.get("type") == "json_invalid" and (why := (error.get("ctx") or {}).get("error")):
+        return f"{error.get('msg', '')}: {why}"
+    if tuple(error.get("loc", ())) == ("body",) and isinstance(error.get("input"), bytes):
+        return "the body must be a JSON object sent with 'content-type: application/json'"
+    return str(error.get("msg", ""))

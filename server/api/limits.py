@@ -107,6 +107,23 @@ class JsonDepthLimit:
         await self.app(scope, replay, send)
 
 
+def json_problem(exc: ValueError) -> str:
+    """Why a body is not JSON, in words for the client, for every way ``json.loads`` fails.
+
+    Why not ``str(exc)``: a body that is not UTF-8 and a number longer than Python's 4,300-digit
+    limit raise plain ``ValueError`` subclasses that FastAPI answered as a bare 400 without the
+    error shape, and ``/query`` (which parses its own body) as a 500; their own messages name
+    Python internals (``sys.set_int_max_str_digits``).
+    """
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"the body is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})"
+    if "integer string conversion" in str(exc):
+        return "a number in the body has more than 4300 digits"
+    return "the body is not valid JSON"
+
+
 _JSON_STRUCTURE = re.compile(rb'[\[\]{}"\\]')
 
 

@@ -75,6 +75,31 @@ def test_hostile_inputs_are_4xx(app_client, space, space_headers) -> None:
         assert "error" in cases[name].json()
 
 
+def test_unparseable_bodies_are_400_in_the_error_shape(app_client, space, space_headers) -> None:
+    """A body that is not UTF-8 or holds a number past Python's 4,300-digit limit: /query (which
+    parses its own body) answered 500, the other JSON routes a bare {"detail": "There was an error
+    parsing the body"}; unknown paths and methods also lacked the ErrorOut shape, and a JSON body
+    sent without its content-type got "Input should be a valid dictionary"."""
+    json_headers = {**space_headers, "content-type": "application/json"}
+    not_utf8 = b'{"question": "hi \xff\xfe", "speaker": "Ann", "text": "x"}'
+    huge_number = b'{"question": "hi", "speaker": "Ann", "text": "x", "k": ' + b"9" * 5000 + b"}"
+    for route in ("query", "sessions/s1/turns", "retrieve"):
+        for body, why in ((not_utf8, "not UTF-8"), (huge_number, "4300 digits")):
+            r = app_client.post(f"/spaces/{space}/{route}", headers=json_headers, content=body)
+            assert r.status_code == 400, (route, why, r.text)
+            assert r.json()["error"] == "MalformedJSON" and why in r.json()["detail"][0]["problem"], r.text
+    r = app_client.post(f"/spaces/{space}/sessions/s1/turns", headers=json_headers, content=b'{"speaker":')
+    assert r.status_code == 400 and "Expecting value" in r.json()["detail"][0]["problem"], r.text
+    r = app_client.post(
+        f"/spaces/{space}/sessions/s1/turns", headers=space_headers, content=b'{"speaker":"Ann","text":"hi"}'
+    )
+    assert r.status_code == 422 and "content-type: application/json" in r.text, r.text
+    r = app_client.get(f"/spaces/{space}/no-such-route", headers=space_headers)
+    assert r.status_code == 404 and r.json() == {"error": "NotFound", "detail": "Not Found"}, r.text
+    r = app_client.put(f"/spaces/{space}/query", headers=space_headers)
+    assert r.status_code == 405 and r.json()["error"] == "MethodNotAllowed" and "allow" in r.headers, r.text
+
+
 def test_over_long_sentence_is_stored_with_its_memory(app_client, space, space_headers) -> None:
     """A 771-character sentence used to draft a 600+ character fact: 500 on every retry."""
     text = (

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from voxmem.api.deps import SpaceAccess, require_space, services
+from voxmem.api.limits import json_problem
 from voxmem.api.schemas import ASKER_DOC, SPACE_ERRORS, ProfileOut, QueryIn, QueryOut, SearchIn, SearchOut
 from voxmem.core import Voxmem
 from voxmem.errors import InvalidInput
@@ -110,9 +111,9 @@ async def ask(
     else:
         try:
             data = json.loads(await request.body() or b"null")
-        except json.JSONDecodeError as exc:
+        except ValueError as exc:  # not JSON, not UTF-8, or a number past Python's digit limit
             raise RequestValidationError(
-                [{"type": "json_invalid", "loc": ("body",), "msg": str(exc)}]
+                [{"type": "json_invalid", "loc": ("body",), "msg": json_problem(exc)}]
             ) from exc
         body = _validate(QueryIn, data)
         scope = retrieval.scope(access.space, body.asker)
