@@ -20,6 +20,7 @@ import nbformat
 import pytest
 from fastapi.testclient import TestClient
 from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
 
 from voxmem.core import Voxmem
 
@@ -152,6 +153,34 @@ def test_fact_timeline_shows_the_change(loaded_space: str, person: str, monkeypa
     assert "noon" in chain.split("  <-  ")[0] and "11 am" in chain.split("  <-  ")[1]
     images = pngs(nb)
     assert len(images) == 1 and images[0].startswith(PNG_MAGIC) and len(images[0]) > 5_000
+
+
+@pytest.mark.parametrize(
+    ("name", "env", "said"),
+    [
+        (
+            "explore_memory.ipynb",
+            {"VOXMEM_NOTEBOOK_SPACE": "no-such-space-nb"},
+            "unknown space 'no-such-space-nb'",
+        ),
+        (
+            "fact_timeline.ipynb",
+            {"VOXMEM_NOTEBOOK_SPACE": "no-such-space-nb"},
+            "unknown space 'no-such-space-nb'",
+        ),
+        ("fact_timeline.ipynb", {"VOXMEM_NOTEBOOK_PERSON": "Mayya"}, "person 'Mayya' is not a participant"),
+    ],
+)
+def test_a_misspelt_space_or_person_stops_with_a_clear_error(
+    loaded_space: str, name: str, env: dict, said: str, monkeypatch
+) -> None:
+    """A typo in the space or the person ran both notebooks to the end with '(0 turns shown)',
+    '(0 facts about or stated by ...)' and empty plots; it now stops in the first cell, saying so."""
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    with pytest.raises(CellExecutionError) as failed:
+        execute(name)
+    assert said in str(failed.value)
 
 
 def test_attribution_audit_reports_and_inspects_findings(loaded_space: str) -> None:
