@@ -3,6 +3,9 @@ asker of /query, /retrieve and /retrieve/profile may be given by participant id 
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from fastapi.testclient import TestClient
 
 from voxmem.core import Voxmem
@@ -122,3 +125,22 @@ def test_the_api_doc_names_every_required_request_field_and_the_admin_key(app_cl
                     missing.append(f"{method.upper()} {path}: ?{param['name']}")
     assert not missing, missing
     assert "`voxmem-admin-dev-key`" in api and "VOXMEM_ADMIN_KEY" in api
+
+
+def test_every_full_route_the_docs_name_exists(app_client: TestClient) -> None:
+    """A route written in full in README or docs/ (``DELETE /spaces/{space}/…``) is one the
+    server has: docs/security.md sent 'forget voice' to /spaces/{space}/voiceprints/{p}, a 404;
+    the route is /spaces/{space}/speakers/voiceprints/{p}."""
+    root = Path(__file__).resolve().parents[2]
+    served = {
+        (method.upper(), re.sub(r"\{[^}]*\}", "{}", path))
+        for path, ops in app_client.get("/openapi.json").json()["paths"].items()
+        for method in ops
+    }
+    named = re.compile(r"`(GET|POST|DELETE|PUT|PATCH) (/(?:spaces|admin)/[^`\s?]*)")
+    unknown = []
+    for doc in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        for method, path in named.findall(doc.read_text()):
+            if "…" not in path and (method, re.sub(r"\{[^}]*\}", "{}", path)) not in served:
+                unknown.append(f"{doc.name}: {method} {path}")
+    assert not unknown, unknown
