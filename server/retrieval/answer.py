@@ -483,6 +483,29 @@ def _folded(word: str) -> str:
     return folded[0] if folded else word
 
 
+class WordVectors:
+    """Single words embedded by the sentence embedder (normalised, memoised per question). Why one
+    helper: the asked kind (:class:`KindFit`) and the question's words said otherwise
+    (:class:`NearWords`) both weigh words, not sentences, and embed the same candidate words."""
+
+    def __init__(self, embed: Any = None) -> None:
+        self.embed = embed
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def prime(self, words_: list[str]) -> None:
+        if self.embed is not None and hasattr(self.embed, "prime") and words_:
+            self.embed.prime(sorted(set(words_)))
+
+    def vector(self, word: str) -> np.ndarray:
+        if word not in self._vectors:
+            v = np.asarray(self.embed(word), dtype=float)
+            self._vectors[word] = v / (float(np.linalg.norm(v)) or 1.0)
+        return self._vectors[word]
+
+    def cosine(self, a: str, b: str) -> float:
+        return float(self.vector(a) @ self.vector(b))
+
+
 class KindFit:
     """How well a sentence holds a thing of the asked kind: the kind's word itself (by stem), or a
     word whose embedding is close to it ("coffee" for a drink, "Mexican food" for a cuisine).
@@ -491,29 +514,50 @@ class KindFit:
     # MiniLM single-word cosines: a kind and its members sit near 0.5-0.8, unrelated words near 0.2-0.4
     floor, span = 0.4, 0.25
 
-    def __init__(self, kind: list[str], embed: Any = None) -> None:
+    def __init__(self, kind: list[str], embed: Any = None, vectors: WordVectors | None = None) -> None:
         self.kind = kind
         self.stems = {_stem(w) for w in kind}
-        self.embed = embed
-        self._vectors: dict[str, np.ndarray] = {}
-
-    def _vector(self, word: str) -> np.ndarray:
-        if word not in self._vectors:
-            v = np.asarray(self.embed(word), dtype=float)
-            self._vectors[word] = v / (float(np.linalg.norm(v)) or 1.0)
-        return self._vectors[word]
+        self.vectors = vectors or WordVectors(embed)
 
     def prime(self, sentences: list[str]) -> None:
-        if self.embed is not None and hasattr(self.embed, "prime") and self.kind:
-            self.embed.prime(sorted({*self.kind, *(w for s in sentences for w in content_words(s))}))
+        if self.kind:
+            self.vectors.prime([*self.kind, *(w for s in sentences for w in content_words(s))])
 
     def __call__(self, sentence: str) -> float:
         here = content_words(sentence)
         if self.stems & {_stem(w) for w in here}:
             return 1.0
-        if self.embed is None or not here:
+        if self.vectors.embed is None or not here:
             return 0.0
-        best = max(float(self._vector(k) @ self._vector(w)) for k in self.kind for w in here)
+        best = max(self.vectors.cosine(k, w) for k in self.kind for w in here)
+        return min(1.0, max(0.0, (best - self.floor) / self.span))
+
+
+class NearWords:
+    """A question's word said in another form or another word of the same sense ("choice" /
+    "choose", "bought" / "purchase", "lately" / "recently", "job" / "work"): how much of the word
+    a sentence holds, 0-1, by the closest of its words. Why: the crude stem meets "watering" and
+    "water" but not "choice" and "choose", and the answering sentence then shares too few of the
+    question's words to answer (abstained with the answer in the top turn)."""
+
+    # MiniLM single-word cosines: inflections and synonyms sit at 0.77-0.95 (dance/dancing 0.95,
+    # choice/choose 0.87, take/took 0.85, buy/bought 0.82, job/work 0.78); related words of another
+    # sense lower (son/boy 0.76, dog/cat 0.66, dinner/lunch 0.64, agreed/disagree 0.60)
+    floor, span = 0.76, 0.1
+
+    def __init__(self, wanted: list[str], vectors: WordVectors) -> None:
+        self.wanted = wanted
+        self.vectors = vectors
+
+    def prime(self, sentences: list[str]) -> None:
+        if self.wanted:
+            self.vectors.prime([*self.wanted, *(w for s in sentences for w in content_words(s))])
+
+    def held(self, word: str, sentence_words: list[str]) -> float:
+        """How much of ``word`` the sentence holds in other words (0 without an embedder)."""
+        if self.vectors.embed is None or not sentence_words:
+            return 0.0
+        best = max(self.vectors.cosine(word, w) for w in sentence_words)
         return min(1.0, max(0.0, (best - self.floor) / self.span))
 
 
@@ -849,8 +893,13 @@ class ExtractiveAnswerer:
         topic = {stems[w] for w in wanted} - name_stems
         speech_only = bool(named_ids) and topic <= _SPEECH_STEMS
         kind = asked_kind(reading.text, name_words)
-        kind_fit = KindFit(kind, self.meaning.embed)
+        vectors = WordVectors(self.meaning.embed)
+        kind_fit = KindFit(kind, vectors=vectors)
         kind_fit.prime([c[0] for c in candidates])
+        # a name's identity is the point ("Barcelona" is not "Rome", 0.8 apart): only common words
+        capitalised = {w.lower() for w in re.findall(r"(?<![.?!]\s)(?<!^)\b[A-Z]\w+", reading.text)}
+        near = NearWords([w for w in wanted if stems[w] in topic and w not in capitalised], vectors)
+        near.prime([c[0] for c in candidates])
 
         def own_words(sentence: str) -> set[str]:
             return {_stem(w) for w in content_words(sentence)}
@@ -909,11 +958,19 @@ class ExtractiveAnswerer:
             to_named = any(a.get("id") in named_ids for a in entry.evidence.addressees)
             if speaker_asked and not (asks or said_by or to_named) and _to_listener(sentence, entry):
                 continue  # "That race sounds great, Mel!" by Ana is about Mel's race
-            if not (own_words(sentence) & topic) and sem < 0.5 and not spoken:
+            # the question's words the sentence says otherwise ("choice" / "I choose openfire")
+            sentence_words = content_words(sentence)
+            otherwise = {
+                w: near.held(w, sentence_words)
+                for w in near.wanted
+                if stems[w] not in words_here and not spoken
+            }
+            if not (own_words(sentence) & topic) and sem < 0.5 and not spoken and not any(otherwise.values()):
                 continue  # only a name in common ("Thanks, Gina!") is no evidence about Gina
             if speaker_asked and _opens_with_other(sentence, strangers):
                 continue  # "Jack needs foam pillows, I remember that." by Maya is about Jack
             support = sum(weight[w] for w in wanted if stems[w] in words_here) / total
+            support += sum(weight[w] * held for w, held in otherwise.items()) / total
             support = (1 - self.semantic_weight) * support + self.semantic_weight * sem
             if spoken:
                 support += _speech_fit(topic, sentence)

@@ -1,0 +1,51 @@
+"""The offline reader's rules from the 2 December third pass on public data (engineer Y): the
+question's words said in another form or another word of the same sense. Pure: evidence built in
+memory, a stand-in word embedder. Every question and line here is made up for the rule it tests."""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+from tests.retrieval.test_reader_generalises import _ask, _hit
+from voxmem.retrieval.answer import NearWords, WordVectors
+
+
+class _Senses:
+    """A stand-in embedder: words of one sense share a dimension; any other text is a fixed
+    pseudo-random direction of its own (cosines near 0, as unrelated sentences are)."""
+
+    senses = ({"purchase", "bought", "buy"}, {"paris", "rome"}, {"sofa", "couch"})
+    dim = 64
+
+    def __call__(self, text: str) -> list[float]:
+        word = text.strip(".,?!").lower()
+        for i, sense in enumerate(self.senses):
+            if word in sense:
+                return [float(j == i) for j in range(self.dim)]
+        rng = np.random.default_rng(zlib.crc32(text.encode()))
+        return list(rng.normal(size=self.dim))
+
+
+def test_a_word_of_the_same_sense_counts_as_the_questions_word():
+    near = NearWords(["purchase"], WordVectors(_Senses()))
+    assert near.held("purchase", ["bought", "green"]) == 1.0
+    assert near.held("purchase", ["painting", "green"]) == 0.0
+    assert NearWords(["purchase"], WordVectors()).held("purchase", ["bought"]) == 0.0  # no embedder
+    hits = [
+        _hit("m1", "The flat needs painting.", "Sophie"),
+        _hit("m2", "I bought a green velvet sofa for the flat.", "Sophie"),
+    ]
+    answer = _ask("What did Sophie purchase for the flat?", hits, embed=_Senses())
+    assert "velvet" in answer.answer, answer.answer
+
+
+def test_a_name_the_question_gives_is_not_matched_by_another_name():
+    hits = [
+        _hit("m1", "The flat needs painting.", "Sophie"),
+        _hit("m2", "I bought a lamp in Rome for the flat.", "Sophie"),
+    ]
+    # "Paris" and "Rome" share a sense for the stand-in embedder, as places do for MiniLM
+    answer = _ask("What did Sophie get in Paris for the flat?", hits, embed=_Senses())
+    assert "Rome" not in answer.answer, answer.answer
