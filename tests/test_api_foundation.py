@@ -85,8 +85,14 @@ def test_turn_id_makes_retries_idempotent(app_client: TestClient, space: str, sp
     again = _turn(app_client, space, space_headers, "s1", "Ana", "Checkout is at noon.", turn_id="t-1")
     assert first.status_code == again.status_code == 201
     assert first.json()["id"] == again.json()["id"]
+    # the id reused for another turn is refused, not answered with the stored one (the new words
+    # were lost behind a 201): other words, or the same words in another session
+    other = _turn(app_client, space, space_headers, "s1", "Ana", "Checkout is at one.", turn_id="t-1")
+    moved = _turn(app_client, space, space_headers, "s2", "Ana", "Checkout is at noon.", turn_id="t-1")
+    assert other.status_code == moved.status_code == 409, (other.text, moved.text)
+    assert other.json()["error"] == "Conflict" and "new turn needs a new turn_id" in other.json()["detail"]
     listed = app_client.get(f"/spaces/{space}/messages", headers=space_headers).json()
-    assert len(listed) == 1
+    assert [m["text"] for m in listed] == ["Checkout is at noon."]
 
 
 def test_concurrent_appends_keep_idx_unique_and_chain_linear(

@@ -21,7 +21,7 @@ from neo4j.exceptions import ConstraintError
 from voxmem.cypher import query
 from voxmem.db import Database, native_time
 from voxmem.embeddings import SparseEncoder, TextEmbedder, sparse_encoder
-from voxmem.errors import InvalidInput, NotFound
+from voxmem.errors import Conflict, InvalidInput, NotFound
 from voxmem.ids import (
     is_valid_id,
     iso_timestamp,
@@ -67,8 +67,10 @@ class PreparedTurn:
     def of(cls, turn: Turn, require_id: bool = False) -> PreparedTurn:
         """Validate one turn (a bad one is a 422, :class:`InvalidInput`)."""
         text = turn.text.strip()
-        if not text:
-            raise InvalidInput("turn text is empty")
+        if not visible(text):
+            raise InvalidInput(
+                "turn text is empty (nothing visible: only spaces, controls or zero-width marks)"
+            )
         if not is_valid_id(turn.session):
             raise InvalidInput("session id must be 1-128 characters of letters, digits, '_', '.', ':' or '-'")
         if require_id and turn.turn_id is None:
@@ -80,6 +82,22 @@ class PreparedTurn:
         addressees.pop(speaker.key, None)  # talking to oneself makes no ADDRESSES edge
         indexed = passage(text, speaker.name, sorted(a.name for a in addressees.values()))
         return cls(turn, text, speaker, addressees, indexed)
+
+
+def check_replay(item: PreparedTurn, session: str, text: str) -> None:
+    """A turn_id names ONE turn: a request that reuses a stored turn's id must repeat it (same
+    session, same text), else it is a 409, never an answer with the old turn.
+
+    Why: a retry is only safe to collapse into the stored turn when it is the same turn; a
+    client that reused an id for a new turn used to get 201 with the old message, and the new
+    words were lost without a sign. Speaker and addressees are not compared: a person's name
+    can change after the fact (a voice linked by hand), the words and the session cannot.
+    """
+    if session != item.turn.session or text != item.text:
+        raise Conflict(
+            f"turn_id {item.turn.turn_id!r} is already stored for a different turn (session "
+            f"{session!r}, text {text[:80]!r}); a retry must repeat the turn, a new turn needs a new turn_id"
+        )
 
 
 @dataclass(frozen=True)
@@ -270,11 +288,14 @@ class MessageStore:
             return AppendedTurn(view, True, context, _passage_of(view) == indexed, pending)
 
         try:
-            return self.db.write(work)
+            appended = self.db.write(work)
         except ConstraintError:  # a concurrent retry of the same turn_id won the race
             if turn.turn_id is None:
                 raise
-        return AppendedTurn(self.get(space, message_id), written=False)
+            appended = AppendedTurn(self.get(space, message_id), written=False)
+        if not appended.written:
+            check_replay(prepared, appended.view["session"], appended.view["text"])
+        return appended
 
     # --- batch import (voxmem.pipeline.batch) ---------------------------------------------------
     def append_many(self, space: str, turns: Sequence[Turn]) -> list[StoredTurn]:
@@ -310,10 +331,15 @@ class MessageStore:
             for t in (p.turn for p in prepared)
             if t.turn_id is not None
         }
-        found = self.stored_turns(space, [i for pair in candidates.values() for i in pair])
+        stored = self.db.read(
+            lambda tx: self.stored_turns_in(tx, space, [i for pair in candidates.values() for i in pair])
+        )
         for item in prepared:
             fresh, legacy = candidates[item.turn.turn_id or ""]
-            item.message_id = legacy if legacy in found else fresh
+            item.message_id = legacy if legacy in stored else fresh
+            if item.message_id in stored:  # a replay: the same turn, or the whole batch is refused
+                check_replay(item, stored[item.message_id]["session"], stored[item.message_id]["text"])
+        found = {i: bool(row["pending"]) for i, row in stored.items()}
         todo = [p for p in prepared if p.message_id not in found]
         return PreparedBatch(space, prepared, found, self._encode([p.passage for p in todo]))
 
@@ -384,14 +410,14 @@ class MessageStore:
             for row in encode_passages(self.embedder, self.sparse, unique)
         }
 
-    def stored_turns(self, space: str, message_ids: Sequence[str]) -> dict[str, bool]:
-        """Which of these message ids are stored: id -> memory still pending."""
-        return self.db.read(lambda tx: self.stored_turns_in(tx, space, message_ids))
-
     @staticmethod
-    def stored_turns_in(tx: ManagedTransaction, space: str, message_ids: Sequence[str]) -> dict[str, bool]:
+    def stored_turns_in(
+        tx: ManagedTransaction, space: str, message_ids: Sequence[str]
+    ) -> dict[str, dict[str, Any]]:
+        """Which of these message ids are stored: id -> its session, text and whether its memory
+        is still pending."""
         rows = tx.run(query("message_batch_existing"), space=space, ids=list(message_ids))
-        return {row["id"]: bool(row["pending"]) for row in rows}
+        return {row["id"]: row.data() for row in rows}
 
     def claim_pending(self, space: str, message_ids: Sequence[str], lease_s: float) -> int:
         """A batch import's claim on its stored turns still without memory, for ``lease_s``

@@ -243,6 +243,24 @@ def test_a_bad_batch_is_a_4xx_and_writes_nothing(
     assert (n, people) == (0, 0)
 
 
+def test_a_batch_reusing_a_stored_turn_id_for_another_turn_is_409(
+    app_client: Any, space: str, space_headers: dict, services: Voxmem
+) -> None:
+    """A replayed batch is idempotent; a batch that reuses a stored turn id for other words was
+    answered 'replayed' and its new turn silently dropped. Now the whole batch is refused."""
+    turns = _turns()[:3]
+    r = app_client.post(f"/spaces/{space}/turns/batch", json={"turns": turns}, headers=space_headers)
+    assert r.status_code == 200, r.text
+    again = app_client.post(f"/spaces/{space}/turns/batch", json={"turns": turns}, headers=space_headers)
+    assert again.status_code == 200 and again.json()["replayed"] == 3, again.text
+    fresh = dict(turns[0], turn_id="fresh-1")
+    changed = [fresh, dict(turns[1], text="Something else entirely.")]
+    r = app_client.post(f"/spaces/{space}/turns/batch", json={"turns": changed}, headers=space_headers)
+    assert r.status_code == 409 and turns[1]["turn_id"] in r.json()["detail"], r.text
+    texts = services.db.query("MATCH (m:Message {space: $space}) RETURN m.text AS t", space=space)
+    assert sorted(row["t"] for row in texts) == sorted(t["text"] for t in turns)  # nothing of it written
+
+
 def test_unauthorised_import_is_refused(app_client: Any, space: str) -> None:
     r = app_client.post(f"/spaces/{space}/turns/batch", json={"turns": _turns()})
     assert r.status_code == 401
