@@ -56,6 +56,8 @@ def name_key(name: str) -> str:
     kept: list[str] = []
     latin = False
     for ch in text:
+        if unicodedata.category(ch) == "Cf":  # zero-width and direction marks: "Ann\u200b" is Ann
+            continue
         if unicodedata.combining(ch):
             if latin:
                 continue
@@ -63,6 +65,19 @@ def name_key(name: str) -> str:
             latin = ch.isascii() or unicodedata.name(ch, "").startswith("LATIN ")
         kept.append(ch)
     return " ".join(unicodedata.normalize("NFC", "".join(kept)).split())
+
+
+def visible(text: str) -> bool:
+    """Whether ``text`` shows anything: a character that is not white space, a control or
+    format character (zero-width space, BOM, direction marks) or a combining mark.
+
+    Why: a name or a turn of only such characters passed as non-empty (a person named
+    "\u200b\u200b", a turn whose text is a BOM) while one of spaces was refused.
+    """
+    return any(
+        not (ch.isspace() or unicodedata.category(ch) in ("Cc", "Cf") or unicodedata.combining(ch))
+        for ch in text
+    )
 
 
 def name_as_word(name: str, flags: int = 0) -> re.Pattern[str]:

@@ -29,6 +29,7 @@ from voxmem.ids import (
     new_id,
     participant_ref,
     turn_message_id,
+    visible,
 )
 from voxmem.passages import encode_passages, passage
 from voxmem.stopwords import SEARCH_STOP_WORDS

@@ -17,6 +17,7 @@ split), so those methods take the transaction; the rest run their own.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +27,7 @@ from neo4j import ManagedTransaction
 from voxmem.cypher import query
 from voxmem.db import Database
 from voxmem.errors import InvalidInput, NotFound
-from voxmem.ids import name_key, new_id
+from voxmem.ids import name_key, new_id, visible
 
 # A name is a range-index key (participant_space_key); Neo4j refuses keys over ~8 KB with a
 # DatabaseError, so names are bounded well below that, like the speaker field of a turn.
@@ -42,11 +43,13 @@ class Person:
 
     @classmethod
     def of(cls, name: str) -> Person:
-        """Validate a client-given name (bounded, not empty after normalisation)."""
+        """Validate a client-given name (bounded, no control characters, something visible)."""
         if len(name) > MAX_NAME_CHARS:
             raise InvalidInput(f"participant name longer than {MAX_NAME_CHARS} characters")
+        if any(unicodedata.category(ch) == "Cc" and not ch.isspace() for ch in name):  # NUL, ESC …
+            raise InvalidInput(f"participant name {name!r} contains a control character")
         key = name_key(name)
-        if not key:
+        if not key or not visible(key):
             raise InvalidInput(f"participant name {name!r} is empty after normalisation")
         return cls(key=key, name=" ".join(name.split()))
 

@@ -100,6 +100,38 @@ def test_unparseable_bodies_are_400_in_the_error_shape(app_client, space, space_
     assert r.status_code == 405 and r.json()["error"] == "MethodNotAllowed" and "allow" in r.headers, r.text
 
 
+def test_invisible_or_control_names_and_texts_are_422(app_client, space, space_headers) -> None:
+    """Names and turns made only of zero-width, format or combining characters were stored (a
+    person named "\u200b\u200b", a turn whose text is a BOM) while spaces alone were refused; a
+    NUL in a name made a second "Ann". Other scripts and emoji stay names."""
+    url = f"/spaces/{space}/sessions/s1/turns"
+
+    def turn(speaker: str, text: str = "Hello there.", to: tuple[str, ...] = ()) -> object:
+        body = {"speaker": speaker, "text": text, "addressees": list(to)}
+        return app_client.post(url, headers=space_headers, json=body)
+
+    refused = {
+        "zero-width speaker": turn("\u200b\u200b"),
+        "combining-only speaker": turn("\u0301\u0301"),
+        "NUL in speaker": turn("An\x00n"),
+        "ESC in addressee": turn("Ann", to=("B\x1bob",)),
+        "zero-width text": turn("Ann", "\u200b\ufeff"),
+        "direction mark text": turn("Ann", " \u202e\u200f "),
+    }
+    for case, r in refused.items():
+        assert r.status_code == 422 and r.json()["error"] == "InvalidInput", (case, r.text)
+    first = turn("Ann", "Bob, hello.", ("Bob",))
+    marked = turn("Ann\u200b", "Hi again, Bob.", ("\u202dBob",))
+    assert first.status_code == marked.status_code == 201, marked.text
+    assert marked.json()["speaker"]["id"] == first.json()["speaker"]["id"]  # one Ann, one Bob
+    assert marked.json()["addressees"][0]["id"] == first.json()["addressees"][0]["id"]
+    for name in ("דוד", "Zoé", "😀", "Mary\n"):
+        r = turn(name)
+        assert r.status_code == 201, (name, r.text)
+    listed = app_client.get(f"/spaces/{space}/messages", headers=space_headers).json()
+    assert len(listed) == 6
+
+
 def test_over_long_sentence_is_stored_with_its_memory(app_client, space, space_headers) -> None:
     """A 771-character sentence used to draft a 600+ character fact: 500 on every retry."""
     text = (
