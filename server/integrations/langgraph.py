@@ -14,14 +14,18 @@ Access: with an ``asker`` every read goes through ``/retrieve`` inside that pers
 ``/facts`` and ``/attributes`` routes, as any holder of the space key can.
 
 Writing: memory in voxmem is derived from what people say, so ``put`` stores the value's
-``text`` as a turn spoken by the participant (``turn_id`` = the key, idempotent) and
-extraction derives facts and attributes from it, with provenance. ``delete`` is refused:
+``text`` as a turn spoken by the participant (its ``turn_id`` made from the key, the session
+and the text: the same put twice is stored once, a new value under a key is a new statement
+that supersedes the old one, as BaseStore's ``put`` replaces) and extraction derives facts
+and attributes from it, with provenance. ``delete`` is refused:
 a fact is superseded by a later statement, not erased.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
@@ -41,6 +45,15 @@ from voxmem.client import VoxmemClient
 
 KINDS = ("facts", "attributes")
 STORE_SESSION = "langgraph-store"
+
+
+def put_turn_id(key: str, session: str, text: str) -> str:
+    """The turn id a ``put`` writes. Why not the key itself: a key may hold characters a turn id
+    may not (a 422), and the key alone made a second value under the same key a replay of the
+    first, lost (now refused by the server as a reused turn id)."""
+    safe = re.sub(r"[^A-Za-z0-9_.:-]", "-", key)[:96]
+    digest = hashlib.sha256("\n".join((key, session, text)).encode()).hexdigest()[:16]
+    return f"lg-{safe}-{digest}"
 
 
 def _when(value: str | None) -> datetime:
@@ -149,13 +162,14 @@ class VoxmemStore(BaseStore):
         text = op.value.get("text")
         if not isinstance(text, str) or not text.strip():
             raise ValueError("put a value with 'text': what the participant said, e.g. 'I moved to Lisbon'")
+        session = op.value.get("session", STORE_SESSION)
         self.client.append_turn(
             self.space,
-            op.value.get("session", STORE_SESSION),
+            session,
             participant,
             text,
             addressees=op.value.get("addressees") or [],
-            turn_id=op.key,
+            turn_id=put_turn_id(op.key, session, text),
         )
 
     @staticmethod

@@ -15,7 +15,7 @@ from langgraph.store.base import BaseStore
 from voxmem.client import VoxmemClient
 from voxmem.core import Voxmem
 from voxmem.integrations.langchain import VoxmemChatMessageHistory, VoxmemRetriever, voxmem_tool
-from voxmem.integrations.langgraph import VoxmemStore
+from voxmem.integrations.langgraph import STORE_SESSION, VoxmemStore
 
 
 @pytest.fixture
@@ -68,8 +68,13 @@ def test_retriever_and_tool_read_in_the_askers_scope(
 def test_langgraph_store_over_facts_with_history_and_scope(client: VoxmemClient, space: str) -> None:
     store = VoxmemStore(client, space)
     store.put(("Lena", "facts"), "lena-1", {"text": "I moved to Lisbon last spring."})
-    store.put(("Lena", "facts"), "lena-2", {"text": "Actually I moved to Porto in May."})
-    store.put(("Ana", "facts"), "ana-1", {"text": "I am allergic to peanuts.", "session": "ana-notes"})
+    store.put(("Lena", "facts"), "lena-1", {"text": "I moved to Lisbon last spring."})  # stored once
+    # a new value under the same key is a new statement (it was a replay of the first, dropped);
+    # a key may hold characters a turn id may not
+    store.put(("Lena", "facts"), "lena-1", {"text": "Actually I moved to Porto in May."})
+    store.put(("Ana", "facts"), "ana/notes 1", {"text": "I am allergic to peanuts.", "session": "ana-notes"})
+    said = [m.text for m in client.list_messages(space, session=STORE_SESSION)]
+    assert said == ["I moved to Lisbon last spring.", "Actually I moved to Porto in May."]
 
     lena = store.search(("Lena", "facts"))
     by_text = {i.value["content"]: i for i in lena}
