@@ -805,6 +805,8 @@ class ExtractiveAnswerer:
     liking_floor = 0.25  # MiniLM cosine a liking must reach to answer when no words are shared
     top = 10  # evidence entries read for every question
     deep = 30  # … and for a span of the asked shape when the top ones hold none
+    event_match = 0.5  # how well a turn must tell the event of "What did X do when <event>?"
+    event_reach = 4  # … and within how many turns after it X's answering turn must come
 
     def __init__(self, embed: Any = None) -> None:
         self.meaning = Meaning(embed)
@@ -821,12 +823,46 @@ class ExtractiveAnswerer:
         "passions" and "activities" deeper that the memory never said of the person asked about.)"""
         # a list question gathers its items from as deep as a deeper reading would go
         first = self._told(result, self.top, self.deep if wants_list(result.reading.text) else 0)
+        after = self._next_turn(result, first)
+        if after is not None:
+            return after
         spans = wanted_shape(result.reading.text) in ("date", "time", "number", "place")
         if (first is None or not first[2]) and len(result.evidence) > self.top and spans:
             deeper = self._told(result, self.deep)
             if deeper is not None and deeper[2]:
                 return deeper[0], deeper[1]
         return (first[0], first[1]) if first is not None else None
+
+    def _next_turn(
+        self, result: AgentResult, first: tuple[str, list[str], bool] | None
+    ) -> tuple[str, list[str]] | None:
+        """For "What did Chandler do when his boss kept slapping his butt?" (``Reading.event``): the
+        doer's next turn after the turn that tells the event, when the reader found none or quoted
+        the event's own turn back. The event's turn is the top-``deep`` turn closest to it
+        (:class:`Meaning`, at least ``event_match``); the doer's turn must follow it within
+        ``event_reach`` turns of the session and be in the evidence."""
+        reading = result.reading
+        doer = (reading.doer or {}).get("id")
+        evidence = result.evidence[: self.deep]
+        if not reading.event or doer is None or not evidence:
+            return None
+        told = [f"{_label(e.evidence.speaker)}: {e.evidence.text}" for e in evidence]
+        fit = self.meaning.scores(reading.event, told)
+        best = max(range(len(evidence)), key=lambda i: (fit[i], -i))
+        event = evidence[best]
+        if fit[best] < self.event_match or (first is not None and event.id not in first[1]):
+            return None
+        later = [
+            e
+            for e in evidence
+            if e.evidence.session == event.evidence.session
+            and 0 < e.evidence.idx - event.evidence.idx <= self.event_reach
+            and _speaker_id(e) == doer
+        ]
+        if not later:
+            return None
+        turn = min(later, key=lambda e: e.evidence.idx)
+        return f"{_label(turn.evidence.speaker)}: {turn.evidence.text.strip()}", [turn.id, event.id]
 
     def _told(self, result: AgentResult, top: int, gather: int = 0) -> tuple[str, list[str], bool] | None:
         """:meth:`_read` from the teller's own turns when the question names one ("How did Ross tell

@@ -149,6 +149,10 @@ class Reading:
     # "How did Ross tell Chandler to …?", "What does Rachel say she …?", "Why does it fail according
     # to unop?": the subject of a verb of saying, whose own turns hold the answer (:func:`_teller`)
     teller: dict[str, Any] | None = None
+    # "What did Chandler do when his boss kept slapping him?": the event told of, and the person
+    # whose next turn answers (:func:`_did_next`)
+    event: str | None = None
+    doer: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -165,6 +169,8 @@ class Reading:
             "claimant": (self.claimant or {}).get("name"),
             "hop": self.hop.as_dict() if self.hop else None,
             "teller": (self.teller or {}).get("name"),
+            "event": self.event,
+            "doer": (self.doer or {}).get("name"),
         }
 
 
@@ -459,6 +465,35 @@ def _teller(
     return None
 
 
+# "What did Chandler do when his boss kept slapping him?", "How did Ross react after Rachel left?",
+# "What does abedo do after receiving the suggestion?": what the person did on an event, told in
+# their turn after the event's. Not a state ("What did Ana do when she was in Rome?"), nor how
+# someone felt ("How did Mel feel after the accident?"): both are told in the turn that tells it.
+_DID_NEXT = re.compile(
+    r"^\s*(?:what|how)\s+(?:did|does|do|would|will|had)\s+(?P<who>[^\s,?]+(?:\s+[^\s,?]+)?)\s+"
+    r"(?:do|react|respond|reply|answer|say|act)\s+(?:right\s+|just\s+)?(?:when|after|once|upon"
+    r"|as\s+soon\s+as)\s+(?P<event>[^?]+?)\s*\??\s*$",
+    re.I,
+)
+_STATE = re.compile(r"^(?:\S+\s+)?(?:was|were|is|are|am|being|had\s+been|has\s+been)\b", re.I)
+
+
+def _did_next(
+    text: str, participants: list[dict[str, Any]], me: dict[str, Any] | None
+) -> tuple[str, dict[str, Any]] | None:
+    """(event, doer) of a question asking what someone did on an event ("What did Chandler do
+    when his boss kept slapping his butt?" → the slapping, Chandler), else None. Why: the turn
+    that tells the event shares the question's words and is quoted back, while the answer is the
+    doer's next turn ("Well, I didn't do anything.")."""
+    match = _DID_NEXT.match(text)
+    if match is None or _STATE.match(match.group("event")):
+        return None
+    who = match.group("who").strip()
+    person = _person_in(who, participants) or (me if who.lower() in ("i", "we") else None)
+    event = match.group("event").strip()
+    return (event, person) if person is not None and content_words(event) else None
+
+
 # "the person who agreed to check the tyres", "whoever said they'd book the tour", "the one
 # booking the museum tour": a person described by what they said or took on
 _DESCRIBED_PERSON = re.compile(
@@ -539,6 +574,9 @@ def read_question(
     teller = _teller(text, participants, me)
     if teller is not None and teller.get("id") != (reading.claimant or {}).get("id"):
         reading.teller = teller
+    did_next = _did_next(text, participants, me)
+    if did_next is not None:
+        reading.event, reading.doer = did_next
     reading.hop = _first_hop(text, participants)
     if reading.hop is not None:
         # the rest of the question is about the person the first hop names: its words only

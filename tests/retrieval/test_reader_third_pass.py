@@ -1,6 +1,7 @@
 """The offline reader's rules from the 2 December third pass on public data (engineer Y): the
-question's words said in another form or another word of the same sense. Pure: evidence built in
-memory, a stand-in word embedder. Every question and line here is made up for the rule it tests."""
+question's words said in another form or another word of the same sense; what someone did on an
+event (their next turn). Pure: evidence built in memory, a stand-in word embedder. Every question
+and line here is made up for the rule it tests."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import zlib
 
 import numpy as np
 
-from tests.retrieval.test_reader_generalises import _ask, _hit
+from tests.retrieval.test_reader_generalises import PEOPLE, _ask, _hit
 from voxmem.retrieval.answer import NearWords, WordVectors
+from voxmem.retrieval.question import read_question
 
 
 class _Senses:
@@ -49,3 +51,23 @@ def test_a_name_the_question_gives_is_not_matched_by_another_name():
     # "Paris" and "Rome" share a sense for the stand-in embedder, as places do for MiniLM
     answer = _ask("What did Sophie get in Paris for the flat?", hits, embed=_Senses())
     assert "Rome" not in answer.answer, answer.answer
+
+
+def test_what_someone_did_on_an_event_is_read_with_the_event_and_the_doer():
+    reading = read_question("What did Peter do when Sophie told him the boiler broke?", PEOPLE)
+    assert reading.event == "Sophie told him the boiler broke" and reading.doer["name"] == "Peter"
+    reading = read_question("How did Leo react after the landlord called?", PEOPLE)
+    assert reading.event == "the landlord called" and reading.doer["name"] == "Leo"
+    # a state, not an event: told in the same turn
+    assert read_question("What did Leo do when he was in Rome?", PEOPLE).event is None
+
+
+def test_what_someone_did_on_an_event_is_their_next_turn():
+    hits = [
+        _hit("m1", "The boiler broke again this morning, no hot water at all.", "Sophie", ["Peter"]),
+        _hit("m2", "Oh no, not again.", "Leo", ["Sophie"]),
+        _hit("m3", "I phoned the repair service straight away.", "Peter", ["Sophie"]),
+        _hit("m7", "The repair service is expensive.", "Peter", ["Leo"]),
+    ]
+    answer = _ask("What did Peter do when the boiler broke?", hits)
+    assert "phoned" in answer.answer, answer.answer
