@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from http import HTTPStatus
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -14,7 +13,7 @@ from starlette.exceptions import HTTPException
 
 from voxmem import __version__
 from voxmem.api.docs import mount_docs
-from voxmem.api.limits import BodySizeLimit, ErrorShield, JsonDepthLimit, json_problem
+from voxmem.api.limits import BodySizeLimit, ErrorShield, JsonDepthLimit, framework_error
 from voxmem.api.observability import install as install_observability
 from voxmem.api.routes import admin, health, jobs, messages, portability
 from voxmem.api.routes import audio as audio_routes
@@ -89,17 +88,9 @@ def create_app(settings: Settings | None = None, services: Voxmem | None = None)
 
     @app.exception_handler(HTTPException)
     async def http_error(_: Request, exc: HTTPException) -> JSONResponse:
-        """Errors FastAPI and Starlette raise themselves (unknown path, wrong method, a body
-        FastAPI could not parse) in the one ``ErrorOut`` shape; they answered ``{"detail": …}``."""
-        if isinstance(exc.__cause__, ValueError) and exc.status_code == 400:  # FastAPI's body parse
-            content = {
-                "error": "MalformedJSON",
-                "detail": [{"where": "body", "problem": json_problem(exc.__cause__)}],
-            }
-        else:
-            name = HTTPStatus(exc.status_code).phrase.title().replace(" ", "").replace("-", "")
-            content = {"error": name, "detail": exc.detail}
-        return JSONResponse(status_code=exc.status_code, content=content, headers=exc.headers)
+        status, content = framework_error(exc.status_code, exc.detail, exc.__cause__)
+        headers = exc.headers if status == exc.status_code else None
+        return JSONResponse(status_code=status, content=content, headers=headers)
 
     app.include_router(health.router)
     app.include_router(admin.router)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import logging
 import re
+from http import HTTPStatus
+from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -37,7 +39,7 @@ class BodySizeLimit:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.max_bytes:
-                    raise _TooLarge
+                    raise _TooLarge(self.max_bytes)
             return message
 
         try:
@@ -47,12 +49,33 @@ class BodySizeLimit:
                 await self._reject(send)
 
     async def _reject(self, send: Send) -> None:
-        detail = f"request body exceeds {self.max_bytes} bytes"
-        await _send_json(send, 413, {"error": "PayloadTooLarge", "detail": detail})
+        await _send_json(send, *framework_error(413, None, _TooLarge(self.max_bytes)))
 
 
 class _TooLarge(Exception):
-    pass
+    """Raised from ``receive`` once a streamed body passes the limit (no Content-Length)."""
+
+    def __init__(self, max_bytes: int) -> None:
+        super().__init__(f"request body exceeds {max_bytes} bytes")
+
+
+def framework_error(status: int, detail: Any, cause: BaseException | None) -> tuple[int, dict[str, Any]]:
+    """An error FastAPI or Starlette raised themselves (unknown path, wrong method, a body it
+    could not parse) as (status, ``ErrorOut`` body); they answered ``{"detail": …}``.
+
+    Why the cause matters: FastAPI turns whatever fails while it reads a body into a 400 "There
+    was an error parsing the body", so a form upload streamed past the size limit without a
+    Content-Length (the limit raises from ``receive``) is made the 413 it is, and a body that
+    ``json.loads`` refuses a 400 ``MalformedJSON`` that says why.
+    """
+    if isinstance(cause, _TooLarge):
+        return 413, {"error": "PayloadTooLarge", "detail": str(cause)}
+    if isinstance(cause, ValueError) and status == 400:
+        return 400, {"error": "MalformedJSON", "detail": [{"where": "body", "problem": json_problem(cause)}]}
+    return status, {
+        "error": HTTPStatus(status).phrase.title().replace(" ", "").replace("-", ""),
+        "detail": detail,
+    }
 
 
 class _TrackedSend:

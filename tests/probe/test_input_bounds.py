@@ -100,6 +100,25 @@ def test_unparseable_bodies_are_400_in_the_error_shape(app_client, space, space_
     assert r.status_code == 405 and r.json()["error"] == "MethodNotAllowed" and "allow" in r.headers, r.text
 
 
+def test_a_form_upload_streamed_past_the_limit_is_413(app_client, space, space_headers, settings) -> None:
+    """A multipart upload without Content-Length that streams past the body limit: the limit
+    raises while FastAPI parses the form, which answered 400 "There was an error parsing the
+    body"; it is a 413 like every other oversized body."""
+    chunk = b"\x00" * (1 << 20)
+
+    def stream():
+        yield b'--xyz\r\nContent-Disposition: form-data; name="audio"; filename="a.wav"\r\n\r\n'
+        for _ in range(settings.max_body_bytes // len(chunk) + 2):
+            yield chunk
+        yield b"\r\n--xyz--\r\n"
+
+    headers = {**space_headers, "content-type": "multipart/form-data; boundary=xyz"}
+    for route in ("sessions/s1/audio-turns", "asker", "sessions/rec/recordings"):
+        r = app_client.post(f"/spaces/{space}/{route}", headers=headers, content=stream())
+        assert "content-length" not in r.request.headers
+        assert r.status_code == 413 and r.json()["error"] == "PayloadTooLarge", (route, r.text)
+
+
 def test_invisible_or_control_names_and_texts_are_422(app_client, space, space_headers) -> None:
     """Names and turns made only of zero-width, format or combining characters were stored (a
     person named "\u200b\u200b", a turn whose text is a BOM) while spaces alone were refused; a
