@@ -49,6 +49,10 @@ def test_guide_queries_run_as_pasted(
             results.append((block, services.db.query(block, **{k: params[k] for k in used})))
     assert params["space"] == space and params["voice"] is None
     assert len(results) == 6 + 7  # six browse queries, seven audit checks
+    person_query = next(q for q, _ in results if "$person" in q)
+    for typed in ("maya", "Maya", " MAYA "):  # a name as typed: 'Maya' alone once showed nothing
+        rows = services.db.query(person_query, space=space, person=typed)
+        assert {r["m"]["idx"] for r in rows} == {0, 2}, typed
     session_rows = next(rows for q, rows in results if "session: $session" in q)
     spoken = {(row["p"]["display"], row["m"]["idx"], (row["q"] or {}).get("display")) for row in session_rows}
     assert spoken == {("Maya", 0, "Priya"), ("Priya", 1, "Maya"), ("Maya", 2, "Priya")}

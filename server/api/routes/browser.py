@@ -34,7 +34,7 @@ SLIDES: tuple[tuple[str, str, str], ...] = (
     (
         "browse_person",
         "Everything one person said, and to whom",
-        "<code>$person</code> is a name key (lower-case name) or a participant id.",
+        "<code>$person</code> is a name as spoken (any case) or a participant id.",
     ),
     (
         "browse_addresses_weighted",
@@ -58,7 +58,7 @@ SLIDES: tuple[tuple[str, str, str], ...] = (
         "A voice's routing decisions",
         "Each time the speaker router heard a voice: "
         "CREATE (a new voice) or LINK (a known one), with score and margin. <code>$voice</code>: a speaker "
-        "id, a name key, or null for all.",
+        "id, a person (id or name, any case), or null for all.",
     ),
 )
 
