@@ -797,6 +797,7 @@ class ExtractiveAnswerer:
     shape_margin = 0.1  # how much less support a sentence holding the wanted span may have
     reply_margin = 0.0  # how much better a question must match than any statement to answer by its reply
     kind_weight = 0.15  # support moved by holding (or not) a thing of the asked kind ("What drink …")
+    cause_weight = 0.2  # support added to a sentence giving a reason when the question asks why
     list_turns = 3  # a list question ("What has Ana painted?") gathers from up to this many turns
     list_floor = 1.0  # … each supported at least this share of ``min_support``
     list_deeper = 2  # … and from up to this many more turns ranked below the top ones
@@ -947,6 +948,7 @@ class ExtractiveAnswerer:
         said_by = bool({_stem(w) for w in words(reading.text)} & _SAID_STEMS)
         # "What did nbx909 ask?": then the questions people asked are the evidence
         about_asking = bool(_ABOUT_ASKING.search(reading.text))
+        why = bool(_WHY.search(reading.text))
         best: tuple[float, int, str, FusedEvidence] | None = None
         replied: tuple[float, int, str, FusedEvidence] | None = None  # best question's reply
         scored: list[tuple[float, int, str, FusedEvidence]] = []
@@ -1024,6 +1026,8 @@ class ExtractiveAnswerer:
                 continue
             if kind:  # the kind picks among supported sentences; it never makes one supported
                 support += self.kind_weight * (kind_fit(sentence) - 0.5)
+            if why and _CAUSE.search(sentence):  # … as a reason does for a why-question
+                support += self.cause_weight
             key = (support, -rank)
             scored.append((support, rank, sentence, entry))
             if not asks:
@@ -1083,10 +1087,15 @@ class ExtractiveAnswerer:
         else:
             # a long turn: the matching sentence and the one after it, which often completes it
             # ("I took my kids to a pottery workshop. We all made our own pots.")
-            sentence = _with_next(sentence, entry.evidence.text)
+            sentence = (why and _with_cause(sentence, entry.evidence.text)) or _with_next(
+                sentence, entry.evidence.text
+            )
         fits = shape is None  # a quoted sentence holds no span of the asked shape
         speaker = _label(entry.evidence.speaker) if entry.evidence.speaker else None
         text = f"{speaker}: {sentence}" if speaker else sentence
+        reason = _reason_after(entry, turns, topic) if why and not _CAUSE.search(sentence) else None
+        if reason is not None:  # "I stopped cycling." … "The road works made it dangerous, that's why."
+            return f"{text} … {reason.evidence.text.strip()}", [entry.id, reason.id], fits
         if named_ids and wants_list(reading.text):
             # "What has Ana painted?": the items sit in several of her turns, each on its own topic
             floor = self.min_support * self.list_floor
@@ -1267,6 +1276,64 @@ def _with_next(sentence: str, turn: str) -> str:
     here = sentences.index(sentence)
     following = sentences[here + 1] if here + 1 < len(sentences) else None
     return f"{sentence} {following}" if following and not _asks(following) else sentence
+
+
+# A question asking for a reason, and a sentence giving one ("… because I grew up by the sea",
+# "… 'cause they help", "that's why", "so that …", "the reason is …")
+_WHY = re.compile(
+    r"\b(?:why|how\s+come|for\s+what\s+reasons?|what(?:\s+(?:is|was|are|were)|['’]s)\s+(?:\w+['’]s\s+|the\s+"
+    r"|their\s+|his\s+|her\s+)?reasons?|what\s+(?:made|makes|caused|causes)\b)",
+    re.I,
+)
+_CAUSE = re.compile(
+    r"\b(?:because|b/c|cuz|coz|since|so\s+that|due\s+to|thanks\s+to|the\s+reason|that['’]s\s+why|which\s+is\s+why"
+    r"|in\s+order\s+to)\b|['’]cause\b",
+    re.I,
+)
+
+
+def _with_cause(sentence: str, turn: str) -> str | None:
+    """For a why-question answered from a long turn: ``sentence`` with the nearest sentence that
+    gives a reason (the next, the one before, or the one after next), in the turn's order, when
+    ``sentence`` gives none ("I have to sleep on this side." + "Sounds silly." + "It's because I
+    grew up by the sea."); else None. Why: the sentence sharing the question's words restates
+    what is asked; the reason sits beside it."""
+    sentences = split_sentences(turn)
+    if sentence not in sentences or _CAUSE.search(sentence):
+        return None
+    here = sentences.index(sentence)
+    for other in (here + 1, here - 1, here + 2):
+        if 0 <= other < len(sentences) and _CAUSE.search(sentences[other]):
+            return " ".join(sentences[min(here, other) : max(here, other) + 1])
+    return None
+
+
+# a reason told of what was just said: "… that's why", "Because …", "It's because …", "so …"
+_REASON_BACK = re.compile(
+    r"^\W*(?:well\W+)?(?:because|['’]?cause|since|so|it['’]s\s+because|mainly\s+because)\b"
+    r"|\b(?:that|this)(?:['’]s|\s+is|\s+was)\s+(?:why|the\s+reason)\b|\bwhich\s+is\s+why\b",
+    re.I,
+)
+
+
+def _reason_after(
+    entry: FusedEvidence, turns: dict[tuple[str, int], FusedEvidence], topic: set[str]
+) -> FusedEvidence | None:
+    """The same speaker's turn among the next two of the session (in the evidence) that gives a
+    reason for what they said, else None: it shares a word of the question's topic (stems) or
+    refers back ("… that's why", "Because …"). Why: a reason is often told a turn later, after
+    the listener reacts ("I stopped cycling to work." / "Really?" / "The road works made it too
+    dangerous, that's why."), and shares few of the question's words; a reason for something
+    else ("I skipped the gym because my knee hurts") is neither."""
+    for step in (1, 2):
+        later = turns.get((entry.evidence.session, entry.evidence.idx + step))
+        if later is None or _speaker_id(later) != _speaker_id(entry):
+            continue
+        text = later.evidence.text
+        shares = topic & {_stem(w) for w in content_words(text)}
+        if _CAUSE.search(text) and (shares or _REASON_BACK.search(text)):
+            return later
+    return None
 
 
 _PAST_WHEN = re.compile(r"\s*when\s+(?:did|was|were|had|has|have)\b", re.I)

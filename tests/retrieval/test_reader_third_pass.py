@@ -71,3 +71,62 @@ def test_what_someone_did_on_an_event_is_their_next_turn():
     ]
     answer = _ask("What did Peter do when the boiler broke?", hits)
     assert "phoned" in answer.answer, answer.answer
+
+
+_REASONS = [
+    (
+        "Why does Leo take the stairs?",
+        [
+            _hit("m1", "I always take the stairs, never the lift.", "Leo", ["Sophie"]),
+            _hit("m2", "Nice, the lift is slow anyway.", "Sophie", ["Leo"]),
+            _hit("m9", "I take the stairs because I got stuck in a lift as a kid.", "Leo", ["Peter"]),
+        ],
+        "stuck",
+    ),
+    (
+        "What made Caroline quit the choir?",
+        [
+            _hit("m1", "I quit the choir last spring.", "Caroline", ["Leo"]),
+            _hit(
+                "m5", "The choir rehearsals clashed with my night shifts, so that's why I quit.", "Caroline"
+            ),
+        ],
+        "night shifts",
+    ),
+    (
+        "How does Peter explain why he sleeps on the left side of the bed?",
+        [
+            _hit(
+                "m1",
+                "So, about the flat. I have to sleep on the left side of the bed, I always have. Sounds "
+                "silly, I know. It's because the window is on that side and I need the air at night. "
+                "Anyway, how was your weekend, did you get to the market in the end or not?",
+                "Peter",
+                ["Sophie"],
+            ),
+        ],
+        "window",
+    ),
+]
+
+
+def test_a_why_question_is_answered_by_the_reason():
+    for question, hits, reason in _REASONS:
+        answer = _ask(question, hits)
+        assert reason in answer.answer, (question, answer.answer)
+
+
+def test_a_reason_told_a_turn_later_is_added_and_a_reason_for_something_else_is_not():
+    hits = [
+        _hit("m1", "I stopped cycling to work in March.", "Sophie", ["Peter"]),
+        _hit("m2", "Really? You loved it.", "Peter", ["Sophie"]),
+        _hit("m3", "The new road works made it too dangerous, that's why.", "Sophie", ["Peter"]),
+    ]
+    answer = _ask("How come Sophie stopped cycling to work?", hits)
+    assert "road works" in answer.answer and answer.used == ["m1", "m3"], answer.answer
+    hits = [
+        _hit("m1", "I painted the kitchen yellow, it makes mornings feel sunny.", "Caroline", ["Leo"]),
+        _hit("m3", "I skipped the gym because my knee hurts.", "Caroline", ["Leo"]),
+    ]
+    answer = _ask("Why did Caroline paint the kitchen yellow?", hits)
+    assert "sunny" in answer.answer and "knee" not in answer.answer, answer.answer
