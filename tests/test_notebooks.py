@@ -155,6 +155,20 @@ def test_fact_timeline_shows_the_change(loaded_space: str, person: str, monkeypa
     assert len(images) == 1 and images[0].startswith(PNG_MAGIC) and len(images[0]) > 5_000
 
 
+def test_attribution_audit_of_a_clean_space_says_so(
+    app_client: TestClient, space: str, space_headers: dict, monkeypatch
+) -> None:
+    """On a clean space the offenders section printed nothing at all, which reads like a cell
+    that did not run; it now says that no check found anything."""
+    for i, (session, _, who, to, text) in enumerate(TURNS[:2]):
+        body = {"speaker": who, "text": text, "addressees": [to], "turn_id": f"c{i}"}
+        r = app_client.post(f"/spaces/{space}/sessions/{session}/turns", json=body, headers=space_headers)
+        assert r.status_code == 201, r.text
+    monkeypatch.setenv("VOXMEM_NOTEBOOK_SPACE", space)
+    out = text_of(execute("attribution_audit.ipynb"))
+    assert "0 failed" in out and f"no offenders: all 7 checks found nothing in {space!r}" in out, out
+
+
 @pytest.mark.parametrize(
     ("name", "env", "said"),
     [
