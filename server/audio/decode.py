@@ -89,6 +89,41 @@ def _too_long(duration: float, raw_len: int, max_seconds: float | None) -> Audio
     )
 
 
+def wav_length_lie(raw: bytes) -> str | None:
+    """Why a WAV's declared sample data size cannot be the truth, or None.
+
+    libsndfile reads exactly the ``data`` size the header declares, so a header written before
+    the recording ended (size 0, or the size of a first buffer) decoded as 0 s ("too short") or,
+    worse, as the first part of the speech with the rest dropped without a sign. Bytes after
+    the declared samples are fine when they are WAV chunks (``LIST``, ``id3 `` …: a printable
+    id and a size that ends within the file); anything else there means the size is wrong.
+    Sizes of 0xFFFFFFFF (streaming writers' "unknown") and RF64 files are left to libsndfile.
+    """
+    if len(raw) < 20 or raw[:4] != b"RIFF" or raw[8:12] != b"WAVE":
+        return None
+    pos = 12
+    while pos + 8 <= len(raw):
+        size = int.from_bytes(raw[pos + 4 : pos + 8], "little")
+        if raw[pos : pos + 4] != b"data":
+            pos += 8 + size + (size & 1)
+            continue
+        follow = len(raw) - pos - 8
+        if size == 0xFFFFFFFF or size >= follow:
+            return None  # unknown length, exact, or truncated: libsndfile reads what is there
+        after = pos + 8 + size + (size & 1)
+        while after + 8 <= len(raw):
+            chunk, length = raw[after : after + 4], int.from_bytes(raw[after + 4 : after + 8], "little")
+            if not all(0x20 <= b <= 0x7E for b in chunk) or after + 8 + length > len(raw) + 1:
+                return (
+                    f"the WAV header declares {size} bytes of samples but {follow} bytes follow, and "
+                    "what follows them is not a WAV chunk: the header's data size is wrong (written "
+                    "before the recording ended?); fix the header or re-encode the file"
+                )
+            after += 8 + length + (length & 1)
+        return None
+    return None
+
+
 def _read_soundfile(raw: bytes, max_seconds: float | None) -> Audio | None:
     """Read with libsndfile, checking the header before reading any samples.
 
@@ -174,6 +209,8 @@ def decode_audio(source: bytes | str | Path, max_seconds: float | None = None) -
     raw = Path(source).read_bytes() if isinstance(source, str | Path) else bytes(source)
     if not raw:
         raise AudioError("empty", "the audio payload has no bytes")
+    if why := wav_length_lie(raw):
+        raise AudioError("corrupt", why)
     audio = _read_soundfile(raw, max_seconds) or _read_ffmpeg(raw, max_seconds)
     if audio is None:
         raise AudioError("corrupt", "cannot decode the audio (supported: wav, flac, ogg, mp3)")

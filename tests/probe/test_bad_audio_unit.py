@@ -53,6 +53,29 @@ def test_lying_rate_4kb_is_refused_before_decoding() -> None:
     assert peak < 2_000_000
 
 
+def test_a_wav_header_declaring_too_few_samples_is_refused_not_cut() -> None:
+    """A header written before the recording ended (data size 0, or a first buffer's size) read as
+    0 s ('too_short') or as the first half of the speech with the rest dropped silently. Bytes
+    after the samples that are WAV chunks (LIST) are fine, and so are the sizes streaming writers
+    use for 'unknown' (0xFFFFFFFF), exact sizes, truncated files and odd sizes with a pad byte."""
+    from .corpus import _pcm16, _tone, wav
+
+    pcm = _pcm16(_tone(2.0))  # 64,000 bytes
+    for declared in (0, 100, len(pcm) // 2):
+        with pytest.raises(AudioError, match=f"declares {declared} bytes of samples but 64000 bytes follow"):
+            decode_audio(wav(pcm, data_size=declared), 120.0)
+    info = b"INFO" + b"ISFT" + (14).to_bytes(4, "little") + b"Lavf58.76.100\x00"
+    tagged = wav(pcm) + b"LIST" + len(info).to_bytes(4, "little") + info
+    for raw, seconds in (
+        (wav(pcm), 2.0),
+        (wav(pcm, data_size=0xFFFFFFFF), 2.0),
+        (wav(pcm, data_size=3 * len(pcm)), 2.0),
+        (wav(pcm[:-1]) + b"\x00", 1.9999),
+        (tagged, 2.0),
+    ):
+        assert decode_audio(raw, 120.0).duration == pytest.approx(seconds, abs=1e-3)
+
+
 def test_odd_real_rates_still_decode() -> None:
     """8 kHz telephone audio and an odd 8001 Hz rate are real and decode to 16 kHz."""
     from .corpus import _pcm16, _tone, wav
