@@ -61,7 +61,7 @@ from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
 from voxmem.retrieval.question import asked_about, asks_for_list
 from voxmem.retrieval.spans import day_of, wanted_shape, with_dates
-from voxmem.retrieval.text import SENTENCE_BREAK, content_words, normalise
+from voxmem.retrieval.text import SENTENCE_BREAK, content_words, normalise, split_sentences
 
 ATTRIBUTION_KINDS = ("who_said", "addressee")
 
@@ -424,6 +424,7 @@ def parse_answer(
     _check_script(answer, cited)
     _check_people(answer, cited)
     _check_numbers(answer, cited)
+    _check_words(answer, list(shown.values()))
     return answer, numbers
 
 
@@ -502,6 +503,38 @@ def _check_numbers(answer: str, cited: list[FusedEvidence]) -> None:
         raise ReaderError(f"the answer says {', '.join(invented)}, which no cited line says")
 
 
+# the model saying the lines do not say it, in words rather than null: left to the caller as is
+_SAYS_NOTHING = re.compile(
+    r"\s*(?:not\s+(?:in\s+memory|mentioned|stated|said|known|given)|unknown|none|n/?a)\W*", re.I
+)
+
+
+def _key(word: str) -> str:
+    """A word's first four letters after a plural "s" ("pots" meets "pot", "months" "month")."""
+    return (word[:-1] if len(word) > 3 and word.endswith("s") else word)[:4]
+
+
+def _check_words(answer: str, shown: list[FusedEvidence]) -> None:
+    """At least one content word of the answer must be said in a shown line (its text, date,
+    people or support), the lines the prompt asks it to answer in the words of. A verdict
+    ("Likely no") or a "not mentioned" is exempt.
+
+    Why: asked the adversarial "How is Jon's store doing?" (Jon has no store; the lines were his
+    turns about Gina's), the 1.5B model answered "good", a word no line says, while the offline
+    reader rightly found nothing; "positive" for the sentiment about a grand opening (gold
+    "excitement") and "about 2 months" for an opening no line dates were the same kind. The
+    rejection gets the usual repair turn; a second ungrounded reply falls back to the draft."""
+    said = [w for w in content_words(answer) if not w.isdigit()]
+    if not said or _VERDICT.fullmatch(answer.strip()) or _SAYS_NOTHING.fullmatch(answer):
+        return
+    seen = " ".join(" ".join([_when(e.evidence.ts), *_cited_words([e])]) for e in shown)
+    keys = {_key(w) for w in re.findall(r"[a-z0-9]+", seen.lower())}
+    if not any(_key(w.lower()) in keys for w in said):
+        raise ReaderError(
+            f"no line says {', '.join(said[:4])}: answer in the lines' own words, or null if they do not say"
+        )
+
+
 def _holds(answer: str, entry: FusedEvidence) -> bool:
     """Whether a turn (its text or the facts on it) contains one of the answer's content words."""
     words = {w for w in re.findall(r"[a-z0-9]+", answer.lower()) if len(w) > 2 or w.isdigit()}
@@ -540,6 +573,44 @@ def completed(answer: str, lines: list[FusedEvidence]) -> tuple[str, FusedEviden
         if quoted:
             return f'{answer.strip()} {verb} "{quoted}"', entry
     return answer, None
+
+
+# a question asking how, why, or what something is about / means / felt like: its answer is a
+# statement, not a name ("How", "Why" but not "How many / long / often …": those want a number;
+# not a yes/no question opening with its auxiliary, "Would Tom think …")
+_OPEN_QUESTION = re.compile(
+    r"^\s*(?:why|how(?!\s+(?:many|much|long|old|often|far|soon|big|tall|late|early)\b))\b"
+    r"|^(?!\s*(?:would|will|is|are|was|were|do|does|did|can|could|should|has|have|had|might|may)\b)"
+    r".*\b(?:about|describes?|described|feels?|felt|thinks?|thought|means?|meant|represents?|symboli[sz]es?"
+    r"|remind(?:s|ed|er)?)\b",
+    re.I,
+)
+
+
+def widened(answer: str, question: str, draft_turns: list[FusedEvidence]) -> str:
+    """For an open question (:data:`_OPEN_QUESTION`), a phrase the model cut from one sentence of
+    the offline draft's turn becomes that sentence: the draft's turn is the offline reader's
+    choice and the model chose the sentence, but where it cuts inside it is a guess. A list, a
+    verdict, or a question wanting a date, number or place (``spans.wanted_shape``) keeps the
+    model's words, and so does a phrase from another line (the model's correction of the draft).
+
+    Why (LoCoMo dev, the eleventh pass's canonical run): "How does Gina describe the feeling that
+    dance brings?" → "joy and thrill" from "Capture the joy and thrill that dance brings - it's
+    magical!" (gold "magical"), "What was the poetry reading that Caroline attended about?" →
+    "transgender poetry reading" from "It was a transgender poetry reading where transgender
+    people shared their stories through poetry." (gold that sentence). The cost is length: the
+    answer is one sentence, not a phrase."""
+    if wanted_shape(question) is not None or not _OPEN_QUESTION.search(question):
+        return answer
+    if "," in answer or _VERDICT.fullmatch(answer.strip()):
+        return answer
+    said = normalise(answer)
+    for entry in draft_turns:
+        for sentence in split_sentences(_dated(entry)):
+            whole = normalise(sentence)
+            if said and whole != said and f" {said} " in f" {whole} ":
+                return sentence
+    return answer
 
 
 # a yes/no verdict, hedged or not: an answer even when its words are the question's
@@ -820,6 +891,8 @@ class LLMReader:
             return hint
         # small models cite every line they were shown; keep the cited turns that hold the answer
         grounded = [n for n in numbers if _holds(answer, shown.entries[n])] or numbers
+        if hint:
+            answer = widened(answer, result.query, [e for e in result.evidence if e.id in hint[1]])
         # a relative time copied without its reading ("last year") means nothing later: resolved
         # against the day the (first) cited turn was said, as the lines showed it
         answer = with_dates(answer, day_of(shown.entries[grounded[0]].evidence.ts))

@@ -678,12 +678,12 @@ def test_the_asked_persons_question_to_the_listener_is_not_about_them():
         out = compose(_asked_about_tom("How is Tom's store doing?", text, TOM), llm=LLMReader(chat))
         assert chat.prompts and out.answer == NOT_IN_MEMORY, text
         assert any("rests on no turn by or about Tom" in n for n in out.notes), text
-    # his own statement about his store answers it
+    # his own statement about his store answers it (a how-question: the phrase's whole sentence)
     out = compose(
         _asked_about_tom("How is Tom's store doing?", "My online store is doing great.", TOM),
         llm=LLMReader(chat),
     )
-    assert (out.answer, out.answerer) == ("online store", "llm")
+    assert (out.answer, out.answerer) == ("My online store is doing great.", "llm")
 
 
 def test_an_answer_gets_the_name_its_line_gives_it_right_after_it():
@@ -822,3 +822,69 @@ def test_a_clipped_line_shows_the_sentence_holding_the_other_question_words_afte
     text = layout(question, max_chars=120).text.splitlines()[1]
     assert text.endswith("like my red scarf. … It is scratchy, but it reminds me of home.")
     assert "tenth birthday" not in text  # the gap is elided, the line stays within the limit
+
+
+def test_an_answer_no_shown_line_has_a_word_of_is_rejected():
+    # LoCoMo adversarial "How is Jon's store doing?": his lines are about Ana's store, and the
+    # model answered "good", a word none of them says
+    lines = [turn("msg-1", "Your store looks great, your customers will be so comfy.", TOM, [ANA])]
+    with pytest.raises(ReaderError, match="no line says good"):
+        parse_answer('{"answer": "good", "ids": [1]}', dict(enumerate(lines, start=1)))
+    pots = [turn("msg-1", "We each made a pot at the workshop, so fun!", TOM, [ANA])]
+    for said in ("pots", "Likely no", "not mentioned"):  # a plural of a line's word, a verdict, no answer
+        assert parse_answer(f'{{"answer": "{said}", "ids": [1]}}', dict(enumerate(pots, start=1)))
+    # with no draft to fall back on, a second ungrounded reply leaves the question unanswered
+    chat = Replies(replies=['{"answer": "good", "ids": [1]}'])
+    out = compose(
+        _asked_about_tom("How is Tom's store doing?", lines[0].evidence.text, TOM), llm=LLMReader(chat)
+    )
+    assert len(chat.prompts) == 2 and "no line says good" in chat.prompts[1][-1].content
+    assert out.answer == NOT_IN_MEMORY
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How does Tom describe the feeling dancing gives him?",
+        "Why did Tom start dancing again?",
+        "What was the show Tom went to about?",
+        "What does dancing mean to Tom?",
+    ],
+)
+def test_an_open_questions_phrase_cut_from_the_drafts_turn_becomes_its_sentence(question):
+    from voxmem.retrieval.llm_reader import widened
+
+    said = turn(
+        "msg-3",
+        "Back on stage at last. Capture the joy and thrill of it - it's magical! See you.",
+        TOM,
+        [ANA],
+    )
+    other = turn("msg-4", "Dancing is my joy and thrill.", ANA, [TOM])
+    sentence = "Capture the joy and thrill of it - it's magical!"
+    assert widened("joy and thrill", question, [said]) == sentence
+    assert widened("the joy and thrill of it", question, [said]) == sentence
+    assert widened("joy and thrill", question, [other, said]) == "Dancing is my joy and thrill."
+    assert widened("joy, thrill", question, [said]) == "joy, thrill"  # a list stays a list
+    assert widened("nerves", question, [said]) == "nerves"  # not from the draft's turn: the model's words
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What kind of dance did Tom perform?",
+        "Which song does Tom dance to?",
+        "How many shows did Tom dance in?",
+        "How long did Tom rehearse?",
+        "When did Tom describe the show?",
+        "Would Tom think the show was good?",
+    ],
+)
+def test_a_question_wanting_a_thing_a_number_a_date_or_a_verdict_keeps_the_models_phrase(question):
+    from voxmem.retrieval.llm_reader import widened
+
+    said = turn(
+        "msg-3", "We did a contemporary piece called Freedom. It took 3 shows to get it right.", TOM, [ANA]
+    )
+    assert widened("contemporary piece", question, [said]) == "contemporary piece"
+    assert widened("Yes", question, [said]) == "Yes"
