@@ -112,9 +112,13 @@ def _problem(error: dict) -> str:
     """One validation error in words; the two FastAPI wordings a client cannot act on made
     specific: a JSON decode error says where and why, and a body that is not a JSON object
     because it was sent without ``content-type: application/json`` (curl ``-d`` alone sends a
-    form) says so instead of "Input should be a valid dictionary"."""
+    form) says so instead of "Input should be a valid dictionary", and a form field sent as
+    text where a file belongs says how to send the file ("Expected UploadFile" was all it said)."""
     if error.get("type") == "json_invalid" and (why := (error.get("ctx") or {}).get("error")):
         return f"{error.get('msg', '')}: {why}"
     if tuple(error.get("loc", ())) == ("body",) and isinstance(error.get("input"), bytes):
         return "the body must be a JSON object sent with 'content-type: application/json'"
+    if "Expected UploadFile" in str(error.get("msg", "")):  # a form field where a file belongs
+        field = error.get("loc", ("", ""))[-1]
+        return f"'{field}' must be a file part of the multipart form (curl: -F '{field}=@turn.wav')"
     return str(error.get("msg", ""))

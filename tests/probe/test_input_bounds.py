@@ -79,7 +79,8 @@ def test_unparseable_bodies_are_400_in_the_error_shape(app_client, space, space_
     """A body that is not UTF-8 or holds a number past Python's 4,300-digit limit: /query (which
     parses its own body) answered 500, the other JSON routes a bare {"detail": "There was an error
     parsing the body"}; unknown paths and methods also lacked the ErrorOut shape, and a JSON body
-    sent without its content-type got "Input should be a valid dictionary"."""
+    sent without its content-type got "Input should be a valid dictionary", and a form field
+    sent as text where the audio file belongs "Expected UploadFile"."""
     json_headers = {**space_headers, "content-type": "application/json"}
     not_utf8 = b'{"question": "hi \xff\xfe", "speaker": "Ann", "text": "x"}'
     huge_number = b'{"question": "hi", "speaker": "Ann", "text": "x", "k": ' + b"9" * 5000 + b"}"
@@ -94,6 +95,10 @@ def test_unparseable_bodies_are_400_in_the_error_shape(app_client, space, space_
         f"/spaces/{space}/sessions/s1/turns", headers=space_headers, content=b'{"speaker":"Ann","text":"hi"}'
     )
     assert r.status_code == 422 and "content-type: application/json" in r.text, r.text
+    r = app_client.post(
+        f"/spaces/{space}/sessions/s1/audio-turns", headers=space_headers, data={"audio": "turn.wav"}
+    )
+    assert r.status_code == 422 and "'audio' must be a file part" in r.text, r.text
     r = app_client.get(f"/spaces/{space}/no-such-route", headers=space_headers)
     assert r.status_code == 404 and r.json() == {"error": "NotFound", "detail": "Not Found"}, r.text
     r = app_client.put(f"/spaces/{space}/query", headers=space_headers)
