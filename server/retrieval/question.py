@@ -340,6 +340,12 @@ def find_people(text: str, participants: list[dict[str, Any]]) -> list[tuple[int
                 person = _sounds_like(tokens[i], index) or _nickname(tokens[i], index)
                 if person is not None:
                     found.setdefault(person["id"], (i, person))
+    for person in participants:  # names a word split cannot see: IRC nicks "Sa[i]nT", "{Bo}"
+        for name in [person.get("name") or "", *(person.get("aliases") or [])]:
+            if re.search(r"[^\w\s'’-]", name) and person["id"] not in found:
+                match = re.search(rf"(?<!\S){re.escape(name)}(?=[\s'’,.;:!?]|$)", text, re.I)
+                if match:
+                    found[person["id"]] = (len(re.findall(r"[\w'’-]+", text[: match.start()])), person)
     return sorted(found.values(), key=lambda item: item[0])
 
 

@@ -1,7 +1,7 @@
 """The offline reader's rules from the 2 December third pass on public data (engineer Y): the
 question's words said in another form or another word of the same sense; what someone did on an
-event (their next turn). Pure: evidence built in memory, a stand-in word embedder. Every question
-and line here is made up for the rule it tests."""
+event (their next turn); a why-question's reason; names with brackets. Pure: evidence built in
+memory, a stand-in word embedder. Every question and line here is made up for the rule it tests."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 
 from tests.retrieval.test_reader_generalises import PEOPLE, _ask, _hit
 from voxmem.retrieval.answer import NearWords, WordVectors
-from voxmem.retrieval.question import read_question
+from voxmem.retrieval.question import find_people, read_question
 
 
 class _Senses:
@@ -130,3 +130,12 @@ def test_a_reason_told_a_turn_later_is_added_and_a_reason_for_something_else_is_
     ]
     answer = _ask("Why did Caroline paint the kitchen yellow?", hits)
     assert "sunny" in answer.answer and "knee" not in answer.answer, answer.answer
+
+
+def test_a_name_with_brackets_or_braces_is_found_in_a_question():
+    people = [{"id": "p_z", "name": "{Zed}"}, {"id": "p_m", "name": "m[a]rk"}, {"id": "p_l", "name": "lina"}]
+    assert [p["name"] for _, p in find_people("What did {Zed} tell lina to install?", people)] == [
+        "{Zed}",
+        "lina",
+    ]
+    assert read_question("Which driver does M[a]rk suggest?", people).teller["name"] == "m[a]rk"
