@@ -53,6 +53,7 @@ _EXPLICIT_DATE = re.compile(
 _WEEKDAYS = [
     "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
 ]  # fmt: skip
+_TIME_NAMES = {*_WEEKDAYS, *MONTHS}
 _NUMBER_WORDS = [
     "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
     "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
@@ -259,13 +260,15 @@ _THEN_AT = re.compile(
 )
 
 
-def _named_places(sentence: str, people: Collection[str]) -> list[str]:
+def named_places(sentence: str, people: Collection[str]) -> list[str]:
     """Capitalised names after "in / at / to / from …" that are not people ("to Rachel" is not a
-    place: a where-question is never answered with a person's name)."""
+    place: a where-question is never answered with a person's name) nor a month or weekday ("in
+    May", "from Monday" are times)."""
     out = []
     for m in _PLACE.finditer(sentence):
         place = m.group("place")
-        if place and not {w.lower() for w in place.split() if w.lower() != "the"} <= set(people):
+        named = {w.lower() for w in place.split() if w.lower() != "the"} if place else set()
+        if named and not named <= set(people) and not named <= _TIME_NAMES:
             out.append(place)
     return out
 
@@ -275,7 +278,7 @@ def place_phrase(sentence: str, people: Collection[str] = ()) -> str | None:
     sentence that matched the question is quoted whole when it names no place (a spot phrase in
     it is as likely to be a different place), but a reply to a where-question is its answer.
     ``people``: lower-case words of people's names, never a place."""
-    named = _named_places(sentence, people)
+    named = named_places(sentence, people)
     return (
         named[0]
         if named
@@ -310,7 +313,7 @@ def short_span(
         number = _NUMBER.search(sentence)
         return (number.group("num") + (number.group("unit") or "")).strip() if number else None
     if shape == "place":
-        return next(iter(_named_places(sentence, people)), None)
+        return next(iter(named_places(sentence, people)), None)
     if shape == "yesno":
         return "No" if _NEGATION.search(sentence) else "Yes"
     return None
