@@ -400,9 +400,7 @@ class QuestionVectors:
 class Env:
     """Episodes: a fresh agent state per question, and rounds stepped by the real agent."""
 
-    def __init__(
-        self, core: Any, retrieval: RetrievalService, store: dict[tuple, Any], lead: bool = True
-    ) -> None:
+    def __init__(self, core: Any, retrieval: RetrievalService, store: dict[tuple, Any]) -> None:
         self.stats = {"calls": 0, "hits": 0}
         self.store = store
         self.db = core.db
@@ -428,8 +426,7 @@ class Env:
             embed=self.vectors,  # type: ignore[arg-type]
             layers=self.layers,
         )
-        # lead=False: the action space before the lead tools (the ceiling's and a run's comparison)
-        self.space = L.ActionSpace([t for t in L.tool_specs() if lead or not t.lead])
+        self.space = L.ActionSpace(L.tool_specs())
 
     def scope(self, q: Question) -> AccessScope:
         """The question's scope (open spaces; a named asker personalises), as the agent resolves it."""
@@ -962,9 +959,8 @@ def heuristic_records(
     return out
 
 
-def state_features(env: Env, state: AgentState, agree: bool = True) -> np.ndarray:
-    """The state's features (``agree``: with the last round's agreement, format 3)."""
-    return L.features(state, np.asarray(env.vectors(state.query), dtype=np.float32), agree)
+def state_features(env: Env, state: AgentState) -> np.ndarray:
+    return L.features(state, np.asarray(env.vectors(state.query), dtype=np.float32))
 
 
 def evaluate(agent: Agent, policy: Any, qs: list[Question], env: Env) -> list[dict[str, Any]]:
@@ -1146,26 +1142,25 @@ def round1_headroom(
     torch = L._torch()
     heuristic = POLICIES["heuristic"]()
     rng = np.random.default_rng(seed)
-    space = policy.space  # the file's own tools (a format-2 file has no lead tools)
-    n_tools = len(space.tools)
+    n_tools = len(env.space.tools)
     rows = []
     for q in qs:
         state = env.start(q)
         present = env.present(q)
         mine = [a for a in heuristic.plan(state) if a.tool in env.tools and a.layer in present][: L.MAX_PLAN]
-        cand = space.candidates(state)
-        combos = space.combos(cand)
+        cand = env.space.candidates(state)
+        combos = env.space.combos(cand)
         others: list[float] = []
         if len(combos):
             slot = L.slots(combos)
             with torch.no_grad():
-                out = policy.net(torch.as_tensor(state_features(env, state, policy.agree)))
+                out = policy.net(torch.as_tensor(state_features(env, state)))
                 lp = L.combo_logprobs(out, cand, combos, n_tools).numpy()
                 heads = L.split_logits(out, n_tools)
                 size_lp = L.size_logprobs(heads.size, len(np.unique(slot))).numpy()
             theirs = frozenset(a.key() for a in mine)
             for plan in sample_group(lp, slot, size_lp, rng, k, True):
-                actions = [space.action(cand, combos[i]) for i in plan]
+                actions = [env.space.action(cand, combos[i]) for i in plan]
                 if frozenset(a.key() for a in actions) != theirs:
                     others.append(round1_reward(env, q, state, actions))
         first = round1_reward(env, q, state, mine) if mine else 0.0
@@ -1601,11 +1596,6 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         help="first round searched; earlier rounds are the heuristic's (2: rounds 2-3 after its round 1)",
     )
-    parser.add_argument(
-        "--no-lead",
-        action="store_true",
-        help="leave the lead tools (trust one message ranking over the fusion) out of the action space",
-    )
     args = parser.parse_args(argv)
     logging.getLogger("neo4j").setLevel(logging.ERROR)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -1661,7 +1651,7 @@ def main(argv: list[str] | None = None) -> int:
         del store[key]  # a server hiccup cached before transient errors were kept out
     dropped = validate_cache(store, core.db, list(spaces.values()))
     print("stale cached tool outputs dropped:", dropped, flush=True)
-    env = Env(core, retrieval, store, lead=not args.no_lead)
+    env = Env(core, retrieval, store)
     cfg = Config(
         epochs=args.epochs,
         group=args.group,

@@ -33,8 +33,6 @@ from voxmem.retrieval.tools import EmbeddingCache, Filters, Hit, Retriever, sear
 
 log = logging.getLogger(__name__)
 
-LEAD_K = 10  # a trusted ranking (Action.lead) puts this many turns ahead: the readers' top 10
-
 
 @dataclass
 class Action:
@@ -46,22 +44,12 @@ class Action:
     filters: Filters = field(default_factory=Filters)
     k: int | None = None
     why: str = ""
-    # trust this action's ranking over the round's fusion: its top LEAD_K turns are retained first
-    # and put ahead of all retained evidence (fusion.merge_into); no built-in planner sets it
-    lead: bool = False
 
     def key(self) -> tuple:
-        return (self.tool, self.query, tuple(sorted(self.filters.as_dict().items())), self.lead)
+        return (self.tool, self.query, tuple(sorted(self.filters.as_dict().items())))
 
     def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "layer": self.layer,
-            "tool": self.tool,
-            "query": self.query,
-            "filters": self.filters.as_dict(),
-        }
-        if self.lead:
-            out["lead"] = True
+        out = {"layer": self.layer, "tool": self.tool, "query": self.query, "filters": self.filters.as_dict()}
         if self.why:
             out["why"] = self.why
         return out
@@ -497,9 +485,7 @@ class Agent:
         actions = [a for a in planned if present is None or a.layer in present]
         skipped = [f"{a.tool}: {a.layer} layer empty" for a in planned if a not in actions]
         results, failed = self._run_actions(actions, state.scope, budget)
-        trusted = [hits for a, hits in zip(actions, results, strict=True) if a.lead]
-        lead = [e.id for e in fuse(trusted, k=self.rrf_k)[:LEAD_K]] if trusted else []
-        gained = merge_into(state.retained, fuse(results, k=self.rrf_k), budget, state.round, lead)
+        gained = merge_into(state.retained, fuse(results, k=self.rrf_k), budget, state.round)
         trace = _recorded(state, policy, actions, results, gained, skipped + failed, started)
         state.history += [a for a in planned if a not in actions]
         reason = sufficient(state)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import weakref
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date
@@ -485,26 +486,50 @@ def _folded(word: str) -> str:
 
 
 class WordVectors:
-    """Single words embedded by the sentence embedder (normalised, memoised per question). Why one
-    helper: the asked kind (:class:`KindFit`) and the question's words said otherwise
-    (:class:`NearWords`) both weigh words, not sentences, and embed the same candidate words."""
+    """Single words embedded by the sentence embedder (normalised, memoised per embedder across
+    questions). Why one helper: the asked kind (:class:`KindFit`) and the question's words said
+    otherwise (:class:`NearWords`) both weigh words, not sentences, and embed the same candidate
+    words. Why across questions: a conversation's words recur from one question to the next, and
+    the embedder's own cache (512 texts, shared with queries and sentences) drops them; single
+    words were 3 of every 4 texts a LoCoMo question embedded (fourth pass)."""
+
+    memo_size = 20_000  # words kept per embedder (384 float32 each: ~30 MB at most)
 
     def __init__(self, embed: Any = None) -> None:
         self.embed = embed
-        self._vectors: dict[str, np.ndarray] = {}
+        self._vectors: dict[str, np.ndarray] = _word_memo(embed)
 
     def prime(self, words_: list[str]) -> None:
-        if self.embed is not None and hasattr(self.embed, "prime") and words_:
-            self.embed.prime(sorted(set(words_)))
+        missing = sorted({w for w in words_ if w not in self._vectors})
+        if self.embed is not None and hasattr(self.embed, "prime") and missing:
+            self.embed.prime(missing)  # one batch; then kept here, before the embedder's cache drops them
+            for word in missing:
+                self.vector(word)
 
     def vector(self, word: str) -> np.ndarray:
         if word not in self._vectors:
-            v = np.asarray(self.embed(word), dtype=float)
+            if len(self._vectors) >= self.memo_size:
+                self._vectors.clear()
+            v = np.asarray(self.embed(word), dtype=np.float32)
             self._vectors[word] = v / (float(np.linalg.norm(v)) or 1.0)
         return self._vectors[word]
 
     def cosine(self, a: str, b: str) -> float:
         return float(self.vector(a) @ self.vector(b))
+
+
+_WORD_MEMOS: weakref.WeakKeyDictionary[Any, dict[str, np.ndarray]] = weakref.WeakKeyDictionary()
+
+
+def _word_memo(embed: Any) -> dict[str, np.ndarray]:
+    """The word vectors of one embedder, kept while the embedder lives (a fresh dict for none or
+    for an embedder that cannot be weakly referenced)."""
+    if embed is None:
+        return {}
+    try:
+        return _WORD_MEMOS.setdefault(embed, {})
+    except TypeError:
+        return {}
 
 
 class KindFit:
@@ -981,11 +1006,9 @@ class ExtractiveAnswerer:
         kind = asked_kind(reading.text, name_words)
         vectors = WordVectors(self.meaning.embed)
         kind_fit = KindFit(kind, vectors=vectors)
-        kind_fit.prime([c[0] for c in candidates])
         # a name's identity is the point ("Barcelona" is not "Rome", 0.8 apart): only common words
         capitalised = {w.lower() for w in re.findall(r"(?<![.?!]\s)(?<!^)\b[A-Z]\w+", reading.text)}
         near = NearWords([w for w in wanted if stems[w] in topic and w not in capitalised], vectors)
-        near.prime([c[0] for c in candidates])
         # the things the question names by kind or place: a turn on a sibling of theirs is no answer
         asked_things = _things(" ".join(w for w in wanted if stems[w] in topic))
         people_words = _people_words(result)
@@ -1012,6 +1035,12 @@ class ExtractiveAnswerer:
         scored: list[tuple[float, int, str, FusedEvidence]] = []
         statements: list[tuple[float, int, str, FusedEvidence]] = []  # the scored ones that ask nothing
         raw: dict[int, float] = {}  # support before the asked kind's preference, by candidate
+        # Who may answer is settled first, and only the words of the sentences that may are
+        # embedded for the asked kind and the words said otherwise: embedding every candidate's
+        # words cost ~0.4 s a question on 2 cores (fourth pass, LoCoMo dev, cold).
+        admitted: list[
+            tuple[int, str, FusedEvidence, float, bool, FusedEvidence | None, set[str], bool, bool]
+        ] = []
         for rank, ((sentence, entry), sem) in enumerate(zip(candidates, semantic, strict=True)):
             words_here = {_stem(w) for w in content_words(sentence)}
             # A question states nothing ("What got you into running?"); its answer is the reply,
@@ -1059,6 +1088,10 @@ class ExtractiveAnswerer:
             to_named = any(a.get("id") in named_ids for a in entry.evidence.addressees)
             if speaker_asked and not (asks or said_by or to_named) and _to_listener(sentence, entry):
                 continue  # "That race sounds great, Mel!" by Ana is about Mel's race
+            admitted.append((rank, sentence, entry, sem, asks, reply, words_here, spoken, speaker_asked))
+        kind_fit.prime([x[1] for x in admitted])
+        near.prime([x[1] for x in admitted])
+        for rank, sentence, entry, sem, asks, reply, words_here, spoken, speaker_asked in admitted:
             # the question's words the sentence says otherwise ("choice" / "I choose openfire")
             sentence_words = content_words(sentence)
             otherwise = {

@@ -10,7 +10,7 @@ attributes ride along as ``support`` on their turns.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,23 +117,13 @@ def merge_into(
     fused: list[FusedEvidence],
     budget: int,
     round_no: int,
-    lead: Sequence[str] = (),
 ) -> list[FusedEvidence]:
     """Context selection: keep at most ``budget`` turns not retained yet (best first).
 
     Turns already retained get their score raised by the new round's score (evidence found
     again by a rewritten query is stronger), and their tools/support are merged. Returns the
     newly retained entries (the evidence gain of this round).
-
-    ``lead``: turn ids, best first, of rankings an action trusts over the fusion (``Action.lead``).
-    They are selected first and then lifted ahead of every retained turn, in their order, one RRF
-    step apart (:func:`lift`). Why: the fused order of several rankings can push out of the top 10
-    the gold that one ranking holds high, and which ranking to trust shows only after the tools
-    ran (docs/retrieval.md, "Thirteenth session").
     """
-    if lead:
-        first = {turn: n for n, turn in enumerate(lead)}
-        fused = sorted(fused, key=lambda e: first.get(e.id, len(first)))  # stable: the rest keep RRF order
     gained: list[FusedEvidence] = []
     for entry in fused:
         old = retained.get(entry.id)
@@ -148,20 +138,7 @@ def merge_into(
         entry.round = round_no
         retained[entry.id] = entry
         gained.append(entry)
-    lift(retained, lead)
     return gained
-
-
-def lift(retained: dict[str, FusedEvidence], lead: Sequence[str], step: float = 1 / 61) -> None:
-    """Raise the retained turns of ``lead`` (best first) above every other retained turn, in that
-    order, one RRF step (1 / (k + 1), k = 60) apart: a later round's fusion still adds to them, as
-    to any turn, so a lead is a strong prior, not a lock."""
-    led = [turn for turn in dict.fromkeys(lead) if turn in retained]
-    if not led:
-        return
-    top = max(e.score for e in retained.values())
-    for n, turn in enumerate(led):
-        retained[turn].score = top + (len(led) - n) * step
 
 
 def ranked(retained: dict[str, FusedEvidence]) -> list[FusedEvidence]:

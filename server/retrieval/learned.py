@@ -67,12 +67,9 @@ REWRITES = ("question", "keywords", "people", "quote", "time", "missing", "rewri
 # (``when.mentioned_window``: turns said in it, facts and attributes valid in it).
 FILTERS = ("none", "asker", "speaker", "addressee", "pair", "current", "other", "time")
 # The policy file's format. 1: no format key, the first seven filters (no "time") and no
-# time-window feature; loaded by widening its network to format 2's layout with the new inputs and
+# time-window feature; loaded by widening its network to this layout with the new inputs and
 # heads unused (:func:`_widen_v1`), so it plans exactly as before. 2: "time" and its feature.
-# 3: the lead tools (:func:`tool_specs`, listed in the file's tools as every tool is) and the
-# features of what the last round's rankings agree on (:func:`agreement`); a format-1 or 2 file
-# has neither, so it is run without them and plans as before.
-FORMAT = 3
+FORMAT = 2
 _V1_FILTERS = FILTERS[:7]
 # The largest plan: the agent runs at most this many actions per round (Agent.max_actions).
 MAX_PLAN = 12
@@ -85,30 +82,19 @@ class ToolSpec:
     name: str
     layer: str
     needs: str
-    lead: bool = False  # the action trusts this tool's ranking over the round's fusion (Action.lead)
 
 
 def tool_specs() -> list[ToolSpec]:
     """The tools a policy may choose: the registry :data:`voxmem.retrieval.tools.TOOLS` (the one
-    list the service, the fixed policy and the LLM planner read too), in layer order, then the
-    lead variant of each message search tool (same call, its ranking trusted over the fusion).
+    list the service, the fixed policy and the LLM planner read too), in layer order.
 
     A tool the learned policy can drive takes a query, a quote, a message id or a pair; the
     profile dump (``needs == 'participant'``) is left to the attribute tools' participant filter.
-    Why lead variants of the message search tools only: the oracle's gains were one message
-    ranking trusted alone (docs/retrieval.md, "Eleventh session"); the fact and profile tools'
-    rankings are of derived items the message layer already ranks by their turns.
     """
     found = [ToolSpec(name, cls.layer, cls.needs) for name, cls in tools_module.TOOLS.items()]
-    base = sorted(
+    return sorted(
         (t for t in found if t.needs != "participant"), key=lambda t: (LAYERS.index(t.layer), t.name)
     )
-    lead = [ToolSpec(t.name, t.layer, t.needs, lead=True) for t in base if t.name in LEAD_TOOLS]
-    return base + lead
-
-
-# the message search tools whose ranking an action may trust over the fusion (ToolSpec.lead)
-LEAD_TOOLS = ("message_fulltext", "message_sparse", "message_vector")
 
 
 def _person_ref(person: dict[str, Any] | None) -> str | None:
@@ -139,6 +125,7 @@ class ActionSpace:
 
     def __init__(self, tools: Sequence[ToolSpec], filters: Sequence[str] = FILTERS) -> None:
         self.tools = list(tools)
+        self.index = {t.name: i for i, t in enumerate(self.tools)}
         self.allowed = set(filters)  # a format-1 policy never had "time"
 
     def candidates(self, state: AgentState) -> Candidates:
@@ -257,8 +244,7 @@ class ActionSpace:
             filters = Filters(current_only=True)
         elif fname == "time":
             filters = Filters(ts_from=ref["ts_from"], ts_to=ref["ts_to"])
-        why = f"learned: {'lead ' if spec.lead else ''}{rewrite}/{fname}"
-        return Action(LAYERS[layer], spec.name, c.texts[rewrite], filters, why=why, lead=spec.lead)
+        return Action(LAYERS[layer], spec.name, c.texts[rewrite], filters, why=f"learned: {rewrite}/{fname}")
 
 
 # --- state features -------------------------------------------------------------------------
@@ -266,62 +252,10 @@ ACTS = ("say", "request", "commit", "did")
 N_SCALARS = len(KINDS) + len(ACTS) + 8 + 3 + 7 + len(LAYERS) + 1
 
 
-N_AGREEMENT = 4 * len(LEAD_TOOLS) + 4
-
-
-def agreement(state: AgentState) -> list[float]:
-    """What the last round's rankings agree on, all 0 before round 1 (:data:`N_AGREEMENT` values).
-
-    Per message search tool (:data:`LEAD_TOOLS`): it ran last round; the share of its top 5 in the
-    retained top 10; its top turn in the retained top 3; its relative top-1 score margin
-    ((s1 − s2) / s1, in [0, 1]). Then: the mean pairwise overlap (Jaccard) of the round's rankings'
-    top 5; the share of the retained top 10 spoken by the first person the question names, and
-    whether the retained top turn is theirs; the share of the top 10 two or more tools found.
-    Why: whether to trust one ranking over the fusion (a lead action) shows only after the tools
-    ran — a tool whose top turns the fusion dropped, or rankings that disagree."""
-    if not state.rounds:
-        return [0.0] * N_AGREEMENT
-    prefix = f"{len(state.rounds)}:"
-    last = [(key.split(":")[1], hits) for key, hits in state.last_hits.items() if key.startswith(prefix)]
-    top10 = state.evidence()[:10]
-    top_ids = [e.id for e in top10]
-    out: list[float] = []
-    for name in LEAD_TOOLS:
-        hits = next((h for tool, h in last if tool == name and h), [])
-        own = [src.id for hit in hits for src in hit.sources]
-        own = list(dict.fromkeys(own))[:5]
-        margin = 0.0
-        if len(hits) > 1 and hits[0].score > 0:
-            margin = min(1.0, max(0.0, (hits[0].score - hits[1].score) / hits[0].score))
-        out += [
-            float(any(tool == name for tool, _ in last)),
-            sum(1 for i in own if i in top_ids) / 5,
-            float(bool(own) and own[0] in top_ids[:3]),
-            margin,
-        ]
-    tops = [set(list(dict.fromkeys(s.id for hit in h for s in hit.sources))[:5]) for _, h in last if h]
-    pairs = [(a, b) for n, a in enumerate(tops) for b in tops[n + 1 :]]
-    overlap = sum(len(a & b) / len(a | b) for a, b in pairs) / len(pairs) if pairs else 0.0
-    r = state.reading
-    first = _person_ref(r.speaker or (r.people[0] if r.people else None))
-
-    def theirs(e: Any) -> bool:
-        return first is not None and (e.evidence.speaker or {}).get("id") == first
-
-    out += [
-        overlap,
-        sum(1 for e in top10 if theirs(e)) / 10,
-        float(bool(top10) and theirs(top10[0])),
-        sum(1 for e in top10 if len(e.tools) > 1) / 10,
-    ]
-    return out
-
-
-def features(state: AgentState, question_vector: np.ndarray, agree: bool = True) -> np.ndarray:
+def features(state: AgentState, question_vector: np.ndarray) -> np.ndarray:
     """The state as one vector: question embedding, reading, asker known, round, coverage, budget,
     whether any question word is still missing from the top evidence (what the heuristic
-    planner stops on in round 3), whether the question names a date (the "time" filter), and
-    (``agree``, format 3) what the last round's rankings agree on (:func:`agreement`)."""
+    planner stops on in round 3), and whether the question names a date (the "time" filter)."""
     r = state.reading
     scalars = [float(r.kind == k) for k in KINDS] + [float(r.act == a) for a in ACTS]
     scalars += [
@@ -352,8 +286,6 @@ def features(state: AgentState, question_vector: np.ndarray, agree: bool = True)
     ]
     scalars += [sum(1 for e in evidence[:10] if layer in e.layers) / 10 for layer in LAYERS]
     scalars.append(float(mentioned_window(state.query) is not None))
-    if agree:
-        scalars += agreement(state)
     return np.concatenate(
         [np.asarray(question_vector, dtype=np.float32), np.asarray(scalars, dtype=np.float32)]
     )
@@ -620,7 +552,6 @@ class LearnedPolicy:
         self.space = ActionSpace([ToolSpec(**t) for t in meta["tools"]], meta.get("filters", FILTERS))
         self.dim = int(meta["embedding_dim"])
         self.stop_threshold = float(meta.get("stop_threshold", 0.0))
-        self.agree = int(meta.get("format", 1)) >= 3  # reads agreement() (format 3)
 
     @classmethod
     def load(cls, path: Path = POLICY_FILE) -> LearnedPolicy:
@@ -633,10 +564,10 @@ class LearnedPolicy:
         if version == 1:
             state = _widen_v1(state, len(meta["tools"]))
             meta = meta | {"filters": list(_V1_FILTERS), "n_features": int(meta["n_features"]) + 1}
-        elif version not in (2, FORMAT) or meta.get("filters") != list(FILTERS):
+        elif version != FORMAT or meta.get("filters") != list(FILTERS):
             raise InvalidInput(
                 f"policy file {path} is format {version} with filters {meta.get('filters')}; this voxmem "
-                f"reads formats 1 to {FORMAT} with filters {list(FILTERS)}: retrain it with "
+                f"reads format 1 and format {FORMAT} with filters {list(FILTERS)}: retrain it with "
                 "python -m bench.train_policy"
             )
         net = build_net(int(meta["n_features"]), int(meta["hidden"]), len(meta["tools"]))
@@ -665,7 +596,7 @@ class LearnedPolicy:
             return None, []
         slot = slots(combos)
         with torch.no_grad():
-            out = self.net(torch.as_tensor(features(state, self.question_vector(state), self.agree)))
+            out = self.net(torch.as_tensor(features(state, self.question_vector(state))))
             heads = split_logits(out, len(self.space.tools))
             lp = combo_logprobs(out, cand, combos, len(self.space.tools)).numpy()
             size = int(size_logprobs(heads.size, len(np.unique(slot))).argmax()) + 1

@@ -147,10 +147,7 @@ def test_plan_probabilities_sum_to_one() -> None:
     slot_all = L.slots(combos)
     first = int(torch.argmax(lp))
     mate = next(i for i in map(int, torch.argsort(-lp)) if i != first and slot_all[i] == slot_all[first])
-    others: list[int] = []
-    for i in map(int, torch.argsort(-lp)):  # three more combos, each of its own slot
-        if len(others) < 3 and slot_all[i] not in {slot_all[j] for j in [first, *others]}:
-            others.append(i)
+    others = [i for i in map(int, torch.argsort(-lp)) if slot_all[i] != slot_all[first]][:3]
     keep = torch.as_tensor([first, mate, *others])
     sub = lp[keep] - torch.logsumexp(lp[keep], 0)
     slot = slot_all[keep.numpy()]
@@ -727,11 +724,11 @@ def _random_policy(services: Any, retrieval: Any, qs: list[Any], seed: int) -> t
 
     env = T.Env(services, retrieval, {})
     torch.manual_seed(seed)
-    net = L.build_net(384 + L.N_SCALARS + L.N_AGREEMENT, 8, len(env.space.tools))
+    net = L.build_net(384 + L.N_SCALARS, 8, len(env.space.tools))
     torch.nn.init.normal_(net[2].weight, std=0.5)
     trainer = T.Trainer(env, T.Config())
     trainer.net = net
-    return env, trainer, L.LearnedPolicy(net, trainer.meta(qs, 384 + L.N_SCALARS + L.N_AGREEMENT))
+    return env, trainer, L.LearnedPolicy(net, trainer.meta(qs, 384 + L.N_SCALARS))
 
 
 def test_stop_profiles_predict_the_agents_run_at_any_threshold(services, households, retrieval) -> None:
@@ -883,9 +880,8 @@ def test_a_named_date_is_a_time_filter_on_the_tools_that_search_by_query() -> No
 
 
 def _v1_file(path: Path, seed: int) -> tuple[Any, dict[str, Any]]:
-    """A policy file as format 1 wrote it: no format key, seven filters, no time-window feature
-    (nor the lead tools and agreement features of format 3)."""
-    tools = [t for t in L.tool_specs() if not t.lead]
+    """A policy file as format 1 wrote it: no format key, seven filters, no time-window feature."""
+    tools = L.tool_specs()
     n_f, n_r, n_t = 7, len(L.REWRITES), len(tools)
     n_in = 384 + L.N_SCALARS - 1
     n_out = len(L.LAYERS) + n_t + n_t * n_f + n_t * n_f * n_r + 1 + L.MAX_PLAN
@@ -913,7 +909,7 @@ def test_a_format_1_policy_file_loads_and_plans_as_it_did(tmp_path: Path) -> Non
     for question in ("What did Maya say to Tom on October 13, 2023?", "When did Tom buy the car?"):
         state = _state(question, None)
         state.embed = lambda _q: vec  # type: ignore[assignment,return-value]
-        x = torch.as_tensor(L.features(state, vec, agree=False))
+        x = torch.as_tensor(L.features(state, vec))
         with torch.no_grad():
             old, new = net(x[:-1]), policy.net(x)
         a = len(L.LAYERS) + n_t
@@ -965,10 +961,7 @@ def test_the_oracle_ceiling_is_at_least_the_heuristics_best_round_and_its_plans_
             continue
         state = env.start(q)
         for plan in row["oracle_plans"]:
-            actions = [
-                Action(a["layer"], a["tool"], a["query"], Filters(**a["filters"]), lead=a.get("lead", False))
-                for a in plan
-            ]
+            actions = [Action(a["layer"], a["tool"], a["query"], Filters(**a["filters"])) for a in plan]
             env.agent.step(state, actions, "replay", env.present(q))
         assert T.recall_at(state, q.gold, 1) == pytest.approx(row["oracle"])
     assert any(r["oracle_plans"] for r in rows), "the search found a better sequence somewhere"
@@ -1014,10 +1007,7 @@ def test_the_ceiling_from_round_2_keeps_the_heuristics_round_1_and_its_plans_rep
         own = [a.as_dict() for a in POLICIES["heuristic"]().plan(state) if a.tool in env.tools]
         assert row["oracle_plans"][0] == own
         for plan in row["oracle_plans"]:
-            actions = [
-                Action(a["layer"], a["tool"], a["query"], Filters(**a["filters"]), lead=a.get("lead", False))
-                for a in plan
-            ]
+            actions = [Action(a["layer"], a["tool"], a["query"], Filters(**a["filters"])) for a in plan]
             env.agent.step(state, actions, "replay", env.present(q))
         assert T.recall_at(state, q.gold, 2) == pytest.approx(row["oracle"])
     assert rows[-1]["oracle_plans"], "the reply is found from round 2 on (the heuristic never ranks it top 2)"

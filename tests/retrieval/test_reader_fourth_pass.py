@@ -29,3 +29,33 @@ def test_a_trip_to_another_named_place_does_not_answer_for_the_asked_place():
     # a month after "in" is a time, not a place the turn must name
     rome = [_hit("m1", "Best find in Rome: a straw hat, it was so hot.", "Peter", ["Sophie"])]
     assert "hat" in _ask("What was Peter's best find in May?", rome).answer
+
+
+class _Counting:
+    """A stand-in embedder that counts the texts it embeds (one dimension per text)."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def prime(self, texts: list[str]) -> None:
+        for text in texts:
+            self(text)
+
+    def __call__(self, text: str) -> list[float]:
+        self.texts.append(text)
+        return [float(len(text)), 1.0, float(text[:1].isupper())]
+
+
+def test_only_the_words_of_sentences_that_may_answer_are_embedded_and_kept_across_questions():
+    hits = [
+        _hit("m1", "I repaired the garden fence on Saturday.", "Peter", ["Sophie"]),
+        _hit("m2", "Lovely weather for sunbathing, apricots and lemonade.", "Sophie", ["Leo"]),
+    ]
+    embed = _Counting()
+    _ask("What did Peter repair on Saturday?", hits, embed=embed)
+    # Sophie's sentence is not about Peter: it never answers, so its words are not weighed
+    assert "apricots" not in embed.texts and "fence" in embed.texts
+    before = len(embed.texts)
+    _ask("What did Peter repair on Saturday?", hits, embed=embed)
+    words_again = [t for t in embed.texts[before:] if " " not in t]
+    assert "fence" not in words_again, words_again
