@@ -180,7 +180,12 @@ def command(settings: Settings, python: Path, gguf: Path, name: str, threads: in
     for saving the state (8.4 -> 8.9). The size counts only llama.cpp's state (~21 MB per reader
     prompt, ~6 MB per judge prompt), while llama-cpp-python also copies a 311 MB logits buffer
     into each saved state: RSS 1.9 GiB without, 3.0 GiB at 32 MiB, 3.5 GiB at 64 MiB; hence the
-    small default (32 MiB: a reader's state and a shorter prompt's)."""
+    small default (32 MiB: a reader's state and a shorter prompt's).
+
+    ``threads`` is one by default (``llm_local_threads``): on 2 cores two threads read a reader
+    prompt 25-40 % faster while the other core is free, but when it is not (Neo4j, the API,
+    another client) llama.cpp's threads spin at every barrier and a ~10 s question took 44-82 s
+    (docs/retrieval.md "Thirteenth LLM pass")."""
     cmd = [
         str(python), "-m", "llama_cpp.server",
         "--model", str(gguf), "--model_alias", name,
