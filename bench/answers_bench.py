@@ -14,6 +14,7 @@ names (no name learning from speech; the naming engineer's benchmark covers that
 
     python -m bench.answers_bench --dataset locomo --split dev          # conv-26, conv-30
     python -m bench.answers_bench --dataset locomo --split heldout --sample 60
+    python -m bench.answers_bench --dataset locomo --split dev --sample 80 --unseen  # the other dev qs
     python -m bench.answers_bench --dataset friendsqa --sample 300
     python -m bench.answers_bench --dataset molweni
     python -m bench.answers_bench --dataset paraphrases --split tune   # household, hand-written
@@ -202,8 +203,14 @@ Entry = tuple[str, list[Row], list[QA], list[str], str, Case | None]
 
 
 def datasets(args: argparse.Namespace) -> list[Entry]:
-    """(case id, rows, questions, roster, conversation text, case) per conversation to load."""
+    """(case id, rows, questions, roster, conversation text, case) per conversation to load.
+
+    With ``unseen`` (``--unseen``), each conversation's questions are those its ``--sample`` does
+    *not* read, under the case id plus ``-unseen``: their evidence is cached apart (a cache that
+    lacks a question is retrieved anew as a whole, which would replace the sample's evidence)."""
     out = []
+    unseen = getattr(args, "unseen", False)
+    suffix = UNSEEN if unseen else ""
     if args.dataset in ("locomo", "locomo-id"):
         for case in load_locomo(args.locomo):
             dev = any(case.case_id.endswith(c) for c in LOCOMO_DEV)
@@ -212,8 +219,8 @@ def datasets(args: argparse.Namespace) -> list[Entry]:
             if args.dataset == "locomo-id":
                 case = locomo_id_case(case)
             if args.sample:
-                case = sample_questions(case, args.sample)
-            out.append(_case_entry(case))
+                case = unseen_questions(case, args.sample) if unseen else sample_questions(case, args.sample)
+            out.append(_case_entry(case, name=case.case_id + suffix))
     elif args.dataset == "paraphrases":
         sets = {"fresh": FRESH, "tune2": TUNE2}.get(args.split, PARAPHRASES)
         for name, (case_path, para_path) in sets.items():
@@ -222,12 +229,35 @@ def datasets(args: argparse.Namespace) -> list[Entry]:
     elif args.dataset == "friendsqa":
         rows, qas, roster = friendsqa_case(args.scenes)
         text = " ".join(r.text for r in rows)
-        out.append(("friendsqa", rows, _every(qas, args.sample), roster, text, None))
+        out.append(("friendsqa" + suffix, rows, _sampled(qas, args.sample, unseen), roster, text, None))
     elif args.dataset == "molweni":
         rows, qas, roster = molweni_case(args.scenes)
         text = " ".join(r.text for r in rows)
-        out.append(("molweni", rows, _every(qas, args.sample), roster, text, None))
+        out.append(("molweni" + suffix, rows, _sampled(qas, args.sample, unseen), roster, text, None))
     return out
+
+
+UNSEEN = "-unseen"
+
+
+def unseen_questions(case: Case, n: int) -> Case:
+    """The case's questions that ``sample_questions(case, n)`` leaves out, in their order.
+
+    Why: the reader's rules were tuned by reading the sampled questions' answers one by one; the
+    other questions of the same conversations were never looked at, so a rule's gain there says
+    whether it generalises beyond the questions it was fitted to, without touching held-out
+    conversations. Once run, they are a second held-out set: never tune on them."""
+    seen = {q.qa_id for q in sample_questions(case, n).qa}
+    return Case.model_validate(case.model_dump() | {"qa": [q for q in case.qa if q.qa_id not in seen]})
+
+
+def _sampled(qas: list[QA], n: int | None, unseen: bool) -> list[QA]:
+    """``_every(qas, n)``, or with ``unseen`` the questions it leaves out (see ``unseen_questions``)."""
+    kept = _every(qas, n)
+    if not unseen:
+        return kept
+    seen = {q.qa_id for q in kept}
+    return [q for q in qas if q.qa_id not in seen]
 
 
 def _scene(qa: QA) -> str:
@@ -545,12 +575,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--sample", type=int, help="at most N questions per conversation (evenly spaced)")
     parser.add_argument(
+        "--unseen",
+        action="store_true",
+        help="the questions --sample does NOT read (its complement): a check of rules tuned on the "
+        "sample; once run, a second held-out set, never tune on it",
+    )
+    parser.add_argument(
         "--scenes", type=int, help="FriendsQA scenes / Molweni dialogues to load (default all)"
     )
     parser.add_argument("--locomo", default=str(DATA / "locomo" / "locomo_dev.json"))
     parser.add_argument("--out", type=Path, default=Path("results/answers"))
     parser.add_argument("--fresh", action="store_true", help="re-run retrieval even when cached")
     args = parser.parse_args(argv)
+    if args.unseen and not args.sample:
+        parser.error("--unseen needs --sample (it reads the questions the sample leaves out)")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
 
@@ -561,7 +599,11 @@ def main(argv: list[str] | None = None) -> int:
     services = Voxmem.build(settings)
     services.start(warm_models=False)
     retrieval = services.retrieval
-    name = f"{args.dataset}-{args.split}" + (f"-s{args.sample}" if args.sample else "")
+    name = (
+        f"{args.dataset}-{args.split}"
+        + (f"-s{args.sample}" if args.sample else "")
+        + (UNSEEN if args.unseen else "")
+    )
     all_rows: list[dict] = []
     latencies: list[float] = []
     commits: set[str] = set()
