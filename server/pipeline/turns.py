@@ -27,6 +27,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from neo4j import ManagedTransaction
@@ -34,7 +35,7 @@ from neo4j.exceptions import ConstraintError
 
 from voxmem.asr.transcriber import clean_vocabulary, is_speech_text, with_known_names
 from voxmem.audio import AudioError, AudioLimits, decode_audio, validate_audio
-from voxmem.audio.decode import Audio
+from voxmem.audio.decode import Audio, other_readings
 from voxmem.db import Database
 from voxmem.embeddings import SparseEncoder, TextEmbedder
 from voxmem.errors import DatabaseUnavailable, InvalidInput
@@ -246,14 +247,14 @@ class TurnPipeline:
         # Noise, a tone, a hum: no turn and no speaker. The VAD decides first (Whisper makes
         # "You" of a square wave), then the transcript must be speech (the rule recordings use too).
         if not voice.vad.regions(audio):
-            raise AudioError("no_speech", "no speech detected in the audio (voice activity detection)")
+            raise self._no_speech(turn.audio, "no speech detected in the audio (voice activity detection)")
         embedding = voice.embed(audio)
         # the caller's hints, then (VOXMEM_ASR_SPACE_NAMES) the names the space gives people
         known = self.participants.known_names(space) if voice.settings.asr_space_names else []
         hints = with_known_names(vocabulary, known)
         text = voice.asr.transcribe(audio.samples, vocabulary=hints).text
         if not is_speech_text(text):
-            raise AudioError("no_speech", f"no words recognised in the audio (ASR gave {text[:20]!r})")
+            raise self._no_speech(turn.audio, f"no words recognised in the audio (ASR gave {text[:20]!r})")
         text_vec = self.embedder.embed_one(text or " ")
         router = voice.router(turn.policy)
         ts = iso_timestamp(turn.ts)
@@ -288,6 +289,19 @@ class TurnPipeline:
                 raise
             routed = None
         return self._audio_view(space, message_id, routed)
+
+    def _no_speech(self, raw: bytes | Audio, reason: str) -> AudioError:
+        """The 422 of a spoken turn without speech, naming a lying WAV header when the same
+        samples, read at another common rate or channel count, hold speech the ASR hears as
+        words (``decode.other_readings``, at most three ASR tries): the caller's file is then
+        what needs fixing, not the microphone. Runs only on this failure path."""
+        if isinstance(raw, bytes):
+            vad, asr = self.voice.vad, self.voice.asr
+            readings = other_readings(raw, lambda a: sum(r.duration for r in vad.regions(a)))
+            for reading in islice(readings, 3):
+                if is_speech_text(asr.transcribe(reading.audio.samples).text):
+                    return AudioError("no_speech", f"{reason} {reading.hint()}")
+        return AudioError("no_speech", reason)
 
     def _audio_view(self, space: str, message_id: str, routed: Any) -> dict[str, Any]:
         view = self.messages.get(space, message_id)

@@ -4,9 +4,14 @@
 
 from __future__ import annotations
 
+import shutil
+import struct
 import tracemalloc
 
 import pytest
+
+from bench.sentences import BENCHMARK
+from bench.voices import synthesize
 
 from .corpus import NON_SPEECH, bad_audio
 
@@ -53,3 +58,35 @@ def test_lying_header_costs_little_memory_over_http(app_client, space, space_hea
         tracemalloc.stop()
     assert r.status_code == 422, r.text
     assert peak < 8_000_000, f"{peak / 1e6:.1f} MB for a {len(raw)}-byte upload"
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng not installed")
+def test_a_cut_or_mislabelled_spoken_turn_is_a_422_that_says_why_and_stores_nothing(
+    app_client, services, space, space_headers
+) -> None:
+    """Real speech (espeak-ng, 16 kHz mono) sent three wrong ways. Cut mid-upload (the file ends
+    halfway through the samples its header declares), it was stored as a turn with the words that
+    arrived; with a header claiming 8 kHz or two channels it was a bare 'no speech detected',
+    which sends the caller to the microphone instead of the header."""
+    raw = synthesize(BENCHMARK[3], "us_m1").read_bytes()
+    rate_lie, channel_lie = bytearray(raw), bytearray(raw)
+    struct.pack_into("<II", rate_lie, 24, 8_000, 16_000)  # rate and byte rate
+    struct.pack_into("<H", channel_lie, 22, 2)
+    struct.pack_into("<IH", channel_lie, 28, 64_000, 4)  # byte rate and block align
+    url = f"/spaces/{space}/sessions/cut/audio-turns"
+    expected = {
+        "cut": (raw[: len(raw) // 2], "the file was cut short"),
+        "rate": (bytes(rate_lie), "read as 16000 Hz, 1 channel(s) the same samples hold"),
+        "channels": (bytes(channel_lie), "the header's channel count is likely wrong"),
+    }
+    for name, (body, reason) in expected.items():
+        r = _post(app_client, url, space_headers, body, turn_id=f"wrong-{name}")
+        assert r.status_code == 422, (name, r.status_code, r.text)
+        assert reason in r.json()["detail"], (name, r.json()["detail"])
+    stored = services.db.query(
+        "MATCH (n {space: $space}) WHERE n:Message OR n:Speaker OR n:Voiceprint RETURN count(n) AS n",
+        space=space,
+    )[0]["n"]
+    assert stored == 0, f"wrong audio left {stored} messages/speakers/voiceprints"
+    whole = _post(app_client, url, space_headers, raw, turn_id="whole")
+    assert whole.status_code == 201, whole.text  # the same speech, sent whole and labelled right

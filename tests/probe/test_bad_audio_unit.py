@@ -57,7 +57,7 @@ def test_a_wav_header_declaring_too_few_samples_is_refused_not_cut() -> None:
     """A header written before the recording ended (data size 0, or a first buffer's size) read as
     0 s ('too_short') or as the first half of the speech with the rest dropped silently. Bytes
     after the samples that are WAV chunks (LIST) are fine, and so are the sizes streaming writers
-    use for 'unknown' (0xFFFFFFFF), exact sizes, truncated files and odd sizes with a pad byte."""
+    use for 'unknown' (0xFFFFFFFF), exact sizes and odd sizes with a pad byte."""
     from .corpus import _pcm16, _tone, wav
 
     pcm = _pcm16(_tone(2.0))  # 64,000 bytes
@@ -69,11 +69,53 @@ def test_a_wav_header_declaring_too_few_samples_is_refused_not_cut() -> None:
     for raw, seconds in (
         (wav(pcm), 2.0),
         (wav(pcm, data_size=0xFFFFFFFF), 2.0),
-        (wav(pcm, data_size=3 * len(pcm)), 2.0),
         (wav(pcm[:-1]) + b"\x00", 1.9999),
         (tagged, 2.0),
     ):
         assert decode_audio(raw, 120.0).duration == pytest.approx(seconds, abs=1e-3)
+
+
+def test_a_wav_cut_before_its_declared_samples_end_is_refused_not_stored_in_part() -> None:
+    """An upload cut halfway (or a copy of a file still being written) declares more samples than
+    arrive: libsndfile read what was there and the turn was stored with only the first words.
+    The sizes streaming writers put in a header before they know the length (ffmpeg 0xFFFFFFFF,
+    sox / espeak-ng 0x7ffff000) and a missing last pad byte or part frame are no cut."""
+    from .corpus import _pcm16, _tone, wav
+
+    pcm = _pcm16(_tone(2.0))  # 64,000 bytes
+    for raw in (wav(pcm, data_size=3 * len(pcm)), wav(pcm)[: 44 + len(pcm) // 2], wav(pcm)[:46]):
+        with pytest.raises(AudioError, match="the file was cut short"):
+            decode_audio(raw, 120.0)
+    for raw, seconds in (
+        (wav(pcm, data_size=0xFFFFFFFF), 2.0),
+        (wav(pcm, data_size=0x7FFFF000), 2.0),
+        (wav(pcm + b"\x00", data_size=len(pcm) + 1)[:-1], 2.0),  # odd size, pad byte missing
+    ):
+        assert decode_audio(raw, 120.0).duration == pytest.approx(seconds, abs=1e-3)
+
+
+def test_other_readings_of_a_wav_name_the_header_field_that_differs() -> None:
+    """other_readings re-reads the samples at the common rates and channel counts, most common
+    first; each reading a (stand-in) VAD finds speech in comes with a hint naming the header
+    field that differs. No speech anywhere, or a codec without raw samples: no reading."""
+    from voxmem.audio.decode import Audio, other_readings
+
+    from .corpus import _pcm16, _tone, wav
+
+    pcm = _pcm16(_tone(2.0))  # a 2 s 16 kHz mono tone stands for speech: the stand-in VAD
+    # hears "speech" only in readings 1.9-2.1 s long (16 kHz mono, and 8 kHz two channels)
+
+    def heard(reading: Audio) -> float:
+        return reading.duration if abs(reading.duration - 2.0) < 0.1 else 0.0
+
+    for header, wrong in (({"rate": 8_000}, "sample rate is"), ({"channels": 2}, "channel count is")):
+        found = next(other_readings(wav(pcm, **header), heard), None)
+        assert found is not None and (found.rate, found.channels) == (16_000, 1), header
+        assert f"the header's {wrong} likely wrong" in found.hint()
+    both = [(r.rate, r.channels) for r in other_readings(wav(pcm, rate=32_000, channels=2), heard)]
+    assert both == [(16_000, 1), (8_000, 2)]
+    assert list(other_readings(wav(pcm, rate=48_000), lambda reading: 0.0)) == []
+    assert list(other_readings(b"OggS" + bytes(100), heard)) == []
 
 
 def test_odd_real_rates_still_decode() -> None:
