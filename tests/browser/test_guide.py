@@ -80,10 +80,26 @@ def test_guide_defaults_show_the_demo_conversation(
         if block.startswith(":param "):
             name, expr = block[len(":param ") :].split(" => ", 1)
             params[name] = services.db.query(f"RETURN {expr} AS v")[0]["v"]
-    for name in ("browse_session", "browse_person", "browse_fact_sources"):
+    for name in ("browse_session", "browse_person", "browse_fact_sources", "browse_fact_history"):
         used = set(re.findall(r"\$(\w+)", body_of(name)))
         rows = services.db.query(body_of(name), **{k: params[k] for k in used})
         assert rows, f"{name} shows nothing with the guide's defaults {params}"
+    # Nothing in the demo is superseded (no turn restates a slot), so the history says so in a
+    # row instead of an empty result that reads like a query that did not run.
+    history = services.db.query(body_of("browse_fact_history"), space=space)
+    assert [row["path"] for row in history] == [None]
+    assert history[0]["note"].startswith(f"nothing in {space} has been superseded yet")
+    assert services.db.query(body_of("browse_fact_history"), space="no-such-space")[0]["note"] == (
+        "no space no-such-space (check :param space)"
+    )
+    for i, text in enumerate(("I live in Lisbon.", "I live in Porto now.")):
+        body = {"speaker": "Tom", "text": text, "addressees": ["Maya"], "turn_id": f"moved-{i}"}
+        r = app_client.post(f"/spaces/{space}/sessions/later/turns", json=body, headers=space_headers)
+        assert r.status_code == 201, r.text
+    history = services.db.query(body_of("browse_fact_history"), space=space)
+    chains = {tuple(n["display"] for n in row["path"] if "display" in n) for row in history}
+    assert all(row["note"] is None for row in history) and len(chains) == 1, chains
+    assert "Porto" in next(iter(chains))[0] and "Lisbon" in next(iter(chains))[1]
 
 
 def test_style_captions_and_conf(app_client: TestClient) -> None:

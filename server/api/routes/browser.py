@@ -51,7 +51,8 @@ SLIDES: tuple[tuple[str, str, str], ...] = (
     (
         "browse_fact_history",
         "A fact's history",
-        "Current facts and the older facts they SUPERSEDE, each with its source turn.",
+        "Current facts and attributes and the older values they SUPERSEDE, each with its source "
+        "turn; a space where nothing has changed yet gets one row saying so.",
     ),
     (
         "browse_voice_routing",
