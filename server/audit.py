@@ -32,6 +32,8 @@ CHECKS: tuple[Check, ...] = (
     Check("audit_next_chain", True, "broken or forked NEXT chains"),
     Check("audit_memory_provenance", True, "facts/attributes without a source message"),
     Check("audit_speaker_identity", True, "voices identified as two people"),
+    Check("audit_speaks_voice", True, "spoken turns attributed to someone other than their voice's person"),
+    Check("audit_self_addressed", True, "turns addressed to their own speaker"),
     Check("audit_unattributed_messages", False, "messages whose speaker has no participant yet"),
     Check("audit_open_items", False, "open audit items"),
 )

@@ -42,7 +42,7 @@ def test_audit_clean_then_detects_planted_violations(
     clean = run_audit(services.db, space)
     assert not clean.failed and clean.summary()["fail"] == 0
     assert main(["audit", space]) == 0
-    assert "summary: 7 checks" in capsys.readouterr().out
+    assert "summary: 9 checks" in capsys.readouterr().out
 
     other = f"{space}-other"
     services.spaces.create(other)
@@ -82,7 +82,7 @@ def test_audit_clean_then_detects_planted_violations(
         assert "[FAIL]" in out and "fact_orphan" in out and "inspect in Browser: MATCH" in out
         assert main(["audit", space, "--json"]) == 1
         data = json.loads(capsys.readouterr().out)
-        assert data["summary"]["fail"] == 3 and sum(data["summary"].values()) == 7
+        assert data["summary"]["fail"] == 3 and sum(data["summary"].values()) == 9
         assert {f["check"] for f in data["findings"] if f["status"] == "fail"} == {
             "audit_cross_space_edges",
             "audit_message_speakers",
@@ -136,3 +136,59 @@ def test_next_chain_follows_deletions_and_catches_a_missing_link(
     assert chain.failed and chain.sample == [first]
     rows = services.db.query(chain.inspect.rstrip(";"))
     assert [r["m"]["id"] for r in rows] == [first] and rows[0]["expected"] is not None
+
+
+def test_a_planted_wrong_speaks_or_addresses_link_fails_the_audit(
+    app_client: TestClient, services: Voxmem, space: str, space_headers: dict
+) -> None:
+    """Ana's turn re-attributed to Ben (his SPEAKS instead of hers, while the voice it was
+    spoken in is identified as Ana), and a turn made to address its own speaker, both passed as
+    clean: no check compared SPEAKS with the voice, or ADDRESSES with SPEAKS."""
+    _post_turns(app_client, space, space_headers)
+    services.db.execute(  # Ana's first turn as a spoken turn would store it: her voice, identified
+        """
+        MATCH (ana:Participant {space: $space, key: 'ana'})-[:SPEAKS]->(m:Message {space: $space, idx: 0})
+        CREATE (s:Speaker {space: $space, id: 'spk_ana', n_obs: 1})
+        CREATE (m)-[:SPOKEN_AS]->(s), (s)-[:IDENTIFIED_AS {confidence: 1.0, source: 'manual'}]->(ana)
+        """,
+        space=space,
+    )
+    assert not run_audit(services.db, space).failed
+    ids = services.db.query(
+        "MATCH (m:Message {space: $space}) RETURN m.idx AS idx, m.id AS id ORDER BY idx", space=space
+    )
+    msg0, msg1 = ids[0]["id"], ids[1]["id"]
+    services.db.execute(
+        """
+        MATCH (ana:Participant {space: $space, key: 'ana'})-[r:SPEAKS]->(m:Message {space: $space, idx: 0})
+        MATCH (ben:Participant {space: $space, key: 'ben'})
+        DELETE r
+        CREATE (ben)-[:SPEAKS]->(m)
+        """,
+        space=space,
+    )
+    found = {f.check.name: f for f in run_audit(services.db, space)}
+    voice = found["audit_speaks_voice"]
+    assert voice.failed and voice.sample == [msg0]
+    # msg0 addressed Ben: now Ben addresses himself, which is the same wrong link seen from ADDRESSES
+    assert found["audit_self_addressed"].sample == [msg0]
+    rows = services.db.query(voice.inspect.rstrip(";"))
+    assert [(r["p"]["name"], r["voice"]["name"]) for r in rows] == [("Ben", "Ana")]
+
+    services.db.execute(  # put SPEAKS back, then plant a wrong ADDRESSES on Ben's own turn
+        """
+        MATCH (ben:Participant {space: $space, key: 'ben'})-[r:SPEAKS]->(m0:Message {space: $space, idx: 0})
+        MATCH (ana:Participant {space: $space, key: 'ana'})
+        DELETE r
+        CREATE (ana)-[:SPEAKS]->(m0)
+        WITH ben
+        MATCH (ben)-[:SPEAKS]->(m1:Message {space: $space, idx: 1})
+        CREATE (m1)-[:ADDRESSES {source: 'given', confidence: 1.0}]->(ben)
+        """,
+        space=space,
+    )
+    report = run_audit(services.db, space)
+    found = {f.check.name: f for f in report}
+    assert not found["audit_speaks_voice"].failed
+    assert report.failed and found["audit_self_addressed"].sample == [msg1]
+    assert main(["audit", space]) == 1

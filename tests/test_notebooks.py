@@ -166,7 +166,7 @@ def test_attribution_audit_of_a_clean_space_says_so(
         assert r.status_code == 201, r.text
     monkeypatch.setenv("VOXMEM_NOTEBOOK_SPACE", space)
     out = text_of(execute("attribution_audit.ipynb"))
-    assert "0 failed" in out and f"no offenders: all 7 checks found nothing in {space!r}" in out, out
+    assert "0 failed" in out and f"no offenders: all 9 checks found nothing in {space!r}" in out, out
 
 
 @pytest.mark.parametrize(
@@ -205,7 +205,7 @@ def test_attribution_audit_reports_and_inspects_findings(loaded_space: str) -> N
     assert "[FAIL]" in provenance and provenance.split()[1] == "1"
     assert "fact_orphan_nb" in out
     assert "audit_memory_provenance: 1 (fail); inspect returned 1 rows" in out
-    assert "summary: 7 checks" in out and "1 failed" in out
+    assert "summary: 9 checks" in out and "1 failed" in out
     assert any(ln.split()[:2] == ["Maya", "given"] for ln in out.splitlines())
     images = pngs(nb)
     assert len(images) == 2 and all(i.startswith(PNG_MAGIC) and len(i) > 5_000 for i in images)

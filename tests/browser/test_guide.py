@@ -48,7 +48,7 @@ def test_guide_queries_run_as_pasted(
             assert used <= set(params), f"guide query needs {used - set(params)}"
             results.append((block, services.db.query(block, **{k: params[k] for k in used})))
     assert params["space"] == space and params["voice"] is None
-    assert len(results) == 6 + 7  # six browse queries, seven audit checks
+    assert len(results) == 6 + 9  # six browse queries, nine audit checks
     person_query = next(q for q, _ in results if "$person" in q)
     for typed in ("maya", "Maya", " MAYA "):  # a name as typed: 'Maya' alone once showed nothing
         rows = services.db.query(person_query, space=space, person=typed)

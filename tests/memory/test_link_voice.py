@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from tests.memory.test_memory_integration import voice
+from voxmem.audit import run_audit
 from voxmem.core import Voxmem
 from voxmem.cypher import query
 from voxmem.stores.speakers import SpeakerStore
@@ -302,3 +303,4 @@ def test_passages_follow_voices_merged_unmerged_and_split(
         "The plumber comes on Thursday.",
         "Grandma arrives on Sunday.",
     ]
+    assert not run_audit(services.db, space).failed  # SPEAKS followed every voice change

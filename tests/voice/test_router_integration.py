@@ -8,6 +8,7 @@ import threading
 import numpy as np
 import pytest
 
+from voxmem.audit import run_audit
 from voxmem.voice.identity import IdentityManager
 from voxmem.voice.router import SpeakerRouter
 from voxmem.voice.routing import normalise
@@ -152,6 +153,8 @@ def test_merge_unmerge_split_link_forget(services, space) -> None:
         "identity_link",
         "identity_forget_voice",
     } <= set(kinds)
+    # every identity change re-points SPEAKS with the voice: the attribution audit stays clean
+    assert not run_audit(services.db, space).failed
 
 
 def test_reconcile_merges_only_close_mutual_fragments(services, space) -> None:
