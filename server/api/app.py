@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from voxmem import __version__
-from voxmem.api.docs import mount_docs
+from voxmem.api.docs import describe_parameters, mount_docs
 from voxmem.api.limits import BodySizeLimit, ErrorShield, JsonDepthLimit, framework_error
 from voxmem.api.observability import install as install_observability
 from voxmem.api.routes import admin, health, jobs, messages, portability
@@ -58,6 +58,7 @@ def create_app(settings: Settings | None = None, services: Voxmem | None = None)
         redoc_url=None,
     )
     mount_docs(app)
+    describe_parameters(app)
     # MCP over streamable HTTP at /mcp, one space per key (voxmem.mcp_server)
     mcp = build_mcp(lambda: app.state.services)
     mcp_routes = mcp.streamable_http_app(streamable_http_path="/mcp", host=settings.host).routes
