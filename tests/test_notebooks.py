@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -39,9 +40,12 @@ TURNS = [
 ]
 
 
-def execute(name: str, timeout: int = 180) -> nbformat.NotebookNode:
-    """Run a notebook in a fresh python3 kernel; any cell error raises CellExecutionError."""
+def execute(name: str, timeout: int = 180, probe: str | None = None) -> nbformat.NotebookNode:
+    """Run a notebook in a fresh python3 kernel; any cell error raises CellExecutionError.
+    ``probe``: a code cell run after the notebook's own, in the same kernel (to read its state)."""
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    if probe:
+        nb.cells.append(nbformat.v4.new_code_cell(probe))
     NotebookClient(
         nb, kernel_name="python3", timeout=timeout, resources={"metadata": {"path": "."}}
     ).execute()
@@ -146,13 +150,44 @@ def test_fact_timeline_shows_the_change(loaded_space: str, person: str, monkeypa
     out = text_of(nb)
     lines = [ln for ln in out.splitlines() if "[checkout_time]" in ln]
     assert len(lines) == 2, out
-    old, new = lines  # oldest first
+    old, new = (ln.split(maxsplit=1)[1] for ln in lines)  # oldest first, after their '#n'
     assert old.startswith("replaced 2026-11-02 08:00 until 2026-11-02 11:00") and "11 am" in old
     assert new.startswith("current  2026-11-02 11:00") and "noon" in new and "(replaces: " in new
     chain = next(ln for ln in out.splitlines() if "  <-  " in ln)
     assert "noon" in chain.split("  <-  ")[0] and "11 am" in chain.split("  <-  ")[1]
     images = pngs(nb)
     assert len(images) == 1 and images[0].startswith(PNG_MAGIC) and len(images[0]) > 5_000
+
+
+def test_fact_timeline_labels_do_not_run_over_each_other(
+    app_client: TestClient, space: str, space_headers: dict, monkeypatch
+) -> None:
+    """Tom's facts from the demo: two turns two days apart, each giving two facts without a slot
+    at one time. Each bar's 40-character label was drawn at its start, so the second turn's
+    labels sat on top of each other (and the first ran into them) and none could be read."""
+    turns = [
+        (0, "Priya", "I can, but only until noon. I have a client call at one."),
+        (2 * 24 * 60 + 18, "Priya", "Priya, I moved my client call to Friday, so I am free all Thursday."),
+        (2 * 24 * 60 + 15, "Maya", "Then grandma can come and watch you play."),
+    ]
+    for i, (minute, to, text) in enumerate(turns):
+        body = {"speaker": "Tom", "text": text, "addressees": [to], "turn_id": f"tom{i}"}
+        body["ts"] = (T0 + timedelta(minutes=minute)).isoformat()
+        r = app_client.post(f"/spaces/{space}/sessions/s{i}/turns", json=body, headers=space_headers)
+        assert r.status_code == 201, r.text
+    monkeypatch.setenv("VOXMEM_NOTEBOOK_SPACE", space)
+    monkeypatch.setenv("VOXMEM_NOTEBOOK_PERSON", "Tom")
+    probe = (
+        "from matplotlib.backends.backend_agg import FigureCanvasAgg\n"
+        "renderer = FigureCanvasAgg(fig).get_renderer()  # the inline backend closed the figure\n"
+        "boxes = [t.get_window_extent(renderer) for t in ax.texts if t.get_text()]\n"
+        "print('labels', len(boxes), 'overlapping', "
+        "sum(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :]))"
+    )
+    out = text_of(execute("fact_timeline.ipynb", probe=probe))
+    facts = [ln for ln in out.splitlines() if re.search(r"(current|replaced) +2026-", ln)]
+    assert len(facts) >= 4, out  # enough facts close together for labels to collide
+    assert "overlapping 0" in out, out
 
 
 def test_attribution_audit_of_a_clean_space_says_so(
