@@ -5,7 +5,7 @@
 // superseded yet gets one row saying so (with its count of current facts), not an empty result
 // that reads like a query that did not run; an unknown space says that instead.
 // Params: $space
-MATCH path = (f {space: $space, current: true})-[:SUPERSEDES*1..10]->(old)
+MATCH path = (f:Fact|Attribute {space: $space, current: true})-[:SUPERSEDES*1..10]->(old)
 WHERE (f:Fact AND old:Fact) OR (f:Attribute AND old:Attribute)
 UNWIND nodes(path) AS g
 OPTIONAL MATCH (g)-[d:DERIVED_FROM]->(m:Message)
@@ -14,7 +14,7 @@ LIMIT 200
 UNION
 OPTIONAL MATCH (s:Space {id: $space})
 WITH s
-WHERE s IS NULL OR NOT EXISTS { MATCH ({space: $space})-[:SUPERSEDES]->() }
+WHERE s IS NULL OR NOT EXISTS { MATCH (:Fact|Attribute {space: $space})-[:SUPERSEDES]->() }
 OPTIONAL MATCH (f:Fact {space: $space, current: true})
 WITH s, count(f) AS facts
 RETURN null AS path, null AS d, null AS m,
