@@ -291,17 +291,23 @@ class TurnPipeline:
         return self._audio_view(space, message_id, routed)
 
     def _no_speech(self, raw: bytes | Audio, reason: str) -> AudioError:
-        """The 422 of a spoken turn without speech, naming a lying WAV header when the same
-        samples, read at another common rate or channel count, hold speech the ASR hears as
-        words (``decode.other_readings``, at most three ASR tries): the caller's file is then
-        what needs fixing, not the microphone. Runs only on this failure path."""
-        if isinstance(raw, bytes):
-            vad, asr = self.voice.vad, self.voice.asr
-            readings = other_readings(raw, lambda a: sum(r.duration for r in vad.regions(a)))
-            for reading in islice(readings, 3):
-                if is_speech_text(asr.transcribe(reading.audio.samples).text):
-                    return AudioError("no_speech", f"{reason} {reading.hint()}")
-        return AudioError("no_speech", reason)
+        """The 422 of a spoken turn without speech, naming a lying WAV header when there is one
+        (:meth:`_header_hint`): the caller's file is then what needs fixing, not the microphone."""
+        hint = self._header_hint(raw)
+        return AudioError("no_speech", f"{reason} {hint}" if hint else reason)
+
+    def _header_hint(self, raw: bytes | Audio | None) -> str | None:
+        """Why audio without speech may be a WAV with a lying header: the same samples, read at
+        another common rate or channel count, hold speech the ASR hears as words
+        (``decode.other_readings``, at most three ASR tries). Runs only on a no-speech path."""
+        if not isinstance(raw, bytes):
+            return None
+        vad, asr = self.voice.vad, self.voice.asr
+        readings = other_readings(raw, lambda a: sum(r.duration for r in vad.regions(a)))
+        for reading in islice(readings, 3):
+            if is_speech_text(asr.transcribe(reading.audio.samples).text):
+                return reading.hint()
+        return None
 
     def _audio_view(self, space: str, message_id: str, routed: Any) -> dict[str, Any]:
         view = self.messages.get(space, message_id)
@@ -356,7 +362,7 @@ class TurnPipeline:
             space,
             "recording",
             lambda progress: self.run_recording(
-                space, session, recording_id, decoded, started_at, policy, progress, audio_uri
+                space, session, recording_id, decoded, started_at, policy, progress, audio_uri, raw=audio
             ),
         )
 
@@ -370,12 +376,24 @@ class TurnPipeline:
         policy: str | None,
         progress: Progress,
         audio_uri: str | None = None,
+        raw: bytes | Audio | None = None,
     ) -> dict[str, Any]:
         """A recording job's ingestion, in-process or in a worker (voxmem.pipeline.worker),
         resuming from the turns an earlier run stored. ``audio`` may already be decoded (the
-        in-process job): checking it again is cheap and cannot fail then."""
+        in-process job): checking it again is cheap and cannot fail then. ``raw``: the uploaded
+        bytes when ``audio`` is decoded. A recording that gives no turn (no speech found, or no
+        words heard in it) finishes with a ``warning`` naming a lying WAV header when there is
+        one, as a spoken turn's 422 does: a job 'done' with 0 turns and no word why sent the
+        caller to the microphone."""
         recordings = self.recordings
         decoded = recordings.prepare(audio)
-        return recordings.ingest(
+        result = recordings.ingest(
             space, session, recording_id, decoded, started_at, policy, progress, audio_uri, derive=self.derive
         )
+        if (
+            not result.get("turns")
+            and not result.get("resumed_turns")
+            and (hint := self._header_hint(raw or audio))
+        ):
+            result["warning"] = f"no speech detected in the recording {hint}"
+        return result

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import struct
+import time
 import tracemalloc
 
 import pytest
@@ -90,3 +91,27 @@ def test_a_cut_or_mislabelled_spoken_turn_is_a_422_that_says_why_and_stores_noth
     assert stored == 0, f"wrong audio left {stored} messages/speakers/voiceprints"
     whole = _post(app_client, url, space_headers, raw, turn_id="whole")
     assert whole.status_code == 201, whole.text  # the same speech, sent whole and labelled right
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng not installed")
+def test_a_recording_under_a_lying_rate_header_finishes_with_a_warning_naming_it(
+    app_client, space, space_headers
+) -> None:
+    """The recording job of real speech whose header claims 48 kHz finished 'done' with 0 turns
+    and no word about the header."""
+    raw = bytearray(synthesize(BENCHMARK[3], "us_m1").read_bytes())
+    struct.pack_into("<II", raw, 24, 48_000, 96_000)
+    r = app_client.post(
+        f"/spaces/{space}/sessions/rec/recordings",
+        headers=space_headers,
+        files={"audio": ("r.wav", bytes(raw), "audio/wav")},
+        data={"recording_id": "r-lying"},
+    )
+    assert r.status_code == 202, r.text
+    for _ in range(600):
+        job = app_client.get(f"/spaces/{space}/jobs/{r.json()['id']}", headers=space_headers).json()
+        if job["status"] in ("done", "failed"):
+            break
+        time.sleep(0.2)
+    assert job["status"] == "done" and job["result"]["turns"] == 0, job
+    assert "the header's sample rate is likely wrong" in job["result"].get("warning", ""), job["result"]
