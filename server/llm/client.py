@@ -114,25 +114,37 @@ def chat_model(
     return ChatOllama(**kwargs)
 
 
-def constrain(model: Any, endpoint: Endpoint | None, json_schema: dict[str, Any], **kwargs: Any) -> Any:
-    """``model`` bound so that its replies follow ``json_schema`` (plus request ``kwargs`` such as
-    ``max_tokens``), in the form each server accepts.
+def constrain(
+    model: Any,
+    endpoint: Endpoint | None,
+    json_schema: dict[str, Any] | None,
+    grammar: str | None = None,
+    **kwargs: Any,
+) -> Any:
+    """``model`` bound so that its replies follow ``json_schema`` or, on the local server, the
+    GBNF ``grammar`` (plus request ``kwargs`` such as ``max_tokens``), in the form each server
+    accepts.
 
     OpenAI: ``response_format`` json_schema. The local llama.cpp server answers HTTP 500 to that
     form but compiles ``{"type": "json_object", "schema": …}`` into a grammar: measured on the
     1.5B model, the same ~20 tokens per reply as unconstrained sampling cost per token, and fewer
-    tokens in all (no code fence, no chatter), so a reply always parses. A model without
-    ``bind`` (a scripted test model) or another provider is returned with only ``kwargs`` bound.
+    tokens in all (no code fence, no chatter), so a reply always parses. A ``grammar`` goes to the
+    local server instead, as its ``grammar`` field: what a schema cannot say, such as where the
+    spaces go (the LLM reader's reply, ``llm_reader.answer_grammar``); other servers have no
+    such field and keep the schema. A model without ``bind`` (a scripted test model) or another
+    provider is returned with only ``kwargs`` bound.
     """
     if not hasattr(model, "bind"):
         return model
     provider = endpoint.provider if endpoint is not None else None
-    if provider == "openai":
+    if provider == "local" and grammar is not None:
+        kwargs["extra_body"] = {"grammar": grammar}
+    elif provider == "openai" and json_schema is not None:
         kwargs["response_format"] = {
             "type": "json_schema",
             "json_schema": {"name": "Reply", "schema": json_schema, "strict": False},
         }
-    elif provider == "local":
+    elif provider == "local" and json_schema is not None:
         kwargs["response_format"] = {"type": "json_object", "schema": json_schema}
     return model.bind(**kwargs) if kwargs else model
 

@@ -25,9 +25,10 @@ cost (the first version's 12 whole turns were ~900 tokens, ~45 s per question). 
   token F1 0.38 -> 0.41 against the shorter prompt (docs/retrieval.md "Seventh" and "Eighth LLM
   pass"). The model answers from that line or another, or abstains — it reads ~150 tokens
   instead of searching ~900;
-- the reply is constrained to a JSON schema (``voxmem.llm.client.constrain``: a grammar on the
-  local server), ``{"answer": str|null, "ids": [n]}`` with the evidence numbers as an enum, so
-  generation is the answer's few tokens plus ~10 of JSON.
+- the reply is constrained to a JSON object (``voxmem.llm.client.constrain``: on the local server
+  the grammar :func:`answer_grammar`), ``{"answer": str|null, "ids": [n]}`` with the evidence
+  numbers as an enum, so generation is the answer's few tokens plus ~8 of JSON (the ids written
+  without spaces: every generated token is a decode of the whole model).
 
 Turns are numbered 1..n in the prompt (small models copy "3" reliably, a 30-character message
 id less so) and mapped back to message ids here. The reply is then checked strictly (every id
@@ -122,7 +123,8 @@ LIST_NOTE = (
 
 def answer_schema(numbers: list[int], max_ids: int = 3, max_chars: int = MAX_ANSWER_CHARS) -> dict[str, Any]:
     """The reply's JSON schema: the answer (or null) and the evidence numbers shown, at most
-    ``max_ids`` (3; a gathered list cites one line per item)."""
+    ``max_ids`` (3; a gathered list cites one line per item). An OpenAI endpoint is held to it;
+    the local server to :func:`answer_grammar`, the same object written with fewer tokens."""
     return {
         "type": "object",
         "properties": {
@@ -133,12 +135,54 @@ def answer_schema(numbers: list[int], max_ids: int = 3, max_chars: int = MAX_ANS
     }
 
 
+def answer_grammar(numbers: list[int], max_ids: int = 3, max_chars: int = MAX_ANSWER_CHARS) -> str:
+    """The reply's grammar (GBNF, the local server's ``grammar`` field): the JSON object
+    ``{"answer": "…","ids":[n,…]}`` with 1 to ``max_ids`` of the evidence numbers shown, or
+    ``{"answer": null,"ids":[]}``; the answer at most ``max_chars`` characters. Up to the
+    answer's value it is exactly what llama-cpp-python compiles from the schema (an optional space
+    around ``:``), after it there is no space.
+
+    Why: every generated token is one decode of the whole model (~95 ms on one core), and after
+    the answer the schema's grammar let the model write ``", "ids": [2, 4]}`` (9 tokens) where
+    ``","ids":[2,4]}`` is 6. Why only after it: the answer is the model's choice of tokens, and any
+    change before or inside it (a compact ``{"answer":"``, compact examples in the system prompt,
+    a plain ``answer [ids]`` line) changed answers on the same evidence, some for the worse
+    (docs/retrieval.md, "Fourteenth LLM pass"). Why an answer must cite: written compactly, the
+    model closed ``[]`` after two answers it had cited a line for, a reply :func:`parse_answer`
+    rejects (a repair call, then the draft); the parser's rule is now the grammar's. Same
+    object, same strict parser."""
+    ids = " | ".join(f'"{n}"' for n in numbers)
+    more = f' ("," id){{0,{max_ids - 1}}}' if max_ids > 1 else ""
+    return (
+        'root ::= "{" space "\\"answer\\"" space ":" space'
+        f' (string ",\\"ids\\":[" id{more} "]}}" | "null,\\"ids\\":[]}}")\n'
+        f'string ::= "\\"" char{{0,{max_chars}}} "\\""\n'
+        'char ::= [^"\\\\] | "\\\\" (["\\\\/bfnrt] | "u" [0-9a-fA-F]{4})\n'
+        f"id ::= {ids}\n"
+        'space ::= " "?\n'
+    )
+
+
 def turn_schema(numbers: list[int]) -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {"turn": {"anyOf": [{"enum": numbers}, {"type": "null"}]}},
         "required": ["turn"],
     }
+
+
+JSON_REPAIR = "Reply with the JSON object only."
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The shape a reply is held to, as a JSON ``schema`` and, where there is a cheaper way to
+    write it, a GBNF ``grammar`` for the local server (:func:`answer_grammar`), and what the
+    repair turn asks for after a rejected reply."""
+
+    schema: dict[str, Any] | None = None
+    grammar: str | None = None
+    repair: str = ""
 
 
 class ReaderError(Exception):
@@ -773,16 +817,14 @@ class LLMReader:
         quoted = any(draft[0].startswith(f"{_person(ev.speaker)}: ") for ev in cited if ev.speaker)
         return quoted or len(draft[0]) > MAX_ANSWER_CHARS
 
-    def _model(self, schema: dict[str, Any], max_tokens: int = MAX_TOKENS) -> Any:
-        """The chat model constrained to ``schema`` and a short reply, where the server allows."""
+    def _model(self, reply: Reply, max_tokens: int = MAX_TOKENS) -> Any:
+        """The chat model constrained to the ``reply``'s shape and length, where the server allows."""
         provider = self.endpoint.provider if self.endpoint else None
         extra = {"max_tokens": max_tokens} if provider in ("local", "openai") else {}
-        return constrain(self.chat_model, self.endpoint, schema, **extra)
+        return constrain(self.chat_model, self.endpoint, reply.schema, grammar=reply.grammar, **extra)
 
-    def _invoke(
-        self, messages: list[BaseMessage], schema: dict[str, Any], max_tokens: int = MAX_TOKENS
-    ) -> str:
-        model = self._model(schema, max_tokens)
+    def _invoke(self, messages: list[BaseMessage], reply: Reply, max_tokens: int = MAX_TOKENS) -> str:
+        model = self._model(reply, max_tokens)
         try:
             for attempt in Retrying(
                 retry=retry_if_exception(_is_connection_error),
@@ -812,19 +854,15 @@ class LLMReader:
         return content if isinstance(content, str) else json.dumps(content)
 
     def _ask(
-        self, messages: list[BaseMessage], schema: dict[str, Any], parse: Any, max_tokens: int = MAX_TOKENS
+        self, messages: list[BaseMessage], reply: Reply, parse: Any, max_tokens: int = MAX_TOKENS
     ) -> Any:
         """One call, and one repair turn quoting why the first reply was rejected."""
-        text = self._invoke(messages, schema, max_tokens)
+        text = self._invoke(messages, reply, max_tokens)
         try:
             return parse(text)
         except ReaderError as first:
-            repair = [
-                *messages,
-                AIMessage(text),
-                HumanMessage(f"Rejected: {first}. Reply with the JSON object only."),
-            ]
-            text = self._invoke(repair, schema, max_tokens)
+            repair = [*messages, AIMessage(text), HumanMessage(f"Rejected: {first}. {reply.repair}")]
+            text = self._invoke(repair, reply, max_tokens)
             try:
                 return parse(text)
             except ReaderError as second:
@@ -868,14 +906,12 @@ class LLMReader:
             return None
         messages, shown = self.prompt(result, hint=hint)
         listing = shown.listing
-        if listing:
-            schema = answer_schema(list(shown.entries), LIST_LINES, LIST_ANSWER_CHARS)
-        else:
-            schema = answer_schema(list(shown.entries))
+        shape = (list(shown.entries), LIST_LINES, LIST_ANSWER_CHARS) if listing else (list(shown.entries),)
+        reply = Reply(answer_schema(*shape), answer_grammar(*shape), JSON_REPAIR)
         draft = hint[0] if hint else None
         parsed = self._ask(
             messages,
-            schema,
+            reply,
             lambda text: parse_answer(text, shown.entries, draft),
             LIST_TOKENS if listing else MAX_TOKENS,
         )
@@ -909,8 +945,8 @@ class LLMReader:
         if kind not in ATTRIBUTION_KINDS or not result.evidence:
             return None
         messages, shown = self.prompt(result, attribution=True)
-        schema = turn_schema(list(shown.entries))
-        n = self._ask(messages, schema, lambda text: parse_turn(text, shown.entries))
+        reply = Reply(schema=turn_schema(list(shown.entries)), repair=JSON_REPAIR)
+        n = self._ask(messages, reply, lambda text: parse_turn(text, shown.entries))
         if n is None:
             return None
         ev = shown.entries[n].evidence

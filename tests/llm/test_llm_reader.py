@@ -26,6 +26,8 @@ from voxmem.retrieval.llm_reader import (
     LIST_NOTE,
     LLMReader,
     ReaderError,
+    Reply,
+    answer_grammar,
     answer_schema,
     layout,
     parse_answer,
@@ -337,14 +339,43 @@ def test_the_offline_draft_is_shown_with_its_line_and_the_note_says_so():
     assert out.chosen == ("4417", ["msg-1"]) and "the offline draft was shown" in out.notes[0]
 
 
-def test_local_replies_are_constrained_to_the_schema_and_short():
+def test_local_replies_are_constrained_to_their_grammar_or_schema_and_short():
     from langchain_openai import ChatOpenAI
 
     endpoint = Endpoint("local", "http://127.0.0.1:9/v1", "m", "configured")
     model = ChatOpenAI(model="m", base_url=endpoint.base_url, api_key="x")
-    bound = LLMReader(model, endpoint)._model({"type": "object"})
-    assert bound.kwargs["response_format"] == {"type": "json_object", "schema": {"type": "object"}}
+    reply = Reply(answer_schema([1, 2]), answer_grammar([1, 2]))
+    bound = LLMReader(model, endpoint)._model(reply)
+    assert bound.kwargs["extra_body"] == {"grammar": reply.grammar} and "response_format" not in bound.kwargs
     assert bound.kwargs["max_tokens"] == 48
+    bound = LLMReader(model, endpoint)._model(Reply(schema={"type": "object"}))  # the turn picker's
+    assert bound.kwargs["response_format"] == {"type": "json_object", "schema": {"type": "object"}}
+    # an OpenAI endpoint has no grammar field: it is held to the schema
+    bound = LLMReader(model, Endpoint("openai", None, "m", "configured"))._model(reply)
+    assert "extra_body" not in bound.kwargs
+    assert bound.kwargs["response_format"]["json_schema"]["schema"] == reply.schema
+
+
+def test_the_answer_grammar_writes_the_ids_without_spaces_after_the_schema_s_answer():
+    """Up to the answer's value the rules llama-cpp-python compiles from the schema (so the model
+    writes the same answer), after it no space: ``","ids":[2,4]}`` is 6 generated tokens where
+    ``", "ids": [2, 4]}`` was 9, each a decode of the whole model. An answer cites at least one
+    line (written compactly, the model closed ``[]`` after answers it had cited a line for)."""
+    grammar = answer_grammar([1, 2, 3])
+    rules = dict(line.split(" ::= ", 1) for line in grammar.strip().splitlines())
+    assert rules["root"] == (
+        '"{" space "\\"answer\\"" space ":" space'
+        ' (string ",\\"ids\\":[" id ("," id){0,2} "]}" | "null,\\"ids\\":[]}")'
+    )
+    assert rules["space"] == '" "?' and rules["id"] == '"1" | "2" | "3"'
+    assert rules["string"] == '"\\"" char{0,80} "\\""'
+    list_grammar = answer_grammar([1, 2], LIST_LINES, LIST_ANSWER_CHARS)
+    assert f'("," id){{0,{LIST_LINES - 1}}}' in list_grammar and "char{0,120}" in list_grammar
+    assert ':[" id "]}"' in answer_grammar([4], 1)
+    # what it lets through, the strict parser reads
+    entries = layout(result("What is the garage door code?")).entries
+    assert parse_answer('{"answer": "4417","ids":[1,2]}', entries) == ("4417", [1, 2])
+    assert parse_answer('{"answer": null,"ids":[]}', entries) is None
 
 
 class Slow(BaseChatModel):
@@ -795,7 +826,7 @@ def test_a_list_question_is_read_without_the_draft_and_may_cite_a_line_per_item(
     assert out.chosen == ("chess, hiking, pottery", ["msg-1", "msg-4", "msg-5"])
     prompt = chat.prompts[0][1].content
     assert "Draft answer" not in prompt and LIST_NOTE in prompt
-    assert answer_schema([1, 2], LIST_LINES, LIST_ANSWER_CHARS)["properties"]["ids"]["maxItems"] == LIST_LINES
+    assert f'("," id){{0,{LIST_LINES - 1}}}' in answer_grammar([1, 2], LIST_LINES, LIST_ANSWER_CHARS)
     # a question about one thing keeps the draft and the five lines
     LLMReader(chat).read(about("What is Leo's hobby?", ["hobby", "leo"], [LEO], _sessions()), hint=draft)
     assert "Draft answer" in chat.prompts[-1][1].content and LIST_NOTE not in chat.prompts[-1][1].content

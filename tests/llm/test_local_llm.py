@@ -24,7 +24,7 @@ from voxmem.llm import server
 from voxmem.llm.client import LLMUnavailable
 from voxmem.llm.models import ModelProvisionError
 from voxmem.retrieval.agent import POLICIES
-from voxmem.retrieval.llm_reader import LLMReader
+from voxmem.retrieval.llm_reader import LLMReader, Reply, answer_grammar, parse_answer
 from voxmem.retrieval.service import RetrievalService
 
 pytestmark = pytest.mark.integration
@@ -91,6 +91,23 @@ def test_the_real_model_answers_from_the_graph_with_its_evidence(local: Settings
     assert answer.used == [house.mid("kitchen-1")]  # the only turn that holds the code
     assert set(answer.used) <= {e["id"] for e in answer.evidence}
     assert any(n.startswith(f"LLM reader: local llama.cpp {MODEL}") for n in answer.notes)
+
+
+def test_the_real_server_holds_the_ids_to_the_compact_grammar(local: Settings, services, house):
+    """The reply grammar (``answer_grammar``) compiles on the real llama.cpp server, and after the
+    answer the reply has no space (the schema's grammar let the model write ``", "ids": [1]}``,
+    each space part of a generated token, ~95 ms on one core); the strict parser reads it."""
+    service = RetrievalService(local, services.db, services.embedder)
+    scope = service.scope(house.space, None)
+    result = service.agent().run("What is the garage door code?", scope, POLICIES["heuristic"]())
+    reader = service.reader()
+    assert isinstance(reader, LLMReader)
+    messages, shown = reader.prompt(result)
+    text = reader._invoke(messages, Reply(grammar=answer_grammar(list(shown.entries))))
+    assert text.startswith('{"answer":') and ',"ids":[' in text and text.endswith("]}"), text
+    assert ", " not in text[text.index(',"ids":[') :], text
+    parsed = parse_answer(text, shown.entries)  # an answer cites a line: the grammar requires it
+    assert parsed is None or (parsed[1] and set(parsed[1]) <= set(shown.entries)), text
 
 
 def test_the_real_model_picks_a_turn_and_the_person_comes_from_the_graph(local: Settings, services, house):
