@@ -872,7 +872,6 @@ class ExtractiveAnswerer:
     reply_margin = 0.0  # how much better a question must match than any statement to answer by its reply
     kind_weight = 0.15  # support moved by holding (or not) a thing of the asked kind ("What drink …")
     cause_weight = 0.2  # support added to a sentence giving a reason when the question asks why
-    describe_weight = 0.2  # … and to a sentence saying what something is like, asked how X describes it
     list_turns = 3  # a list question ("What has Ana painted?") gathers from up to this many turns
     list_floor = 1.0  # … each supported at least this share of ``min_support``
     list_deeper = 2  # … and from up to this many more turns ranked below the top ones
@@ -1031,7 +1030,6 @@ class ExtractiveAnswerer:
         # "What did nbx909 ask?": then the questions people asked are the evidence
         about_asking = bool(_ABOUT_ASKING.search(reading.text))
         why = bool(_WHY.search(reading.text))
-        describes = bool(_DESCRIBE.search(reading.text))
         best: tuple[float, int, str, FusedEvidence] | None = None
         replied: tuple[float, int, str, FusedEvidence] | None = None  # best question's reply
         scored: list[tuple[float, int, str, FusedEvidence]] = []
@@ -1126,8 +1124,6 @@ class ExtractiveAnswerer:
                 support += self.kind_weight * (kind_fit(sentence) - 0.5)
             if why and _CAUSE.search(sentence):  # … as a reason does for a why-question
                 support += self.cause_weight
-            if describes and _PREDICATION.search(sentence):  # … and a predication for "describe"
-                support += self.describe_weight
             key = (support, -rank)
             scored.append((support, rank, sentence, entry))
             if not asks:
@@ -1383,20 +1379,6 @@ def _with_next(sentence: str, turn: str) -> str:
 _WHY = re.compile(
     r"\b(?:why|how\s+come|for\s+what\s+reasons?|what(?:\s+(?:is|was|are|were)|['’]s)\s+(?:\w+['’]s\s+|the\s+"
     r"|their\s+|his\s+|her\s+)?reasons?|what\s+(?:made|makes|caused|causes)\b)",
-    re.I,
-)
-# "How does Gina describe the feeling dance brings?": to describe a thing is to say what it is like,
-# so the sentence predicating a quality of it answers ("… that dance brings - it's magical!"), not
-# another of her sentences on the topic ("Dancing lets us be ourselves …"). The predication: a
-# pronoun, a copula or a verb of seeming (spoken forms "it 's", "you 're" too), then a word that is
-# no auxiliary, article, preposition or pronoun ("it's been tough", "we looked at it" are none).
-_DESCRIBE = re.compile(r"\bdescrib(?:e|es|ed|ing)\b", re.I)
-_PREDICATION = re.compile(
-    r"\b(?:it|that|this|he|she|you|they|we|i)\s?(?:['’]s|['’]re|['’]m|\s(?:is|are|was|were|am|looks?|looked"
-    r"|seems?|seemed|feels?|felt|sounds?|sounded))\s+(?:so\s+|really\s+|very\s+|totally\s+|just\s+|truly\s+"
-    r"|pretty\s+|such\s+|like\s+)*(?!(?:been|being|going|gon|gonna|got|getting|not|n't|to|a|an|the|about|all"
-    r"|what|when|where|why|how|who|that|this|there|here|time|ok|okay|me|him|her|them|us|it|you|at|for|into|in|on"
-    r"|up|out|over|around|after|forward|back|from|with|by|through)\b)[a-z]+",
     re.I,
 )
 _CAUSE = re.compile(
