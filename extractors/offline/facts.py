@@ -196,6 +196,112 @@ _SLOTS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(r"\b(?:work|working) (?:as an?|at|for) ([\w -]{2,40}?)(?:[,.!]|$| and | since)", re.I),
     ),
 ]
+# When an event happens, one slot per event: ``when:<event>`` ("when:match", "when:client call"),
+# the day/time as its value. Why keyed by the event: a household holds many plans at once (a match,
+# a client call, a party), and one speaker's "the match moved to Sunday" must supersede the match's
+# old day without touching the call's. Why the subject stays the speaker (the writer's usual
+# subject): two people's "my match" are often two matches (siblings' games), so an event shared
+# by the whole household would let one person's plan overwrite another's. The event must be a
+# noun phrase ("the/my/a [one modifier] match", "Saturday's match"), never the verb ("I'll call
+# tomorrow"); a statement of a time in the past ("went to the concert on Saturday") is a
+# finished event, not a plan, and gets no slot; a change ("moved/postponed/pushed … to Friday")
+# always does. Tried after every other slot, so a sentence those give a slot keeps it.
+_EVENT_NOUNS = (
+    r"match|game|party|concert|appointment|meeting|call|class|lesson|practice|rehearsal|recital|flight|"
+    r"interview|exam|wedding|visit|reservation|check-?up|surgery|tournament|race|gig|shift|training|"
+    r"playdate|sleepover|barbecue|picnic|ceremony|trip"
+)
+_DAY_NAMES = "|".join(WEEKDAYS)
+_DETERMINERS = "the|my|our|your|his|her|their|a|an|this|that|[A-Za-z]+['’]s"  # … or "Sam's", "Saturday's"
+# a modifier names which event ("client call", "football match"); words that only say which
+# occurrence or how it went are not part of the event's name
+_NOT_MODIFIER = "|".join(
+    [
+        _DETERMINERS,
+        _DAY_NAMES,
+        *MONTHS,
+        "next|last|first|final|big|new|old|usual|weekly|daily|own|only|same|other|whole|entire|little",
+        "great|good|short|long|important|today|tomorrow|tonight",
+    ]
+)
+_EVENT = rf"(?P<ev>(?:(?!(?:{_NOT_MODIFIER})\b)[A-Za-z][A-Za-z-]+\s+)?(?:{_EVENT_NOUNS}))(?![\w-])"
+_NUMBER_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+# a bare hour ("at nine", "at 9") counts only where a clock time can end: not "at one point"
+_HOUR_END = r"(?=\s*(?:[.,!;?]|$|\b(?:on|tomorrow|tonight|today|this|next|in the)\b))"
+_CLOCK = (
+    r"(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|o['’]clock)|\d{1,2}:\d{2}|noon|midnight|"
+    rf"(?:{_NUMBER_WORDS})\s+(?:o['’]clock|thirty|fifteen|forty-five)|(?:\d{{1,2}}|{_NUMBER_WORDS}){_HOUR_END})"
+)
+_PART_OF_DAY = r"(?:\s+(?:morning|afternoon|evening|night))?"
+_DAY = (
+    rf"(?:(?:(?:next|this|coming)\s+)?(?:{_DAY_NAMES}){_PART_OF_DAY}|(?:tomorrow|tonight|today){_PART_OF_DAY}|"
+    rf"(?:{'|'.join(MONTHS)})\s+\d{{1,2}}(?:st|nd|rd|th)?\b|the\s+\d{{1,2}}(?:st|nd|rd|th)\b|"
+    r"next\s+week(?:end)?|this\s+weekend)"
+)
+_WHEN = rf"(?P<when>{_DAY}(?:\s+at\s+{_CLOCK})?|{_CLOCK}(?:\s+(?:on\s+)?{_DAY})?)"
+_MOVED = r"(?:moved|moves|moving|postponed|rescheduled|pushed|bumped|shifted|changed)"
+_EVENT_WHEN: list[tuple[bool, re.Pattern[str]]] = [  # (a change, pattern)
+    (  # "I moved my client call to Friday"
+        True,
+        re.compile(
+            r"\b(?:move|moved|moving|reschedule|rescheduled|postpone|postponed|push|pushed|shift|shifted|bump|"
+            rf"bumped|change|changed)\s+(?:{_DETERMINERS})\s+{_EVENT}\s+(?:(?:back|forward|up)\s+)?"
+            rf"(?:to|until|till)\s+(?:on\s+)?{_WHEN}",
+            re.I,
+        ),
+    ),
+    (  # "the match moved to Sunday morning at nine", "our flight got pushed back to 9 pm"
+        True,
+        re.compile(
+            rf"\b(?:{_DETERMINERS})\s+{_EVENT}\s+(?:(?:has|had|was|is|got|been|just|now)\s+)*{_MOVED}"
+            rf"(?:\s+(?:back|forward|up))?\s+(?:to|until|till|for)\s+(?:on\s+)?{_WHEN}",
+            re.I,
+        ),
+    ),
+    (  # "the match is on Saturday", "my call is at nine", "I have a client call at one"
+        False,
+        re.compile(
+            rf"\b(?:(?P<day>(?:{_DAY_NAMES}|tomorrow|tonight){_PART_OF_DAY})['’]s|{_DETERMINERS})\s+{_EVENT}"
+            r"(?:['’]s|\s+(?:is|will be|starts|begins|kicks off))?\s+"
+            rf"(?:(?:still|now|set for|scheduled for|planned for)\s+)?(?:(?:on|at)\s+)?{_WHEN}",
+            re.I,
+        ),
+    ),
+    (  # "Saturday's match"
+        False,
+        re.compile(
+            rf"\b(?P<when>(?:{_DAY_NAMES}|tomorrow|tonight|today){_PART_OF_DAY})['’]s\s+{_EVENT}", re.I
+        ),
+    ),
+]
+_PAST = re.compile(
+    r"\b(?:was|were|went|had|did|attended|enjoyed|loved|saw|watched|played|won|lost|missed|last|ago|yesterday)\b",
+    re.I,
+)
+
+
+_ANY_EVENT = re.compile(rf"\b(?:{_EVENT_NOUNS})\b", re.I)
+_HYPOTHETICAL = re.compile(r"\b(?:if|unless|whether)\b", re.I)
+_NEGATED = re.compile(r"(?:\bnot|n['’]t|\bnever)\s+(?:\w+\s+)?$", re.I)  # "didn't (really) move the match …"
+
+
+def event_when(sentence: str) -> tuple[str | None, str | None]:
+    """``("when:<event>", day/time)`` for a plan's time or its change, else ``(None, None)``.
+    Not for a hypothetical ("if the match is on Sunday") nor a move that did not happen."""
+    if not _ANY_EVENT.search(sentence) or _HYPOTHETICAL.search(sentence):
+        return None, None  # the noun first: one cheap search for the many sentences without an event
+    for change, pattern in _EVENT_WHEN:
+        m = pattern.search(sentence)
+        if m and _NEGATED.search(sentence[: m.start()]):
+            continue
+        if m and (change or not _PAST.search(sentence)):
+            when = re.sub(r"^(?:this|coming)\s+", "", " ".join(m.group("when").lower().split()))
+            if m.groupdict().get("day") and re.fullmatch(_CLOCK, when, re.I):  # "Friday's gig is at 9"
+                when = f"{m.group('day').lower()} at {when}"
+            return "when:" + " ".join(m.group("ev").lower().split()), when
+    return None, None
+
+
 _FAVOURITE = re.compile(r"\bfavou?rite (\w+) (?:is|are|was) ([\w' -]{2,40}?)(?:[,.!]|$)", re.I)
 _PREFERENCE = re.compile(
     r"\b(?:like|love|enjoy|prefer|hate|dislike|can't stand|am into|favou?rite|allergic|vegetarian|vegan|"
@@ -306,7 +412,7 @@ def slot_of(sentence: str) -> tuple[str | None, str | None]:
         m = pattern.search(sentence)
         if m:
             return slot, " ".join(m.group(1).lower().split())
-    return None, None
+    return event_when(sentence)
 
 
 _LEAD_CUE = re.compile(

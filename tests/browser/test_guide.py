@@ -66,6 +66,11 @@ def test_guide_defaults_show_the_demo_conversation(
     The demo is loaded here as text (its transcript); that "boots" reached no fact in the spoken
     demo (ASR) was seen on real demo runs, which this test cannot reproduce cheaply.
     """
+    # A space where nothing was superseded says so in a row instead of an empty result that
+    # reads like a query that did not run.
+    empty = services.db.query(body_of("browse_fact_history"), space=space)
+    assert [row["path"] for row in empty] == [None]
+    assert empty[0]["note"].startswith(f"nothing in {space} has been superseded yet")
     demo = _load_conversation()
     for session in demo["sessions"]:
         for i, turn in enumerate(session["turns"]):
@@ -84,22 +89,18 @@ def test_guide_defaults_show_the_demo_conversation(
         used = set(re.findall(r"\$(\w+)", body_of(name)))
         rows = services.db.query(body_of(name), **{k: params[k] for k in used})
         assert rows, f"{name} shows nothing with the guide's defaults {params}"
-    # Nothing in the demo is superseded (no turn restates a slot), so the history says so in a
-    # row instead of an empty result that reads like a query that did not run.
+    # The demo's two reschedulings supersede the earlier times (``when:<event>`` slots): the
+    # match (Maya: Saturday -> Sunday morning at nine) and Tom's client call (one -> Friday).
     history = services.db.query(body_of("browse_fact_history"), space=space)
-    assert [row["path"] for row in history] == [None]
-    assert history[0]["note"].startswith(f"nothing in {space} has been superseded yet")
+    chains = {tuple(n["display"] for n in row["path"] if "display" in n) for row in history}
+    assert all(row["note"] is None for row in history) and len(chains) == 2, chains
+    match = next(chain for chain in chains if "match" in chain[0])
+    call = next(chain for chain in chains if "client call" in chain[0])
+    assert "Sunday" in match[0] and "Saturday" in match[1], match
+    assert "Friday" in call[0] and "at one" in call[1], call
     assert services.db.query(body_of("browse_fact_history"), space="no-such-space")[0]["note"] == (
         "no space no-such-space (check :param space)"
     )
-    for i, text in enumerate(("I live in Lisbon.", "I live in Porto now.")):
-        body = {"speaker": "Tom", "text": text, "addressees": ["Maya"], "turn_id": f"moved-{i}"}
-        r = app_client.post(f"/spaces/{space}/sessions/later/turns", json=body, headers=space_headers)
-        assert r.status_code == 201, r.text
-    history = services.db.query(body_of("browse_fact_history"), space=space)
-    chains = {tuple(n["display"] for n in row["path"] if "display" in n) for row in history}
-    assert all(row["note"] is None for row in history) and len(chains) == 1, chains
-    assert "Porto" in next(iter(chains))[0] and "Lisbon" in next(iter(chains))[1]
 
 
 def test_style_captions_and_conf(app_client: TestClient) -> None:
