@@ -7,13 +7,13 @@ no later statement of the same event could supersede it (the 3 December review's
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 import pytest
 
 from voxmem.extractors.offline.facts import drafts, slot_of
 from voxmem.memory.rules import FactStatement, decide_fact
 from voxmem.stores.facts import CurrentFact
+
+from .test_memory_integration import T0, facts, say
 
 
 @pytest.mark.parametrize(
@@ -70,9 +70,6 @@ def test_the_older_slots_keep_their_sentences(text, slot, value):
     assert slot_of(text) == (slot, value)
 
 
-T0 = datetime(2026, 11, 2, 18, 0, tzinfo=UTC)
-
-
 def _decide(first: tuple[str, str], later: tuple[str, str]):
     """The evolution rule's decision on ``later`` given the fact drawn from ``first`` (each a
     (speaker, sentence) pair; one draft per sentence)."""
@@ -102,30 +99,18 @@ def test_two_different_plans_of_one_person_do_not_supersede_each_other():
     assert decision.create and decision.supersede == () and decision.conflicts == ()
 
 
-def _say(client, headers, space, speaker, text, minute):
-    body = {"speaker": speaker, "text": text, "ts": (T0 + timedelta(minutes=minute)).isoformat()}
-    r = client.post(f"/spaces/{space}/sessions/s1/turns", json=body, headers=headers)
-    assert r.status_code == 201, r.text
-
-
-def _facts(client, headers, space, **params):
-    r = client.get(f"/spaces/{space}/facts", params=params, headers=headers)
-    assert r.status_code == 200, r.text
-    return r.json()
-
-
 @pytest.mark.integration
 def test_a_rescheduled_plan_is_superseded_through_the_api(app_client, space_headers, space):
     """Text turns through the API on the real Neo4j: the move supersedes the speaker's earlier
     time of the same event, another event of the same speaker stays current."""
-    _say(app_client, space_headers, space, "Omar", "Jess, the cup match is on Saturday at three.", 0)
-    _say(app_client, space_headers, space, "Omar", "My physio appointment is on Friday.", 1)
-    _say(app_client, space_headers, space, "Jess", "Okay, I'll drive you.", 2)
-    _say(app_client, space_headers, space, "Omar", "Jess, bad news, the cup match got pushed to Sunday.", 3)
-    final = _facts(app_client, space_headers, space, slot="when:cup match", history="true")
+    say(app_client, space_headers, space, "s1", "Omar", "Jess, the cup match is on Saturday at three.", 0)
+    say(app_client, space_headers, space, "s1", "Omar", "My physio appointment is on Friday.", 1)
+    say(app_client, space_headers, space, "s1", "Jess", "Okay, I'll drive you.", 2)
+    say(app_client, space_headers, space, "s1", "Omar", "Jess, the cup match got pushed to Sunday.", 3)
+    final = facts(app_client, space_headers, space, slot="when:cup match", history="true")
     now = [f for f in final if f["current"]]
     assert [f["value"] for f in now] == ["sunday"]
     old = next(f for f in final if f["value"] == "saturday at three")
     assert not old["current"] and now[0]["supersedes"] == [old["id"]]
-    physio = _facts(app_client, space_headers, space, slot="when:physio appointment")
+    physio = facts(app_client, space_headers, space, slot="when:physio appointment")
     assert [(f["value"], f["current"]) for f in physio] == [("friday", True)]
