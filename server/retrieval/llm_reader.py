@@ -171,18 +171,13 @@ def turn_schema(numbers: list[int]) -> dict[str, Any]:
     }
 
 
-JSON_REPAIR = "Reply with the JSON object only."
-
-
 @dataclass(frozen=True)
 class Reply:
     """The shape a reply is held to, as a JSON ``schema`` and, where there is a cheaper way to
-    write it, a GBNF ``grammar`` for the local server (:func:`answer_grammar`), and what the
-    repair turn asks for after a rejected reply."""
+    write it, a GBNF ``grammar`` for the local server (:func:`answer_grammar`)."""
 
     schema: dict[str, Any] | None = None
     grammar: str | None = None
-    repair: str = ""
 
 
 class ReaderError(Exception):
@@ -861,7 +856,11 @@ class LLMReader:
         try:
             return parse(text)
         except ReaderError as first:
-            repair = [*messages, AIMessage(text), HumanMessage(f"Rejected: {first}. {reply.repair}")]
+            repair = [
+                *messages,
+                AIMessage(text),
+                HumanMessage(f"Rejected: {first}. Reply with the JSON object only."),
+            ]
             text = self._invoke(repair, reply, max_tokens)
             try:
                 return parse(text)
@@ -907,7 +906,7 @@ class LLMReader:
         messages, shown = self.prompt(result, hint=hint)
         listing = shown.listing
         shape = (list(shown.entries), LIST_LINES, LIST_ANSWER_CHARS) if listing else (list(shown.entries),)
-        reply = Reply(answer_schema(*shape), answer_grammar(*shape), JSON_REPAIR)
+        reply = Reply(answer_schema(*shape), answer_grammar(*shape))
         draft = hint[0] if hint else None
         parsed = self._ask(
             messages,
@@ -945,7 +944,7 @@ class LLMReader:
         if kind not in ATTRIBUTION_KINDS or not result.evidence:
             return None
         messages, shown = self.prompt(result, attribution=True)
-        reply = Reply(schema=turn_schema(list(shown.entries)), repair=JSON_REPAIR)
+        reply = Reply(schema=turn_schema(list(shown.entries)))
         n = self._ask(messages, reply, lambda text: parse_turn(text, shown.entries))
         if n is None:
             return None
