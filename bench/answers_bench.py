@@ -247,15 +247,17 @@ def unseen_questions(case: Case, n: int) -> Case:
     other questions of the same conversations were never looked at, so a rule's gain there says
     whether it generalises beyond the questions it was fitted to, without touching held-out
     conversations. Once run, they are a second held-out set: never tune on them."""
-    seen = {q.qa_id for q in sample_questions(case, n).qa}
-    return Case.model_validate(case.model_dump() | {"qa": [q for q in case.qa if q.qa_id not in seen]})
+    return Case.model_validate(case.model_dump() | {"qa": _left_out(case.qa, sample_questions(case, n).qa)})
 
 
 def _sampled(qas: list[QA], n: int | None, unseen: bool) -> list[QA]:
     """``_every(qas, n)``, or with ``unseen`` the questions it leaves out (see ``unseen_questions``)."""
     kept = _every(qas, n)
-    if not unseen:
-        return kept
+    return _left_out(qas, kept) if unseen else kept
+
+
+def _left_out(qas: list[QA], kept: list[QA]) -> list[QA]:
+    """The questions of ``qas`` not in ``kept``, in their order (by ``qa_id``)."""
     seen = {q.qa_id for q in kept}
     return [q for q in qas if q.qa_id not in seen]
 
