@@ -20,6 +20,8 @@ names (no name learning from speech; the naming engineer's benchmark covers that
     python -m bench.answers_bench --dataset paraphrases --split tune   # household, hand-written
     python -m bench.answers_bench --dataset paraphrases --split tune2  # in_car, meeting, hotel: tuning
     python -m bench.answers_bench --dataset paraphrases --split fresh  # 4 generated cases, never tuned on
+    python -m bench.answers_bench --dataset paraphrases --split occasions  # hand-written, months: tuning
+    python -m bench.answers_bench --dataset paraphrases --split occasions-heldout  # … only ever scored
     python -m bench.answers_bench --dataset friendsqa --scenes 40 --sample 200 --split heldout
     python -m bench.answers_bench --dataset locomo-id --split heldout --sample 40  # askers, first person
 
@@ -89,7 +91,20 @@ TUNE2 = {
     name: (f"bench/cases/{name}.json", f"bench/paraphrases/tune2/{name}.json")
     for name in ("in_car", "meeting", "hotel_front_desk")
 }
+# A hand-written conversation (engineer Y, issue 11 sixth pass) in which the same event happens in
+# several months, asked by the month or season ("When did Nora go camping in July?"): a question form
+# LoCoMo's tuning sample never showed. Split ``occasions`` reads its ``tune`` part, ``occasions-heldout``
+# its ``heldout`` part (only ever scored).
+OCCASIONS = {"occasions": ("bench/cases/occasions.json", "bench/paraphrases/occasions.json")}
 CACHE = Path(os.environ.get("VOXMEM_CACHE_DIR", "/tmp")) / "answers_bench"
+# --split of the paraphrases dataset → (its cases, the paraphrase part read); other splits read
+# household's paraphrases of that part (tune | heldout | all)
+PARAPHRASE_SPLITS = {
+    "fresh": (FRESH, "fresh"),
+    "tune2": (TUNE2, "tune2"),
+    "occasions": (OCCASIONS, "tune"),
+    "occasions-heldout": (OCCASIONS, "heldout"),
+}
 RETRIEVAL_CODE = ("server/retrieval", "server/stores", "cypher", "server/passages.py", "server/embeddings.py")
 
 
@@ -222,10 +237,10 @@ def datasets(args: argparse.Namespace) -> list[Entry]:
                 case = unseen_questions(case, args.sample) if unseen else sample_questions(case, args.sample)
             out.append(_case_entry(case, name=case.case_id + suffix))
     elif args.dataset == "paraphrases":
-        sets = {"fresh": FRESH, "tune2": TUNE2}.get(args.split, PARAPHRASES)
+        sets, part = PARAPHRASE_SPLITS.get(args.split, (PARAPHRASES, args.split))
         for name, (case_path, para_path) in sets.items():
-            case = with_paraphrases(load_case(case_path), load_paraphrases(para_path), args.split)
-            out.append(_case_entry(case, name=f"{name}-{args.split}"))
+            case = with_paraphrases(load_case(case_path), load_paraphrases(para_path), part)
+            out.append(_case_entry(case, name=f"{name}-{part}"))
     elif args.dataset == "friendsqa":
         rows, qas, roster = friendsqa_case(args.scenes)
         text = " ".join(r.text for r in rows)
@@ -572,8 +587,9 @@ def main(argv: list[str] | None = None) -> int:
         "--split",
         default="all",
         help="locomo(-id): dev | heldout | all; paraphrases, friendsqa, molweni: tune | heldout | all; "
-        "paraphrases also tune2 (in_car, meeting, hotel: a second tuning set) and fresh (four "
-        "generated cases, never tune on it)",
+        "paraphrases also tune2 (in_car, meeting, hotel: a second tuning set), fresh (four "
+        "generated cases, never tune on it), occasions (a hand-written conversation asked by month or "
+        "season: tuning) and occasions-heldout (its held-out questions, never tune on them)",
     )
     parser.add_argument("--sample", type=int, help="at most N questions per conversation (evenly spaced)")
     parser.add_argument(
