@@ -95,7 +95,9 @@ TUNE2 = {
 # several months, asked by the month or season ("When did Nora go camping in July?"): a question form
 # LoCoMo's tuning sample never showed. Split ``occasions`` reads its ``tune`` part, ``occasions-heldout``
 # its ``heldout`` part (only ever scored).
-OCCASIONS = {"occasions": ("bench/cases/occasions.json", "bench/paraphrases/occasions.json")}
+OCCASIONS = {
+    "occasions": ("bench/paraphrases/occasions/case.json", "bench/paraphrases/occasions/questions.json")
+}
 CACHE = Path(os.environ.get("VOXMEM_CACHE_DIR", "/tmp")) / "answers_bench"
 # --split of the paraphrases dataset → (its cases, the paraphrase part read); other splits read
 # household's paraphrases of that part (tune | heldout | all)
