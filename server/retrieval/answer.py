@@ -31,10 +31,12 @@ from voxmem.retrieval.spans import (
     place_phrase,
     short_span,
     spoken_date,
+    told_months,
     wanted_shape,
     wants_list,
 )
 from voxmem.retrieval.text import SENTENCE_BREAK, content_words, normalise, split_sentences, words
+from voxmem.retrieval.when import asked_months
 
 NOT_IN_MEMORY = "not in memory"
 
@@ -1030,6 +1032,10 @@ class ExtractiveAnswerer:
         # "What did nbx909 ask?": then the questions people asked are the evidence
         about_asking = bool(_ABOUT_ASKING.search(reading.text))
         why = bool(_WHY.search(reading.text))
+        # "When did Nora go camping in July?": the occasion told in July, not another one
+        asked = asked_months(reading.text) if wanted_shape(reading.text) == "date" else frozenset()
+        past = _PAST_WHEN.match(reading.text) is not None
+        month_stems = {stems[w] for w in wanted if asked_months(f"in {w}")}
         best: tuple[float, int, str, FusedEvidence] | None = None
         replied: tuple[float, int, str, FusedEvidence] | None = None  # best question's reply
         scored: list[tuple[float, int, str, FusedEvidence]] = []
@@ -1064,6 +1070,10 @@ class ExtractiveAnswerer:
                 continue  # "Lucy said Olivia likes rock: is that right?" is not settled by Lucy
             if told_by and _speaker_id(reply or entry) != told_by:
                 continue  # "How did Ross tell Chandler to …?" is answered by Ross's words
+            if asked:
+                if not _in_months(sentence, entry, asked, past):
+                    continue  # camping "in July": not the trip told in October, nor the plan told in March
+                words_here |= month_stems  # its time says the month the question names
             # the speaker's name counts as present in their own turn (a question's: the replier's),
             # and the listener's in a turn spoken to them: "What book did Ana recommend to Ben?"
             # names Ben as the one told, which her turn to him need not say ("Yep, Ben!" does,
@@ -1293,6 +1303,20 @@ def _latest_change(
         ):
             latest = (best[0], rank, other, later)
     return latest
+
+
+def _in_months(sentence: str, entry: FusedEvidence, months: frozenset[int], past: bool) -> bool:
+    """Whether the occasion ``sentence`` tells falls in ``months``: by the times it tells, else
+    those of its turn (the time often sits in the next sentence: "I went camping! It was
+    freezing last weekend."), else the day the turn was said (what happened is mostly told when
+    it happened); a sentence telling only a plan tells no occasion; a turn of unknown day is not
+    judged. See :func:`told_months`."""
+    said = day_of(entry.evidence.ts)
+    if said is None:
+        return True
+    told = told_months(sentence, said, past)
+    told = told_months(entry.evidence.text, said, past) if told is None else told
+    return bool((frozenset({said.month}) if told is None else told) & months)
 
 
 def _speaker_id(entry: FusedEvidence | None) -> str | None:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Collection
 from datetime import date, timedelta
 
-from voxmem.extractors.offline.temporal import MONTHS
+from voxmem.extractors.offline.temporal import MONTHS, normalise_times
 
 _WANTS = (
     ("time", re.compile(r"^\W*(?:at\s+)?what\s+time\b|^\W*when\b.*\bwhat\s+time\b", re.I)),
@@ -249,6 +249,55 @@ def _relative(sentence: str, said: date | None) -> tuple[re.Match[str], str] | N
         step = -(-step % 7 or 7) if where == "before" else step % 7 or 7
         reading += f", {spoken_date(said + timedelta(days=step))}"
     return match, reading
+
+
+def told_months(text: str, said: date, past: bool = False) -> frozenset[int] | None:
+    """The months of the times ``text`` tells, read against the day it was said ("yesterday" said
+    on 12 October → {10}; "last weekend" said on Monday 14 July → {7}; "in July" said in August →
+    {7}); None when it tells no time. With ``past`` (the question asks when something happened), a
+    time after the day it was said is a plan, not the occasion, and is left out, as is a month
+    named without a year that is still ahead ("We're going camping in July" said in March): a
+    text telling only such times tells no occasion (empty).
+
+    Why: the months of :func:`voxmem.retrieval.when.asked_months` are matched against these, so
+    "When did Nora go camping in July?" picks the occasion told in July, not the plan for July
+    told in March nor the trip told in October; a week counts in the months of its Monday and
+    Sunday, a year in none."""
+    months: set[int] = set()
+    taken: list[tuple[int, int]] = []
+    tells = False
+    for ref in normalise_times(text, said):
+        at = text.find(ref.text)
+        taken.append((at, at + len(ref.text)))
+        if ref.granularity == "day":
+            day = date.fromisoformat(ref.value)
+            days = [day]
+        elif ref.granularity == "week":
+            year, week = ref.value.split("-W")
+            days = [date.fromisocalendar(int(year), int(week), d) for d in (1, 7)]
+        elif ref.granularity == "month":
+            days = [date(int(ref.value[:4]), int(ref.value[5:7]), 1)]
+        else:
+            continue
+        tells = True
+        months |= {d.month for d in days if not (past and d > said)}
+    for m in _BARE_MONTH.finditer(text):
+        if any(start <= m.start() < end for start, end in taken):
+            continue
+        month = MONTHS.index(m.group("month").lower()) + 1
+        if m.group("pre") or month != 5:
+            tells = True
+            if not (past and month > said.month):
+                months.add(month)
+    return frozenset(months) if tells else None
+
+
+# a month said without its day ("in July"), as :func:`told_months` reads it ("may" after a
+# preposition only: else it is the verb)
+_BARE_MONTH = re.compile(
+    r"\b(?:(?P<pre>in|of|during|early|late|mid|since|last)\s+)?(?P<month>" + "|".join(MONTHS) + r")\b",
+    re.I,
+)
 
 
 # a clock time right after a day ("tomorrow at 8:30", "tonight at nine"): part of the answer

@@ -36,6 +36,50 @@ _BEFORE = re.compile(r"\bbefore\s*$", re.I)
 _UP_TO = re.compile(r"\b(?:as\s+of|by|until|up\s+to)\s*$", re.I)
 SLACK_DAYS = 1
 BEFORE_DAYS = 7
+# the months of the year's seasons (northern hemisphere, as the datasets here are)
+SEASONS = {
+    "spring": frozenset({3, 4, 5}),
+    "summer": frozenset({6, 7, 8}),
+    "autumn": frozenset({9, 10, 11}),
+    "fall": frozenset({9, 10, 11}),
+    "winter": frozenset({12, 1, 2}),
+}
+# a month named alone ("in July", "July 2023"), not a day of it ("July 5", "5 July": a reference
+# day, often after "before" / "after"); "may" only after a preposition (else it is the verb)
+_NAMED_MONTH = re.compile(
+    r"\b(?:(?P<pre>in|of|during|early|late|mid|since)\s+)?(?<!\d\s)(?P<month>january|february|march"
+    r"|april|may|june|july|august|september|october|november|december)\b(?!\s*\d{1,2}\b)",
+    re.I,
+)
+# a season as a time: after a preposition or a determiner of time ("in the summer", "this fall",
+# "over the winter") or with its year ("the summer of 2023"); not before a noun, where it is as
+# often a kind of thing ("winter tyres", "a summer dress", "spring rolls") as a time, nor "fall"
+# alone (the verb)
+_SEASON = re.compile(
+    r"\b(?:(?:in|during|over|through|this|last|next|that|early|late|mid)\s+(?:the\s+)?"
+    r"(?P<season>spring|summer|autumn|fall|winter)\b"
+    r"|(?P<of>spring|summer|autumn|fall|winter)\s+of\s+(?:19|20)\d\d\b)",
+    re.I,
+)
+
+
+def asked_months(text: str) -> frozenset[int]:
+    """The months a question names by a month or a season ("When did Nora go camping in July?" →
+    {7}; "… in the summer?" → {6, 7, 8}); empty when it names none.
+
+    Why: a person does the same thing on several occasions ("camping" in July and in October), and
+    a question naming the month or season asks for the occasion in it, which the words alone do not
+    pick: every occasion shares them. A day of a month ("before 5 July 2023") names a reference
+    day, not the occasion's month, and is left out; so is a season before a noun ("On what day
+    were the winter tyres bought?": paraphrases tune2 lost that answer when it counted)."""
+    months = {
+        MONTHS[m.group("month").lower()]
+        for m in _NAMED_MONTH.finditer(text)
+        if m.group("pre") or m.group("month").lower() != "may"
+    }
+    for m in _SEASON.finditer(text):
+        months |= SEASONS[(m.group("season") or m.group("of")).lower()]
+    return frozenset(months)
 
 
 def mentioned_window(text: str) -> tuple[str | None, str] | None:
