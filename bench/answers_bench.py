@@ -22,6 +22,7 @@ names (no name learning from speech; the naming engineer's benchmark covers that
     python -m bench.answers_bench --dataset paraphrases --split fresh  # 4 generated cases, never tuned on
     python -m bench.answers_bench --dataset paraphrases --split occasions  # hand-written, months: tuning
     python -m bench.answers_bench --dataset paraphrases --split occasions-heldout  # … only ever scored
+    python -m bench.answers_bench --dataset paraphrases --split swaps  # hand-written, A's question, B's turn
     python -m bench.answers_bench --dataset friendsqa --scenes 40 --sample 200 --split heldout
     python -m bench.answers_bench --dataset locomo-id --split heldout --sample 40  # askers, first person
 
@@ -91,12 +92,15 @@ TUNE2 = {
     name: (f"bench/cases/{name}.json", f"bench/paraphrases/tune2/{name}.json")
     for name in ("in_car", "meeting", "hotel_front_desk")
 }
-# A hand-written conversation (engineer Y, issue 11 sixth pass) in which the same event happens in
-# several months, asked by the month or season ("When did Nora go camping in July?"): a question form
-# LoCoMo's tuning sample never showed. Split ``occasions`` reads its ``tune`` part, ``occasions-heldout``
-# its ``heldout`` part (only ever scored).
-OCCASIONS = {
-    "occasions": ("bench/paraphrases/occasions/case.json", "bench/paraphrases/occasions/questions.json")
+# Hand-written conversations (engineer Y, issue 11 sixth pass), each asked in question forms the
+# LoCoMo tuning sample never showed; split ``<name>`` reads its ``tune`` part, ``<name>-heldout`` its
+# ``heldout`` part (only ever scored). ``occasions``: the same event in several months, asked by the
+# month or season ("When did Nora go camping in July?"). ``swaps``: each person tells something of
+# their own to another, who praises it or asks about it; the question asked of the other person
+# ("What did Jonas realise after his marathon?" when Maya ran it) must be abstained on.
+HANDWRITTEN = {
+    name: {name: (f"bench/paraphrases/{name}/case.json", f"bench/paraphrases/{name}/questions.json")}
+    for name in ("occasions", "swaps")
 }
 CACHE = Path(os.environ.get("VOXMEM_CACHE_DIR", "/tmp")) / "answers_bench"
 # --split of the paraphrases dataset → (its cases, the paraphrase part read); other splits read
@@ -104,8 +108,8 @@ CACHE = Path(os.environ.get("VOXMEM_CACHE_DIR", "/tmp")) / "answers_bench"
 PARAPHRASE_SPLITS = {
     "fresh": (FRESH, "fresh"),
     "tune2": (TUNE2, "tune2"),
-    "occasions": (OCCASIONS, "tune"),
-    "occasions-heldout": (OCCASIONS, "heldout"),
+    **{name: (sets, "tune") for name, sets in HANDWRITTEN.items()},
+    **{f"{name}-heldout": (sets, "heldout") for name, sets in HANDWRITTEN.items()},
 }
 RETRIEVAL_CODE = ("server/retrieval", "server/stores", "cypher", "server/passages.py", "server/embeddings.py")
 
@@ -590,8 +594,9 @@ def main(argv: list[str] | None = None) -> int:
         default="all",
         help="locomo(-id): dev | heldout | all; paraphrases, friendsqa, molweni: tune | heldout | all; "
         "paraphrases also tune2 (in_car, meeting, hotel: a second tuning set), fresh (four "
-        "generated cases, never tune on it), occasions (a hand-written conversation asked by month or "
-        "season: tuning) and occasions-heldout (its held-out questions, never tune on them)",
+        "generated cases, never tune on it), occasions / swaps (hand-written conversations asked by month "
+        "or season / about the wrong person: tuning) and occasions-heldout / swaps-heldout (their held-out "
+        "questions, never tune on them)",
     )
     parser.add_argument("--sample", type=int, help="at most N questions per conversation (evenly spaced)")
     parser.add_argument(

@@ -1,17 +1,23 @@
-"""The hand-written occasions set: one event on several occasions, asked by month or season.
+"""The hand-written sets of the sixth reader pass: ``occasions`` (one event on several occasions,
+asked by month or season) and ``swaps`` (a question about the wrong person).
 
-Why a test: the set is judged in two parts (``occasions`` may be tuned on, ``occasions-heldout`` is
-only ever scored), so the two must not share a question, and every dated gold must fall in the
-month or season its question names, or the set would reward answering the wrong occasion."""
+Why a test: each set is judged in two parts (``<name>`` may be tuned on, ``<name>-heldout`` is only
+ever scored), so the two must not share a question; in ``occasions`` every dated gold must fall in
+the month or season its question names, or the set would reward answering the wrong occasion; in
+``swaps`` every wrong-person question must have its right-person twin answered, or abstaining on
+everything would score."""
 
 from __future__ import annotations
 
 import argparse
 import re
 from datetime import date
+from pathlib import Path
+
+import pytest
 
 from bench import answers_bench
-from bench.cases import NOT_MENTIONED
+from bench.cases import NOT_MENTIONED, load_case
 
 SEASONS = {"spring": (3, 4, 5), "summer": (6, 7, 8), "autumn": (9, 10, 11), "fall": (9, 10, 11)}
 SEASONS["winter"] = (12, 1, 2)
@@ -26,8 +32,9 @@ def _questions(split: str) -> list:
     return qas
 
 
-def test_tune_and_heldout_are_disjoint_and_a_third_is_held_out() -> None:
-    tune, held = _questions("occasions"), _questions("occasions-heldout")
+@pytest.mark.parametrize("name", ["occasions", "swaps"])
+def test_tune_and_heldout_are_disjoint_and_a_third_is_held_out(name: str) -> None:
+    tune, held = _questions(name), _questions(f"{name}-heldout")
     assert tune and held
     assert not {q.question.lower() for q in tune} & {q.question.lower() for q in held}
     assert not {q.qa_id for q in tune} & {q.qa_id for q in held}
@@ -60,3 +67,19 @@ def test_every_dated_gold_falls_in_the_month_or_season_asked() -> None:
             continue
         month = _month_of(q.answer)
         assert month in asked, (q.question, q.answer)
+
+
+def test_most_wrong_person_questions_have_a_right_person_twin() -> None:
+    case = load_case(Path(__file__).resolve().parents[2] / "bench" / "paraphrases" / "swaps" / "case.json")
+    people = [p.name.lower() for p in case.participants]
+
+    def unnamed(question: str) -> str:
+        words = re.findall(r"[a-z]+", question.lower().replace("'s", ""))
+        return " ".join("X" if w in people or w in ("his", "her") else w for w in words)
+
+    wrong = [q for q in case.qa if q.type == "adversarial"]
+    right = {unnamed(q.question) for q in case.qa if q.type != "adversarial"}
+    assert all(q.answer == NOT_MENTIONED for q in wrong)
+    assert all(q.answer != NOT_MENTIONED and q.evidence_ids for q in case.qa if q.type != "adversarial")
+    twins = [q.question for q in wrong if unnamed(q.question) in right]
+    assert len(twins) * 2 >= len(wrong) >= 4, twins
