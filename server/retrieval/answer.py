@@ -984,6 +984,13 @@ class ExtractiveAnswerer:
         # answer it, not the same generic turn for every asker.
         people = asked_about(reading, result.scope.asker, result.scope.asker_name)
         named_ids: set[str] = {p["id"] for p in people if p.get("id")}
+        # the people whose things the question asks about by a possessive ("Carl's xorg.conf")
+        owners = {
+            p["id"]
+            for p in people
+            if p.get("id")
+            and any(re.search(rf"\b{re.escape(m)}['’]s\b", reading.text, re.I) for m in _mentions(p))
+        }
         mentions = [m for p in people for m in _mentions(p)]
         likes = bool(named_ids) and asks_liking(reading)
         # whether they say anything of their own taste here (then that outweighs hearsay)
@@ -1093,8 +1100,16 @@ class ExtractiveAnswerer:
                 continue
             speaker_asked = _speaker_id(entry) in named_ids
             listeners = speaker_asked and topic & _listeners_things(sentence)
-            if listeners and reply is None and not _names_any(sentence, mentions):
-                continue  # "Your store looks great" by Jon is about Gina's store, not his
+            if (
+                listeners
+                and reply is None
+                and not _names_any(sentence, mentions)
+                and not owners - {_speaker_id(entry)}
+            ):
+                # "Your store looks great" by Jon is about Gina's store, not his; but when the
+                # question gives the thing to someone else it names ("When did Dirk use Carl's
+                # xorg.conf?"), Dirk's "I used your xorg.conf" may well be about it
+                continue
             to_named = any(a.get("id") in named_ids for a in entry.evidence.addressees)
             if speaker_asked and not (asks or said_by or to_named) and _to_listener(sentence, entry):
                 continue  # "That race sounds great, Mel!" by Ana is about Mel's race

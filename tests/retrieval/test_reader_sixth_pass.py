@@ -73,3 +73,12 @@ def test_a_when_question_naming_a_month_takes_the_occasion_in_it():
     assert _ask("When did Sophie swim in the lake in March?", LAKE).answer == NOT_IN_MEMORY
     # no month named: the reader reads as before (some swim, not an abstention)
     assert _ask("When did Sophie swim in the lake?", LAKE).answer != NOT_IN_MEMORY
+
+
+def test_your_thing_said_to_a_listener_the_question_names_is_the_thing_asked_about():
+    ladder = [_hit("m1", "I borrowed your ladder on Saturday to fix the gutter.", "Peter", ["Leo"])]
+    # the question names Leo as the ladder's owner: Peter's "your ladder" to Leo is it
+    assert "Saturday" in _ask("When did Peter borrow Leo's ladder?", ladder).answer
+    # asked of Peter's own things, "your garden" to Leo is still Leo's, not Peter's
+    garden = [_hit("m2", "Your garden looks great, all those roses!", "Peter", ["Leo"])]
+    assert _ask("How is Peter's garden doing?", garden).answer == NOT_IN_MEMORY
