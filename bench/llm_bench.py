@@ -352,6 +352,7 @@ def main(argv: list[str] | None = None) -> int:
                 new[f"{model} x{threads or 1} | {spec}"] = {
                     "model": model,
                     "threads": int(threads or 1),
+                    "threads_batch": status.threads_batch,  # prompt evaluation (server.prompt_threads)
                     "set": spec,
                     "limit": args.limit,
                     "command": command,

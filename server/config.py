@@ -149,6 +149,11 @@ class Settings(BaseSettings):
     llm_local_version: str = Field("0.3.36", description="llama-cpp-python built for the local server.")
     llm_local_port: int = Field(8771, description="Port of the local llama.cpp server (loopback only).")
     llm_local_threads: int = Field(1, description="CPU threads of the local llama.cpp server.")
+    llm_local_threads_batch: int = Field(
+        2,
+        description="CPU threads of the local llama.cpp server for prompt evaluation (at most the cores; "
+        "server.prompt_threads).",
+    )
     llm_local_ctx: int = Field(4096, description="Context window (tokens) of the local llama.cpp server.")
     llm_local_cache_mb: int = Field(
         32, description="Prompt-state cache of the local llama.cpp server in MiB (0: off; server.command)."

@@ -46,6 +46,7 @@ class LLMStatus:
     model: str | None = None
     pid: int | None = None
     threads: int | None = None
+    threads_batch: int | None = None
     ctx: int | None = None
     rss_mb: float | None = None
     started_at: str | None = None
@@ -61,7 +62,7 @@ class LLMStatus:
         rss = f", RSS {self.rss_mb:.0f} MiB" if self.rss_mb is not None else ""
         return (
             f"local LLM {self.model}: running, pid {self.pid}{rss}, "
-            f"{self.threads} thread(s), ctx {self.ctx}\n"
+            f"{self.threads} thread(s) generating, {self.threads_batch} reading prompts, ctx {self.ctx}\n"
             f"  endpoint {self.base_url}\n  log      {self.log}"
         )
 
@@ -148,6 +149,8 @@ def status(settings: Settings, probe: bool = True) -> LLMStatus:
         model=str(state.get("model")),
         pid=pid,
         threads=state.get("threads"),  # type: ignore[arg-type]
+        # a server started before the field was recorded read prompts with its generation threads
+        threads_batch=state.get("threads_batch", state.get("threads")),  # type: ignore[arg-type]
         ctx=state.get("ctx"),  # type: ignore[arg-type]
         rss_mb=_rss_mb(pid),
         started_at=str(state.get("started_at")),
@@ -163,7 +166,9 @@ def provision(settings: Settings, model: str | None = None) -> tuple[Path, Path]
     return python, gguf
 
 
-def command(settings: Settings, python: Path, gguf: Path, name: str, threads: int) -> list[str]:
+def command(
+    settings: Settings, python: Path, gguf: Path, name: str, threads: int, threads_batch: int
+) -> list[str]:
     """The server's command line.
 
     ``--logits_all False``: llama_cpp.server defaults to logits for every prompt token (for
@@ -182,15 +187,13 @@ def command(settings: Settings, python: Path, gguf: Path, name: str, threads: in
     into each saved state: RSS 1.9 GiB without, 3.0 GiB at 32 MiB, 3.5 GiB at 64 MiB; hence the
     small default (32 MiB: a reader's state and a shorter prompt's).
 
-    ``threads`` is one by default (``llm_local_threads``): on 2 cores two threads read a reader
-    prompt 25-40 % faster while the other core is free, but when it is not (Neo4j, the API,
-    another client) llama.cpp's threads spin at every barrier and a ~10 s question took 44-82 s
-    (docs/retrieval.md "Thirteenth LLM pass")."""
+    ``threads`` generate (one by default, ``llm_local_threads``) and ``threads_batch`` read the
+    prompt (:func:`prompt_threads`); the threads wait passively (:func:`environment`)."""
     cmd = [
         str(python), "-m", "llama_cpp.server",
         "--model", str(gguf), "--model_alias", name,
         "--host", "127.0.0.1", "--port", str(settings.llm_local_port),
-        "--n_threads", str(threads), "--n_threads_batch", str(threads),
+        "--n_threads", str(threads), "--n_threads_batch", str(threads_batch),
         "--n_ctx", str(settings.llm_local_ctx),
         "--logits_all", "False",
     ]  # fmt: skip
@@ -200,16 +203,47 @@ def command(settings: Settings, python: Path, gguf: Path, name: str, threads: in
     return cmd
 
 
+def prompt_threads(settings: Settings, threads: int, cores: int | None) -> int:
+    """Threads that evaluate a prompt: ``llm_local_threads_batch``, at most the cores, never fewer
+    than the generating threads.
+
+    Why two on 2 cores while one generates: ~80 % of a reader call is prompt evaluation, a batch of
+    ~250 tokens whose matrix products split evenly over threads; a generated token is one small
+    product per layer, where a second thread gained ~0.1 s a call, within the noise (9 calls). On
+    the same 21 LoCoMo dev reader prompts alternated between servers (docs/retrieval.md "Fifteenth
+    LLM pass"): wall p50 12.38 s with one thread, 7.93 s with two reading the prompt (passive
+    waiting), every reply identical; with a CPU hog of the server's scheduling weight on the other
+    core (19 prompts) 11.84 s and 11.88 s, worst 16.52 s and 16.07 s: no collapse."""
+    wanted = max(settings.llm_local_threads_batch, threads)
+    return max(threads, min(wanted, cores or 1))
+
+
+def environment() -> dict[str, str]:
+    """The server's environment: ours, with OpenMP's threads waiting passively at barriers.
+
+    Why: the wheel is built with OpenMP (``OPENMP = 1`` in the server log; ggml's barrier is
+    ``GOMP_barrier``), whose threads spin at a barrier (GOMP's spin count) before they sleep.
+    llama-cpp-python 0.3.36 exposes no llama.cpp ``--poll`` or threadpool setting, but the OpenMP
+    runtime reads ``OMP_WAIT_POLICY``. With a CPU hog on the other core, two spinning prompt
+    threads took 19.45 s p50 for 18.7 CPU-s (the waiting thread burnt the core the other one
+    needed), passive ones 11.88 s, as one thread (11.84 s); quiet, passive waiting cost 7.41 ->
+    7.99 s p50 on the same 12 prompts (docs/retrieval.md "Fifteenth LLM pass"). The thirteenth
+    pass's 44-82 s calls had two spinning threads generating too."""
+    return {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}
+
+
 def up(settings: Settings, model: str | None = None, threads: int | None = None) -> LLMStatus:
     """Provision if needed, start the server in the background, wait until it answers."""
     name = model or settings.llm_local_model
     threads = threads or settings.llm_local_threads
+    threads_batch = prompt_threads(settings, threads, os.cpu_count())
     spec_for(name)  # an unknown name fails before anything is downloaded
     with file_lock(_run_dir(settings) / "up.lock"):
         current = status(settings)
-        if current.running and current.model == name and current.threads == threads:
+        same = current.model == name and (current.threads, current.threads_batch) == (threads, threads_batch)
+        if current.running and same:
             return current
-        if current.pid is not None and current.model == name and current.threads == threads:
+        if current.pid is not None and same:
             # ours, alive, the same model, but its endpoint did not answer the 2 s probe: one worker
             # busy with a long request on a loaded CPU (or still loading). Restarting it here killed
             # another client's request mid-answer (a benchmark's `up` broke a judge run): wait.
@@ -224,20 +258,26 @@ def up(settings: Settings, model: str | None = None, threads: int | None = None)
                 "set VOXMEM_LLM_LOCAL_PORT to another port"
             )
         python, gguf = provision(settings, name)
-        cmd = command(settings, python, gguf, name, threads)
+        cmd = command(settings, python, gguf, name, threads, threads_batch)
         logfile = log_path(settings)
         logfile.parent.mkdir(parents=True, exist_ok=True)
         with open(logfile, "ab") as out:
             out.write(f"\n=== voxmem start {time.strftime('%Y-%m-%dT%H:%M:%S')}: {' '.join(cmd)}\n".encode())
             out.flush()
             proc = subprocess.Popen(
-                cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                env=environment(),
             )
         state = {
             "pid": proc.pid,
             "model": name,
             "gguf": str(gguf),
             "threads": threads,
+            "threads_batch": threads_batch,
             "ctx": settings.llm_local_ctx,
             "port": settings.llm_local_port,
             "started_at": time.strftime("%Y-%m-%dT%H:%M:%S"),

@@ -81,6 +81,19 @@ def test_the_server_computes_logits_only_for_the_token_it_samples(local: Setting
     assert args[args.index("--logits_all") + 1] == "False"
 
 
+def test_the_real_server_reads_prompts_with_threads_that_wait_passively(local: Settings):
+    """Two threads read a prompt on 2 cores, and OpenMP's threads sleep at barriers rather than
+    spin (``server.prompt_threads``, ``server.environment``: spinning ones collapsed under load)."""
+    state = json.loads(voxmem_llm("status", "--json").stdout)
+    with open(f"/proc/{state['pid']}/cmdline", "rb") as f:
+        args = f.read().decode().split("\0")
+    with open(f"/proc/{state['pid']}/environ", "rb") as f:
+        env = f.read().decode().split("\0")
+    wanted = server.prompt_threads(local, local.llm_local_threads, os.cpu_count())
+    assert int(args[args.index("--n_threads_batch") + 1]) == state["threads_batch"] == wanted
+    assert "OMP_WAIT_POLICY=PASSIVE" in env
+
+
 def test_the_real_model_answers_from_the_graph_with_its_evidence(local: Settings, services, house):
     service = RetrievalService(local, services.db, services.embedder)
     assert service.default_policy == "llm"  # configured as `local`: the LLM plans too

@@ -8,6 +8,7 @@ first matrix product). Before, ``up`` reported it running and every caller then 
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
 import textwrap
@@ -81,5 +82,11 @@ def test_a_server_that_answers_is_ready(fake_runtime, monkeypatch):
     try:
         got = server.up(fake_runtime, model="qwen2.5-coder-0.5b-instruct-q4", threads=1)
         assert got.running and got.model == "qwen2.5-coder-0.5b-instruct-q4"
+        # the process it started reads OMP_WAIT_POLICY (server.environment) and is told its threads
+        env = Path(f"/proc/{got.pid}/environ").read_bytes().split(b"\0")
+        assert b"OMP_WAIT_POLICY=PASSIVE" in env
+        args = Path(f"/proc/{got.pid}/cmdline").read_bytes().split(b"\0")
+        batch = args[args.index(b"--n_threads_batch") + 1]
+        assert int(batch) == got.threads_batch == server.prompt_threads(fake_runtime, 1, os.cpu_count())
     finally:
         server.down(fake_runtime)

@@ -14,7 +14,14 @@ from voxmem.llm import server
 @pytest.fixture
 def busy(tmp_path, monkeypatch):
     settings = Settings(cache_dir=tmp_path, llm_start_timeout_s=5.0)
-    state = {"pid": 4242, "model": "qwen2.5-coder-0.5b-instruct-q4", "threads": 1, "ctx": 4096}
+    monkeypatch.setattr(server.os, "cpu_count", lambda: 2)  # two read the prompt, one generates
+    state = {
+        "pid": 4242,
+        "model": "qwen2.5-coder-0.5b-instruct-q4",
+        "threads": 1,
+        "threads_batch": 2,
+        "ctx": 4096,
+    }
     monkeypatch.setattr(server, "_read_state", lambda s: state)
     monkeypatch.setattr(server, "_is_ours", lambda pid, port: pid == 4242)
     probes = {"n": 0}
@@ -33,17 +40,26 @@ def busy(tmp_path, monkeypatch):
         raise RuntimeError("provisioning a new server")
 
     monkeypatch.setattr(server, "provision", provision)
-    return settings, stopped
+    return settings, stopped, state
 
 
 def test_up_waits_for_its_busy_server_instead_of_restarting_it(busy):
-    settings, stopped = busy
+    settings, stopped, _ = busy
     got = server.up(settings, model="qwen2.5-coder-0.5b-instruct-q4", threads=1)
     assert got.running and got.pid == 4242 and stopped == []
 
 
 def test_up_with_another_model_still_replaces_the_server(busy):
-    settings, stopped = busy
+    settings, stopped, _ = busy
     with pytest.raises(RuntimeError, match="provisioning"):  # after the old server was stopped
         server.up(settings, model="qwen2.5-coder-1.5b-instruct-q4_k_m", threads=1)
+    assert stopped == [4242]
+
+
+def test_up_replaces_a_server_reading_prompts_with_other_threads(busy):
+    """A server started before ``threads_batch`` was recorded read prompts with its one thread."""
+    settings, stopped, state = busy
+    del state["threads_batch"]
+    with pytest.raises(RuntimeError, match="provisioning"):
+        server.up(settings, model="qwen2.5-coder-0.5b-instruct-q4", threads=1)
     assert stopped == [4242]
