@@ -49,9 +49,9 @@ from voxmem.ids import new_id
 from voxmem.passages import MessageIndexer, passage, sparse_fields
 from voxmem.retrieval.agent import POLICIES
 from voxmem.retrieval.answer import compose
-from voxmem.retrieval.fusion import fuse
+from voxmem.retrieval.fusion import FUSION_DEPTH, fuse
 from voxmem.retrieval.scope import resolve_scope
-from voxmem.retrieval.service import FUSION_DEPTH, RetrievalService
+from voxmem.retrieval.service import RetrievalService
 from voxmem.retrieval.text import content_words, normalise
 from voxmem.retrieval.tools import Filters, MessageFulltextRetriever, MessageSparseRetriever
 from voxmem.stores.messages import lucene_query
@@ -266,8 +266,10 @@ class Evaluator:
                     for kk in KS:
                         row[f"{name}_r@{kk}"] = _recall(ids, gold, kk)
             for name in self.policies:
+                policy, _, rounds = name.partition("@")  # "heuristic@1": the agent after round 1
+                runner = self.retrieval.agent(max_rounds=int(rounds)) if rounds else agent
                 started = time.perf_counter()
-                result = agent.run(qa.question, scope, POLICIES[name]())
+                result = runner.run(qa.question, scope, POLICIES[policy]())
                 row[f"{name}_ms"] = (time.perf_counter() - started) * 1000
                 row[f"{name}_rounds"] = len(result.trace)
                 ranked[name] = [e.as_dict() for e in result.evidence]
@@ -562,6 +564,11 @@ def latency(
                     f"agent_heuristic[{tag}]": lambda q, s=scope: retrieval.agent().run(
                         q, s, POLICIES["heuristic"]()
                     ),
+                    # the same agent with round 1 fused like its later rounds (before the agent's
+                    # round 1 became the fused round: docs/retrieval.md "The agent's evidence")
+                    f"agent_heuristic_before[{tag}]": lambda q, s=scope: _agent_before(retrieval).run(
+                        q, s, POLICIES["heuristic"]()
+                    ),
                 }
                 for fn in modes.values():
                     for q in questions[:20]:  # warm-up: plans cached, pages hot
@@ -634,6 +641,14 @@ def _round_previous(
     depth = max(k, FUSION_DEPTH)
     rankings = list(retrieval.executor.map(lambda t: t.search(scope, q, Filters(), k=depth), tools))
     return retrieval.fuse_round(scope, rankings, None, k)
+
+
+def _agent_before(retrieval: RetrievalService) -> Any:
+    """The service's agent as it was before it reused the fused round: RRF k = ``rrf_k`` (60) in
+    every round, round 1 over each action's top budget, no neighbour step."""
+    agent = retrieval.agent()
+    agent.rrf_k, agent.neighbours = retrieval.settings.rrf_k, None
+    return agent
 
 
 def _round_without_sparse(retrieval: RetrievalService, scope: Any, q: str, k: int = 10) -> list[Any]:
@@ -782,7 +797,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--offline", type=int, default=1, help="Exact offline bare/passage scoring (1) or not (0)."
     )
-    parser.add_argument("--policies", default="fixed,heuristic")
+    parser.add_argument(
+        "--policies",
+        default="fixed,heuristic",
+        help="Agent policies; 'name@N' runs the policy for at most N rounds (heuristic@1: round 1, "
+        "then the person step, which runs whatever the rounds).",
+    )
     parser.add_argument("--latency", default="10000,100000", help="Synthetic sizes ('0' = skip).")
     parser.add_argument("--latency-queries", type=int, default=100)
     parser.add_argument(

@@ -181,12 +181,14 @@ class Settings(BaseSettings):
         description="Extraction backend: offline | llm | graphiti | auto (llm when one is configured).",
     )
     rrf_k: int = Field(
-        60, description="Reciprocal rank fusion constant of the agent's rounds (/query) and /search."
+        60,
+        description="Reciprocal rank fusion constant of /search (the agent's rounds use fusion_rrf_k).",
     )
     fusion_rrf_k: int = Field(
         10,
         ge=1,
-        description="RRF constant of the one fused round (/retrieve), chosen on LoCoMo tune conversations.",
+        description="RRF constant of the fused round (/retrieve) and of the agent's rounds (/query), "
+        "chosen on LoCoMo tune conversations.",
     )
     retrieval_budgets: str = Field("30,8,5", description="Evidence kept per agent round (comma-separated).")
     retrieval_max_rounds: int = Field(3, description="Agent rounds at most (≤ number of budgets).")

@@ -17,6 +17,18 @@ from typing import Any
 from voxmem.retrieval.tools import Evidence, Hit
 from voxmem.stores.messages import rrf
 
+# The fused round: one design for /retrieve (``RetrievalService.fuse_round``) and the agent's
+# first round (``Agent.step``), chosen on the LoCoMo tune conversations only (issue 18,
+# bench/fusion_study.py, results/retrieval/fusion_study.json): each tool ranks its top
+# FUSION_DEPTH, RRF with a small k (the setting ``fusion_rrf_k``, VOXMEM_FUSION_RRF_K, default 10:
+# agreement near the top counts more than depth), then the turns next to the top NEXT_TOP turns
+# gain NEXT_FACTOR times their score, added to their own (NEXT_ADDITIVE; the third pass, chosen on
+# all 755 tune questions: top 5 additive 0.714 vs top 3 max 0.687).
+FUSION_DEPTH = 50
+NEXT_TOP = 5
+NEXT_ADDITIVE = True
+NEXT_FACTOR = 0.5
+
 
 @dataclass
 class FusedEvidence:
@@ -110,6 +122,17 @@ def expand_neighbours(
             if "context" not in entry.tools:
                 entry.tools.append("context")
     return sorted(by_id.values(), key=lambda e: (-e.score, e.evidence.session, e.evidence.idx))
+
+
+def neighbour_anchors(fused: list[FusedEvidence]) -> list[str]:
+    """The fused round's turns whose neighbours it fetches: the top NEXT_TOP (a fused id is a
+    message id)."""
+    return [e.id for e in fused[:NEXT_TOP]]
+
+
+def with_neighbours(fused: list[FusedEvidence], around: dict[str, list[Evidence]]) -> list[FusedEvidence]:
+    """The fused round's neighbour step over ``around`` (each anchor's visible neighbours)."""
+    return expand_neighbours(fused, around, NEXT_FACTOR, NEXT_ADDITIVE)
 
 
 def merge_into(

@@ -16,13 +16,14 @@ from voxmem.errors import InvalidInput, NotFound
 from voxmem.llm import client as llm_client
 from voxmem.retrieval.agent import POLICIES, Agent, Policy
 from voxmem.retrieval.answer import Answer, compose
-from voxmem.retrieval.fusion import expand_neighbours, fuse
+from voxmem.retrieval.fusion import FUSION_DEPTH, fuse, neighbour_anchors, with_neighbours
 from voxmem.retrieval.llm import LLMPlanner
 from voxmem.retrieval.llm_reader import LLMReader
 from voxmem.retrieval.scope import AccessScope, resolve_scope
 from voxmem.retrieval.tools import (
     LAYERS,
     ContextRetriever,
+    Evidence,
     Filters,
     Hit,
     LeanEvidence,
@@ -33,16 +34,6 @@ from voxmem.retrieval.tools import (
 )
 
 DEFAULT_BUDGETS = (30, 8, 5)
-# One fused round (/retrieve), chosen on the LoCoMo tune conversations only (issue 18,
-# bench/fusion_study.py, results/retrieval/fusion_study.json): each channel ranks its top
-# FUSION_DEPTH, RRF with a small k (the setting `fusion_rrf_k`, VOXMEM_FUSION_RRF_K, default 10:
-# agreement near the top counts more than depth; the agent keeps `rrf_k`), then the turns next to
-# the top NEXT_TOP turns gain NEXT_FACTOR times their score, added to their own (NEXT_ADDITIVE; the
-# third pass, chosen on all 755 tune questions: top 5 additive 0.714 vs top 3 max 0.687).
-FUSION_DEPTH = 50
-NEXT_TOP = 5
-NEXT_ADDITIVE = True
-NEXT_FACTOR = 0.5
 
 
 def parse_budgets(value: str | None) -> tuple[int, ...]:
@@ -137,11 +128,19 @@ class RetrievalService:
             self.directory.list,
             budgets=budgets,
             max_rounds=min(max_rounds or self.max_rounds, len(budgets)),
-            rrf_k=self.settings.rrf_k,
+            # one fusion design: every round fused with /retrieve's RRF k, round 1 also at its
+            # depth and with its neighbour step (docs/retrieval.md "The agent's evidence and the
+            # fused round")
+            rrf_k=self.settings.fusion_rrf_k,
             executor=self.executor,
             embed=self.embed,
             layers=lambda space: layers_present(self.db, space),
+            neighbours=self.neighbours,
         )
+
+    def neighbours(self, scope: AccessScope, anchors: list[str]) -> dict[str, list[Evidence]]:
+        """The visible turns one position before and after each anchor, in one scoped query."""
+        return self.context.turns(scope, anchors, anchors, window=1)[1]
 
     def scope(self, space: str, asker: str | None, identified_by: str = "id") -> AccessScope:
         return resolve_scope(self.db, space, asker, identified_by)
@@ -213,12 +212,12 @@ class RetrievalService:
         Public so a benchmark that already holds the rankings measures exactly this code."""
         fused = fuse(rankings, k=self.settings.fusion_rrf_k)
         expand = filters is None or not filters.as_dict()  # a filtered search keeps to what it asked for
-        anchors = [e.id for e in fused[:NEXT_TOP]] if expand else []  # a fused id is a message id
+        anchors = neighbour_anchors(fused) if expand else []
         lean = [e.id for e in fused[:k] if isinstance(e.evidence, LeanEvidence)]
         ids = list(dict.fromkeys([*anchors, *lean]))
         rows, around = self.context.turns(scope, ids, anchors, window=1)
         if expand:
-            fused = expand_neighbours(fused, around, NEXT_FACTOR, NEXT_ADDITIVE)
+            fused = with_neighbours(fused, around)
         read = {e.id: e for near in around.values() for e in near} | rows
         out = []
         for entry in fused[:k]:

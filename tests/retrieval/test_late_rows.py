@@ -12,9 +12,15 @@ import pytest
 
 from voxmem.cypher import query
 from voxmem.db import Database
-from voxmem.retrieval.fusion import expand_neighbours, fuse
+from voxmem.retrieval.fusion import (
+    FUSION_DEPTH,
+    NEXT_ADDITIVE,
+    NEXT_FACTOR,
+    NEXT_TOP,
+    expand_neighbours,
+    fuse,
+)
 from voxmem.retrieval.scope import resolve_scope
-from voxmem.retrieval.service import FUSION_DEPTH, NEXT_ADDITIVE, NEXT_FACTOR, NEXT_TOP
 from voxmem.retrieval.tools import LAYERS, Filters, Hit, LeanEvidence, layers_present, search_tools
 
 pytestmark = pytest.mark.integration

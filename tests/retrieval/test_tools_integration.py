@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from voxmem.retrieval.fusion import FUSION_DEPTH
 from voxmem.retrieval.scope import AccessScope, resolve_scope
-from voxmem.retrieval.service import FUSION_DEPTH
 from voxmem.retrieval.tools import LAYERS, Filters, layers_present, search_tools
 
 pytestmark = pytest.mark.integration
