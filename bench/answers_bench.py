@@ -76,7 +76,7 @@ from bench.cases import (
     sample_questions,
     with_paraphrases,
 )
-from bench.retrieval_data import DATA, BatchLoader, Row, friendsqa
+from bench.retrieval_data import DATA, BatchLoader, Row, friendsqa, product_index
 from bench.runner import session_start, visible_turns
 from voxmem.config import get_settings
 
@@ -370,7 +370,8 @@ def retrieve(services: Any, retrieval: Any, key: str, rows: list[Row], qas: list
     services.spaces.create(space, policy)
     try:
         loader = BatchLoader(services.db)
-        loader.load(space, rows, services.embedder.embed([r.text for r in rows]))
+        vectors, index = product_index(services.embedder, rows)
+        loader.load(space, rows, vectors, index=index)  # indexed as ingest indexes a turn
         ids = {name: loader._person(name)["id"] for name in {r.speaker for r in rows}}
         agent = retrieval.agent()
         results: dict[str, Any] = {}

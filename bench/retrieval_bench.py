@@ -38,6 +38,7 @@ from bench.retrieval_data import (
     Corpus,
     friendsqa,
     locomo,
+    product_index,
     synthetic_rows,
     synthetic_sentences,
 )
@@ -46,7 +47,7 @@ from voxmem.core import Voxmem
 from voxmem.cypher import query as product_query
 from voxmem.embeddings import sparse_encoder
 from voxmem.ids import new_id
-from voxmem.passages import MessageIndexer, passage, sparse_fields
+from voxmem.passages import passage, sparse_fields
 from voxmem.retrieval.agent import POLICIES
 from voxmem.retrieval.answer import compose
 from voxmem.retrieval.fusion import FUSION_DEPTH, fuse
@@ -161,7 +162,6 @@ class Evaluator:
         self.policies = policies
         self.bm25 = PlainBM25(services.db, None, fetch=400)
         self.sparse = sparse_encoder()
-        self.indexer = MessageIndexer(services.db, services.embedder, self.sparse)
         self.offline: dict[str, Offline] = {}
         # each corpus's channel rankings at the fused round's depth (bench.fusion_study replays them)
         self.rankings: dict[str, Any] = {}
@@ -172,14 +172,9 @@ class Evaluator:
         space = f"bench-ret-{corpus.name}-{uuid.uuid4().hex[:6]}"
         self.services.spaces.create(space, "open")
         texts = [r.text for r in corpus.rows]
-        passages = [
-            passage(r.text, r.speaker, sorted(r.addressees) if addressed_by == "given" else [])
-            for r in corpus.rows
-        ]
         started = time.perf_counter()
-        index = self.indexer.encode(passages)
+        vectors, index = product_index(self.services.embedder, corpus.rows, addressed_by == "given")
         self.ingest["batched_passage_ms_per_turn"].append((time.perf_counter() - started) * 1000 / len(texts))
-        vectors = np.asarray([row["embedding"] for row in index], dtype=np.float32)
         BatchLoader(self.services.db, addressed_by=addressed_by).load(
             space, corpus.rows, vectors, index=index
         )

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from bench.retrieval_data import BatchLoader, Row
+from bench.retrieval_data import BatchLoader, Row, product_index
 
 pytestmark = pytest.mark.integration
 
@@ -43,3 +43,25 @@ def test_batch_loader_writes_messages_and_next_chains(services, space, settings)
         ("Ann", []),
         ("Bob", []),
     ]
+
+
+def test_product_index_loads_turns_as_ingest_indexes_them(services, space) -> None:
+    """answers_bench and retrieval_bench load through :func:`product_index`: each message gets
+    the speaker-aware passage, its MiniLM vector and SPLADE terms, so the benchmark's agent
+    searches what the product's would (bare-text vectors and no sparse terms did not)."""
+    t0 = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
+    rows = [
+        Row("a:0", "a", 0, "Ann", "The plumber comes on Thursday.", t0, ["Bob"]),
+        Row("a:1", "a", 1, "Bob", "Good.", t0 + timedelta(minutes=1)),
+    ]
+    vectors, index = product_index(services.embedder, rows)
+    BatchLoader(services.db).load(space, rows, vectors, index=index)
+    stored = services.db.query(
+        "MATCH (m:Message {space: $space}) RETURN m.id AS id, m.passage AS passage, "
+        "m.sparse_terms AS terms, m.embedding AS embedding ORDER BY id",
+        space=space,
+    )
+    assert [r["passage"] for r in stored] == ["Ann to Bob: The plumber comes on Thursday.", "Bob: Good."]
+    assert all(r["terms"] and r["terms"].startswith("t") for r in stored)
+    passage_vector = services.embedder.embed(["Ann to Bob: The plumber comes on Thursday."])[0]
+    assert np.allclose(stored[0]["embedding"], passage_vector, atol=1e-4)
