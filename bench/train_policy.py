@@ -11,9 +11,12 @@ conversation is loaded once into its own space ``policy-locomo-<conv>``, each ge
 (``--drop`` deletes them). Every tool call is cached per (tool, scope, query, filters) in
 ``~/.cache/voxmem/policy_tools.pkl``: the tools are deterministic given the action, so a cache of
 their real outputs gives the same reward as calling Neo4j again (a round reads the top-k prefix
-of the top-30), and training does not hammer
-the shared server. A round is always stepped through :meth:`voxmem.retrieval.agent.Agent.step`,
-so RRF, de-duplication, context selection and the stop rule are the running agent's own.
+of the top-30, round 1 of the top FUSION_DEPTH = 50; round 1's neighbour step is cached too), and
+training does not hammer
+the shared server. A round is always stepped through :meth:`voxmem.retrieval.agent.Agent.step` of
+the agent :meth:`RetrievalService.agent` builds (the service's own construction, reading the cached
+tools), so RRF, round 1's fused round (depth, neighbour step), de-duplication, context selection
+and the stop rule are the running agent's own.
 
 The method (see ``docs/retrieval.md``): the policy network is first fitted to the heuristic
 planner's own decisions (a behaviour clone: its plans as this action space's combos and its stop
@@ -58,11 +61,11 @@ from voxmem.config import Settings
 from voxmem.errors import DatabaseUnavailable, VoxmemError
 from voxmem.passages import passage
 from voxmem.retrieval import learned as L
-from voxmem.retrieval.agent import POLICIES, Action, Agent, AgentState, RoundTrace
+from voxmem.retrieval.agent import POLICIES, Action, Agent, AgentState, Neighbours, RoundTrace
 from voxmem.retrieval.question import read_question
 from voxmem.retrieval.scope import AccessScope, resolve_scope
 from voxmem.retrieval.service import RetrievalService
-from voxmem.retrieval.tools import Filters, Retriever
+from voxmem.retrieval.tools import Evidence, Filters, Retriever
 
 log = logging.getLogger("voxmem.train_policy")
 TRAIN_CONVS = ("conv-26", "conv-30", "conv-41", "conv-42", "conv-47")
@@ -356,12 +359,13 @@ class CachedTool(Retriever):
     def search(self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 10) -> list:
         f = filters or Filters()
         filters = tuple(sorted(f.as_dict().items()))
-        key = (self.name, scope.space, scope.access_policy, scope.asker, text, filters)
+        depth = max(k, self.k)  # the agent's round 1 asks FUSION_DEPTH deep, later rounds the top budget
+        key = (self.name, scope.space, scope.access_policy, scope.asker, text, filters, depth)
         if key not in self.store:
             self.stats["calls"] += 1
             for attempt in range(3):  # the shared server's rare internal errors end a 20-min run
                 try:
-                    self.store[key] = self.tool.search(scope, text, f, k=max(k, self.k))
+                    self.store[key] = self.tool.search(scope, text, f, k=depth)
                     break
                 except DatabaseUnavailable:
                     # Transient ("nothing was written, retry"): never cached, or the persistent
@@ -379,6 +383,28 @@ class CachedTool(Retriever):
         if isinstance(found, VoxmemError):
             raise found
         return found[:k]
+
+
+class CachedNeighbours:
+    """The service's neighbour step (:meth:`RetrievalService.neighbours`, one scoped query for the
+    turns next to round 1's top turns), remembered per (scope, anchors) in the tool cache: like a
+    tool's ranking, a space's neighbours do not change during a run, and round 1 is stepped once per
+    sampled plan."""
+
+    def __init__(self, neighbours: Neighbours, store: dict[tuple, Any], stats: dict[str, int]) -> None:
+        self.neighbours = neighbours
+        self.store = store
+        self.stats = stats
+
+    def __call__(self, scope: AccessScope, anchors: list[str]) -> dict[str, list[Evidence]]:
+        key = ("neighbours", scope.space, scope.access_policy, scope.asker, tuple(anchors))
+        if key not in self.store:
+            self.stats["calls"] += 1
+            self.store[key] = self.neighbours(scope, anchors)
+        else:
+            self.stats["hits"] += 1
+        found: dict[str, list[Evidence]] = self.store[key]
+        return found
 
 
 class QuestionVectors:
@@ -417,14 +443,13 @@ class Env:
         # fact and profile tools it was never trained to plan there (timeline first on temporal
         # questions, as on the generated cases) and left out message tools (docs/retrieval.md,
         # "Seventh session").
-        self.agent = Agent(
-            self.tools,  # type: ignore[arg-type]
-            retrieval.directory.list,
-            budgets=retrieval.budgets,
-            max_rounds=retrieval.max_rounds,
-            rrf_k=core.settings.rrf_k,
+        # The agent is the service's own (RetrievalService.agent: RRF k, round 1's depth and
+        # neighbour step, budgets), reading these cached tools, vectors, layers and neighbours.
+        self.agent = retrieval.agent(
+            tools=self.tools,
             embed=self.vectors,  # type: ignore[arg-type]
             layers=self.layers,
+            neighbours=CachedNeighbours(retrieval.neighbours, store, self.stats),
         )
         self.space = L.ActionSpace(L.tool_specs())
 

@@ -6,6 +6,7 @@ default policy, the per-round budgets and the LLM (when configured).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -14,7 +15,7 @@ from voxmem.db import Database
 from voxmem.embeddings import TextEmbedder
 from voxmem.errors import InvalidInput, NotFound
 from voxmem.llm import client as llm_client
-from voxmem.retrieval.agent import POLICIES, Agent, Policy
+from voxmem.retrieval.agent import POLICIES, Agent, Neighbours, Policy
 from voxmem.retrieval.answer import Answer, compose
 from voxmem.retrieval.fusion import FUSION_DEPTH, fuse, neighbour_anchors, with_neighbours
 from voxmem.retrieval.llm import LLMPlanner
@@ -23,11 +24,13 @@ from voxmem.retrieval.scope import AccessScope, resolve_scope
 from voxmem.retrieval.tools import (
     LAYERS,
     ContextRetriever,
+    EmbeddingCache,
     Evidence,
     Filters,
     Hit,
     LeanEvidence,
     ParticipantDirectory,
+    Retriever,
     build_tools,
     layers_present,
     search_tools,
@@ -121,10 +124,27 @@ class RetrievalService:
             raise InvalidInput(f"unknown policy {name!r}; choose one of {', '.join(self.policies)}")
         return POLICIES[name]()
 
-    def agent(self, budgets: tuple[int, ...] | None = None, max_rounds: int | None = None) -> Agent:
+    def agent(
+        self,
+        budgets: tuple[int, ...] | None = None,
+        max_rounds: int | None = None,
+        *,
+        tools: Mapping[str, Retriever] | None = None,
+        embed: EmbeddingCache | None = None,
+        layers: Callable[[str], set[str]] | None = None,
+        neighbours: Neighbours | None = None,
+    ) -> Agent:
+        """The agent ``ask`` runs. ``tools``, ``embed``, ``layers`` and ``neighbours`` replace where
+        the service gets the same answers (the policy trainer's environment, bench/train_policy.py:
+        its cache of these tools' outputs, its memoised query vectors); how the agent is built —
+        the RRF k, round 1's depth and neighbour step, the budgets — stays this one method's. Why:
+        the trainer's own copy of this construction kept the agent from before the fused round
+        (RRF k 60, no neighbours), so the learned policy was trained and compared in an
+        environment the product no longer ran (docs/retrieval.md "Learned policy in the fused
+        round's agent")."""
         budgets = budgets or self.budgets
         return Agent(
-            self.tools,
+            dict(tools) if tools is not None else self.tools,
             self.directory.list,
             budgets=budgets,
             max_rounds=min(max_rounds or self.max_rounds, len(budgets)),
@@ -133,9 +153,9 @@ class RetrievalService:
             # fused round")
             rrf_k=self.settings.fusion_rrf_k,
             executor=self.executor,
-            embed=self.embed,
-            layers=lambda space: layers_present(self.db, space),
-            neighbours=self.neighbours,
+            embed=embed if embed is not None else self.embed,
+            layers=layers if layers is not None else (lambda space: layers_present(self.db, space)),
+            neighbours=neighbours if neighbours is not None else self.neighbours,
         )
 
     def neighbours(self, scope: AccessScope, anchors: list[str]) -> dict[str, list[Evidence]]:

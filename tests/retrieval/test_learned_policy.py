@@ -255,6 +255,37 @@ def test_eg_grpo_trains_end_to_end_and_the_agent_runs_the_saved_policy(
     assert all(a["why"].startswith("learned:") for a in result.trace[0].actions)
 
 
+def test_the_trainers_environment_steps_the_services_agent(services, households, retrieval) -> None:
+    """train_policy's Env steps the agent RetrievalService.agent builds (the fused round's RRF k,
+    round 1 FUSION_DEPTH deep with the neighbour step, the budgets), only reading cached tool
+    outputs: the heuristic run through the env's agent retains exactly what the service's agent
+    retains, with the same scores, and round 1's neighbours are among it. Fails if the trainer
+    builds its own agent again (before: RRF k 60, each action's top 30, no neighbours)."""
+    from bench import train_policy as T
+    from voxmem.retrieval.agent import HeuristicPlanner
+    from voxmem.retrieval.fusion import FUSION_DEPTH
+
+    house = households["open"]
+    env = T.Env(services, retrieval, {})
+    served = retrieval.agent()
+    assert env.agent.rrf_k == served.rrf_k == services.settings.fusion_rrf_k != services.settings.rrf_k
+    assert (env.agent.budgets, env.agent.max_rounds) == (served.budgets, served.max_rounds)
+    assert isinstance(env.agent.neighbours, T.CachedNeighbours)
+    assert env.agent.neighbours.neighbours == retrieval.neighbours
+    assert set(env.agent.tools) == set(served.tools)
+    scope = retrieval.scope(house.space, None)
+    for question in ("Which code opens the garage door?", "When is Lena's dentist appointment?"):
+        mine = env.agent.run(question, scope, HeuristicPlanner())
+        theirs = served.run(question, scope, HeuristicPlanner())
+        assert [(e.id, round(e.score, 9)) for e in mine.evidence] == [
+            (e.id, round(e.score, 9)) for e in theirs.evidence
+        ], question
+        assert [t.gained for t in mine.trace] == [t.gained for t in theirs.trace]
+    # round 1 asked each action FUSION_DEPTH deep and fetched its anchors' neighbours (cached)
+    assert any(k[-1] == FUSION_DEPTH for k in env.store if k[0] != "neighbours")
+    assert any(k[0] == "neighbours" for k in env.store)
+
+
 def test_cached_tool_outputs_of_a_changed_space_are_dropped(services, households) -> None:
     from bench import train_policy as T
 
