@@ -413,13 +413,23 @@ _ASKING = re.compile(
 _ABOUT_ASKING = re.compile(r"\b(?:ask|asks|asked|asking|wonder\w*|question\w*|inquir\w*|enquir\w*)\b", re.I)
 
 
+# A question said as a fragment that continues what was just said: it opens with a preposition
+# or "or" ("For walking or running?", "Or the blue one?", "Since when?") and has no clause of its own
+_ELLIPTIC = re.compile(
+    r"^(?:for|or|with|from|about|since|to|at|in|on|by)(?:\s+[\w'’-]+){0,4}\s*\?+$",
+    re.I,
+)
+
+
 def _asks(sentence: str) -> bool:
     """Whether a sentence asks (so it is no evidence of its own content): it ends in a question
     mark and opens like a question ("What got you into running?", "Caroline, do you …?", "You
-    play any instruments?"). A statement with a tag ("… refers to the wheel, right?") or a
-    request after it ("I need the original file, can you send it?") still states something."""
+    play any instruments?") or is a short fragment opening with a preposition ("For walking or
+    running?": no statement of the speaker's running). A statement with a tag ("… refers to the
+    wheel, right?") or a request after it ("I need the original file, can you send it?") still
+    states something."""
     text = sentence.strip().strip("\"'`“”‘’ ")
-    return text.rstrip().endswith("?") and bool(_ASKING.match(text))
+    return text.rstrip().endswith("?") and bool(_ASKING.match(text) or _ELLIPTIC.match(text))
 
 
 # Verbs of saying, advising and wanting. "What does nbx909 suggest?", "What did Tom say?", "What
@@ -456,9 +466,16 @@ _DIRECTIVE = re.compile(
 # "What drink …", "Which cuisine …", "What kind of dance piece …": the kind of thing asked for.
 _ASKED_KIND = re.compile(
     r"^\W*(?:(?:on|in|at|for|to|from|with|by|about)\s+)?(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?"
-    r"(?P<kind>[a-z][a-z'-]*(?:\s+[a-z][a-z'-]*)?)",
+    r"(?P<kind>[a-z][a-z'-]*(?:\s+[a-z][a-z'-]*)?)(?:\s+(?P<next>[a-z][a-z'-]*))?",
     re.I,
 )
+# What ends the noun phrase of "What kind of dance piece did …", "What book series is …": a
+# question's auxiliary or copula. A word after the noun that is none of these is the question's own
+# verb ("Which song motivates Caroline …?", "Which team won …?"): the noun alone is the kind.
+_AUXILIARY = {
+    "is", "are", "was", "were", "did", "does", "do", "has", "have", "had", "can", "could", "would",
+    "will", "should", "might", "may", "must", "am",
+}  # fmt: skip
 _NOT_A_KIND = {
     "is", "are", "was", "were", "did", "does", "do", "has", "have", "had", "can", "could", "would", "will",
     "should", "might", "may", "must", "of", "else", "one", "ones", "time", "day", "date", "year", "month",
@@ -474,8 +491,11 @@ def asked_kind(question: str, names: set[str]) -> list[str]:
     match = _ASKED_KIND.match(question)
     if not match:
         return []
+    said = match.group("kind").lower().split()
+    if len(said) == 2 and match.group("next") and match.group("next").lower() not in _AUXILIARY:
+        said = said[:1]  # "Which song motivates Caroline …": "motivates" is the verb, not the noun's head
     kind: list[str] = []
-    for word in match.group("kind").lower().split():
+    for word in said:
         if word in _NOT_A_KIND or word in names:
             break
         kind.append(_folded(word))
@@ -874,6 +894,7 @@ class ExtractiveAnswerer:
     reply_margin = 0.0  # how much better a question must match than any statement to answer by its reply
     kind_weight = 0.15  # support moved by holding (or not) a thing of the asked kind ("What drink …")
     cause_weight = 0.2  # support added to a sentence giving a reason when the question asks why
+    rank_weight = 0.05  # support moved by retrieval's own score of the turn, relative to the top one's
     list_turns = 3  # a list question ("What has Ana painted?") gathers from up to this many turns
     list_floor = 1.0  # … each supported at least this share of ``min_support``
     list_deeper = 2  # … and from up to this many more turns ranked below the top ones
@@ -1032,6 +1053,7 @@ class ExtractiveAnswerer:
             return {_stem(w) for w in content_words(sentence)}
 
         turns = {(e.evidence.session, e.evidence.idx): e for e in result.evidence}
+        top_score = max(e.score for e in result.evidence) or 1.0
         claimant = (reading.claimant or {}).get("id")
         strangers = _people_words(result) - set(mentions) - {w for m in mentions for w in m.split()}
         # "What did Jon say / think about …": what he says to his listener counts too
@@ -1147,6 +1169,12 @@ class ExtractiveAnswerer:
                 continue
             if kind:  # the kind picks among supported sentences; it never makes one supported
                 support += self.kind_weight * (kind_fit(sentence) - 0.5)
+            # … and so does retrieval's fused score (dense and SPLADE terms over the speaker-aware
+            # passage, the reply's neighbours), which weighs the whole turn and its speaker, where the
+            # words above weigh one sentence: of two sentences sharing the question's words as well,
+            # the turn retrieval ranked first ("We all agreed, my son's name is Jamie" against a
+            # later "bad time to say the wrong name, huh Ross?")
+            support += self.rank_weight * entry.score / top_score
             if why and _CAUSE.search(sentence):  # … as a reason does for a why-question
                 support += self.cause_weight
             key = (support, -rank)
@@ -1161,14 +1189,22 @@ class ExtractiveAnswerer:
                 best = (support, rank, sentence, entry)
         if replied is not None and (best is None or replied[0] > best[0] + self.reply_margin):
             best = replied
+        # the liking read by meaning alone is held to the asked thing as the words' reading is: Jon's
+        # "contemporary is my top pick" (a dance) is no answer to his favourite style of painting
+        likable = [
+            (sentence, entry)
+            for sentence, entry in candidates
+            if not (asked_things or asked_places)
+            or not _another_of_kind(asked_things, asked_places, entry.evidence.text, people_words)
+        ]
         if best is None or raw[best[1]] < self.min_support:
-            best = self._liking(result, candidates, named_ids, strangers) if likes else None
+            best = self._liking(result, likable, named_ids, strangers) if likes else None
             if best is None:
                 return None
         elif own_say and _speaker_id(best[3]) not in named_ids:
             # hearsay ("Give Daniel the aisle seat, that's what they like") yields to the person's
             # own word on that taste, when they gave one ("I prefer the window seat")
-            best = self._liking(result, candidates, named_ids, strangers) or best
+            best = self._liking(result, likable, named_ids, strangers) or best
         if likes and not _PAST_ASKED.search(reading.text) and wanted_shape(reading.text) != "date":
             deep = [(x, e) for e in result.evidence[: self.deep] for x in split_sentences(e.evidence.text)]
             best = _latest_change(best, deep)

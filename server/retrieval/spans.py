@@ -14,6 +14,7 @@ from collections.abc import Collection
 from datetime import date, timedelta
 
 from voxmem.extractors.offline.temporal import MONTHS, normalise_times
+from voxmem.retrieval.when import named_months
 
 _WANTS = (
     ("time", re.compile(r"^\W*(?:at\s+)?what\s+time\b|^\W*when\b.*\bwhat\s+time\b", re.I)),
@@ -281,23 +282,13 @@ def told_months(text: str, said: date, past: bool = False) -> frozenset[int] | N
             continue
         tells = True
         months |= {d.month for d in days if not (past and d > said)}
-    for m in _BARE_MONTH.finditer(text):
-        if any(start <= m.start() < end for start, end in taken):
+    for at, month in named_months(text):  # a month said without its day ("in July")
+        if any(start <= at < end for start, end in taken):
             continue
-        month = MONTHS.index(m.group("month").lower()) + 1
-        if m.group("pre") or month != 5:
-            tells = True
-            if not (past and month > said.month):
-                months.add(month)
+        tells = True
+        if not (past and month > said.month):
+            months.add(month)
     return frozenset(months) if tells else None
-
-
-# a month said without its day ("in July"), as :func:`told_months` reads it ("may" after a
-# preposition only: else it is the verb)
-_BARE_MONTH = re.compile(
-    r"\b(?:(?P<pre>in|of|during|early|late|mid|since|last)\s+)?(?P<month>" + "|".join(MONTHS) + r")\b",
-    re.I,
-)
 
 
 # a clock time right after a day ("tomorrow at 8:30", "tonight at nine"): part of the answer

@@ -44,13 +44,32 @@ SEASONS = {
     "fall": frozenset({9, 10, 11}),
     "winter": frozenset({12, 1, 2}),
 }
-# a month named alone ("in July", "July 2023"), not a day of it ("July 5", "5 July": a reference
-# day, often after "before" / "after"); "may" only after a preposition (else it is the verb)
+# a month by its full name ("in July", "July 2023", "5 July")
 _NAMED_MONTH = re.compile(
-    r"\b(?:(?P<pre>in|of|during|early|late|mid|since)\s+)?(?<!\d\s)(?P<month>january|february|march"
-    r"|april|may|june|july|august|september|october|november|december)\b(?!\s*\d{1,2}\b)",
+    r"\b(?:(?P<pre>in|of|during|early|late|mid|since|last)\s+)?(?P<month>january|february|march|april|may"
+    r"|june|july|august|september|october|november|december)\b",
     re.I,
 )
+_DAY_BEFORE = re.compile(r"\d\s$")
+_DAY_AFTER = re.compile(r"\s*\d{1,2}\b")
+
+
+def named_months(text: str, days: bool = True) -> list[tuple[int, int]]:
+    """(offset, month number) of each month ``text`` names by its full name; "may" only after a
+    preposition ("in May"; else it is the verb: "Nora may come"); without ``days``, not a day of a
+    month ("5 July", "July 5"). Why one helper: a question's months (:func:`asked_months`) and the
+    months a turn tells (``spans.told_months``) are read by the same rule."""
+    out = []
+    for m in _NAMED_MONTH.finditer(text):
+        month = m.group("month").lower()
+        if month == "may" and not m.group("pre"):
+            continue
+        if not days and (_DAY_BEFORE.search(text[: m.start("month")]) or _DAY_AFTER.match(text, m.end())):
+            continue
+        out.append((m.start(), MONTHS[month]))
+    return out
+
+
 # a season as a time: after a preposition or a determiner of time ("in the summer", "this fall",
 # "over the winter") or with its year ("the summer of 2023"); not before a noun, where it is as
 # often a kind of thing ("winter tyres", "a summer dress", "spring rolls") as a time, nor "fall"
@@ -72,11 +91,7 @@ def asked_months(text: str) -> frozenset[int]:
     pick: every occasion shares them. A day of a month ("before 5 July 2023") names a reference
     day, not the occasion's month, and is left out; so is a season before a noun ("On what day
     were the winter tyres bought?": paraphrases tune2 lost that answer when it counted)."""
-    months = {
-        MONTHS[m.group("month").lower()]
-        for m in _NAMED_MONTH.finditer(text)
-        if m.group("pre") or m.group("month").lower() != "may"
-    }
+    months = {month for _, month in named_months(text, days=False)}
     for m in _SEASON.finditer(text):
         months |= SEASONS[(m.group("season") or m.group("of")).lower()]
     return frozenset(months)

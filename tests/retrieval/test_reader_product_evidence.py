@@ -1,0 +1,82 @@
+"""The offline reader's rules from the 3 December seventh pass (engineer A): faults the product's own
+evidence (speaker-aware passages, SPLADE terms, the fused round) exposed, because it retrieves more
+of the conversation's near matches into the top ten. Pure: evidence built in memory, stand-in
+embedders. Every question and line here is made up for the rule it tests."""
+
+from __future__ import annotations
+
+from tests.retrieval.test_reader_generalises import PEOPLE, _ask, _hit
+from voxmem.retrieval.agent import AgentResult
+from voxmem.retrieval.answer import NOT_IN_MEMORY, asked_kind, compose
+from voxmem.retrieval.fusion import FusedEvidence
+from voxmem.retrieval.question import read_question
+from voxmem.retrieval.scope import AccessScope
+from voxmem.retrieval.tools import Hit
+
+
+class _Alike:
+    """A stand-in sentence embedder under which every text means the same (cosine 1): what meaning
+    alone would let through is let through."""
+
+    def __call__(self, text: str) -> list[float]:
+        return [1.0, 0.0]
+
+
+def test_the_asked_kind_is_the_noun_not_the_verb_after_it():
+    # a subject question: the word after the noun is the question's verb
+    assert asked_kind("Which song motivates Caroline to be courageous?", {"caroline"}) == ["song"]
+    assert asked_kind("Which team won the cup last year?", set()) == ["team"]
+    # an auxiliary after two words closes a noun phrase: its head is the second word
+    assert asked_kind("What kind of dance piece did Sophie's team perform?", {"sophie"}) == ["piece"]
+    assert asked_kind("What book series is Leo reading?", {"leo"}) == ["series"]
+
+
+def test_a_liking_read_by_meaning_alone_is_held_to_the_asked_thing():
+    dance = [_hit("m1", "I love all dances, but contemporary is my top pick.", "Peter", ["Sophie"])]
+    # nothing Peter said is about painting: his dance is another thing of the kind asked about
+    assert _ask("What is Peter's favourite style of painting?", dance, embed=_Alike()).answer == NOT_IN_MEMORY
+    # … and it answers the question about dance
+    assert "contemporary" in _ask("What is Peter's favourite style of dance?", dance, embed=_Alike()).answer
+
+
+def test_a_question_said_as_a_fragment_states_nothing_of_its_speaker():
+    shoes = [
+        _hit("m1", "Love that colour! For walking or running?", "Sophie", ["Peter"]),
+        _hit("m2", "These are for running, I go every morning before work.", "Peter", ["Sophie"]),
+    ]
+    # Sophie asked about Peter's running; she said nothing of her own
+    assert _ask("What got Sophie into running?", shoes).answer == NOT_IN_MEMORY
+    # the fragment's reply answers the question about the one who replied
+    assert "every morning" in _ask("When does Peter go running?", shoes).answer
+
+
+class _Told:
+    """A stand-in sentence embedder: each text's vector given by hand (unknown texts: orthogonal)."""
+
+    def __init__(self, vectors: dict[str, list[float]]) -> None:
+        self.vectors = vectors
+
+    def __call__(self, text: str) -> list[float]:
+        return self.vectors.get(text, [0.0, 0.0, 1.0])
+
+
+def _read(question: str, scored: list[tuple[Hit, float]], embed=None):
+    """compose over evidence holding retrieval's own scores (``fuse`` over one list gives RRF
+    scores a hair apart)."""
+    evidence = [FusedEvidence(evidence=hit.sources[0], score=score) for hit, score in scored]
+    scope = AccessScope("sp", "open", None, None)
+    reading = read_question(question, PEOPLE, None)
+    result = AgentResult(question, scope, reading, "heuristic", evidence, [], {})
+    return compose(result, embed=embed)
+
+
+def test_of_two_sentences_sharing_the_question_as_well_retrieval_s_first_turn_answers():
+    question = "What does Leo want to name his puppy?"
+    named = _hit("m1", "We all agreed, the puppy's name is Biscuit.", "Leo")
+    teased = _hit("m2", "Bad time to say the wrong name for the puppy, huh Leo?", "Sophie")
+    # the tease reads a little closer in meaning; retrieval ranked Leo's own turn far above it
+    embed = _Told({question: [1.0, 0.0, 0.0], named.text: [0.62, 0.78, 0.0], teased.text: [0.64, 0.77, 0.0]})
+    out = _read(question, [(named, 0.6), (teased, 0.2)], embed=embed)
+    assert "Biscuit" in out.answer
+    # ranked the other way round, the tease's closer meaning stands
+    assert "huh Leo" in _read(question, [(teased, 0.6), (named, 0.2)], embed=embed).answer
