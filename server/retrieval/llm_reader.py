@@ -319,6 +319,9 @@ def _focus(text: str, weight: dict[str, float], limit: int) -> tuple[str, float]
     return _clip(joined(picked), limit), share
 
 
+ON_IT = 10  # the turns an answer shows (``answer.compose``'s max_evidence): retrieved as on the question
+
+
 def layout(
     result: AgentResult,
     max_evidence: int = 5,
@@ -368,18 +371,23 @@ def layout(
     for rank, (entry, dated) in enumerate(candidates):
         text, share = _focus(dated, weight, max_chars)
         own = own_turn if (entry.evidence.speaker or {}).get("id") in ids else 0.0
-        scored.append((entry.id in keep, share + own + 0.5 / (1 + rank), rank, entry, text))
+        scored.append((entry.id in keep, share + own + 0.5 / (1 + rank), rank, entry, text, share))
     ranked = sorted(scored, key=lambda s: (s[0], s[1], -s[2]), reverse=True)
     if gather:
-        theirs = [s for s in ranked if s[0] or (s[3].evidence.speaker or {}).get("id") in ids]
-        chosen = _spread(theirs or ranked, max_evidence)
+        theirs = [s for s in ranked if s[0] or (s[3].evidence.speaker or {}).get("id") in ids] or ranked
+        # one line per session only among the turns on the question (a word of it said, or among
+        # the first ``ON_IT`` retrieved): spread over all, the person's small talk of other
+        # sessions took the lines ("Wow, what an experience!" for "What does Melanie do to destress?")
+        on_it = _spread([s for s in theirs if s[0] or s[5] > 0 or s[2] < ON_IT], max_evidence)
+        picked = {s[3].id for s in on_it}
+        chosen = on_it + [s for s in theirs if s[3].id not in picked][: max_evidence - len(on_it)]
     else:
         chosen = ranked[:max_evidence]
     chosen.sort(key=lambda s: (s[3].evidence.ts or "", s[3].evidence.session or "", s[3].evidence.idx))
     lines: list[str] = []
     entries: dict[int, FusedEvidence] = {}
     heading = None
-    for n, (_, _, _, entry, text) in enumerate(chosen, start=1):
+    for n, (_, _, _, entry, text, _) in enumerate(chosen, start=1):
         ev = entry.evidence
         if (_when(ev.ts), ev.session) != heading:  # the date and session once per run of lines
             heading = (_when(ev.ts), ev.session)
@@ -589,7 +597,9 @@ _QUOTED = r"[\"\u201c]([^\"\u201d]{2,60}?)[.,!?]?[\"\u201d]"
 _NAMING = rf"[\"'\u2019\u201d]?\s+(by|called|named|titled)\s+(?:({_NAMES})|{_QUOTED})"
 
 
-def completed(answer: str, lines: list[FusedEvidence]) -> tuple[str, FusedEvidence | None]:
+def completed(
+    answer: str, lines: list[FusedEvidence], question: str = ""
+) -> tuple[str, FusedEvidence | None]:
     """The answer with the words of a line that name it, right after it, and that line: "Brave" →
     "Brave by Sara Bareilles", "contemporary piece" → 'contemporary piece called "Finding
     Freedom"'. The 1.5B model stops at the title or at the kind of thing, and either alone is half
@@ -597,20 +607,26 @@ def completed(answer: str, lines: list[FusedEvidence]) -> tuple[str, FusedEviden
     draft's line for words it took from another, so every shown line is searched, the cited ones
     first. Only a capitalised name, or a quoted title, directly after the answer's own words
     counts, so "tennis by the lake" and "a walk by The River" (a common word, a place) gain
-    nothing."""
+    nothing. Between the answer and the naming word one word of the ``question`` may stand, the
+    kind it asks for: asked "What kind of dance piece did Gina's team perform?", the model wrote
+    "contemporary" from 'a contemporary piece called "Finding Freedom"' (LoCoMo dev, product
+    evidence), and "piece" is the question's word."""
     said = answer.strip().strip("\"'\u201c\u201d\u2018\u2019")
     if not said or re.search(r"\b(?:by|called|named|titled)\b", said, re.I):
         return answer, None
-    pattern = re.compile(f"(?i:{re.escape(said)})" + _NAMING)  # the name's capitals count
+    kinds = "|".join(re.escape(w) for w in content_words(question)) or "(?!)"
+    kind = rf"(?:\s+((?i:{kinds})))?"
+    pattern = re.compile(f"(?i:{re.escape(said)})" + kind + _NAMING)  # the name's capitals count
     for entry in lines:
         found = pattern.search(_dated(entry))
         if found is None:
             continue
-        verb, name, quoted = found.groups()
+        noun, verb, name, quoted = found.groups()
+        head = f"{answer.strip()} {noun}" if noun else answer.strip()
         if name and name.split()[0] not in _COMMON:
-            return f"{answer.strip()} {verb} {name}", entry
+            return f"{head} {verb} {name}", entry
         if quoted:
-            return f'{answer.strip()} {verb} "{quoted}"', entry
+            return f'{head} {verb} "{quoted}"', entry
     return answer, None
 
 
@@ -933,7 +949,7 @@ class LLMReader:
         answer = with_dates(answer, day_of(shown.entries[grounded[0]].evidence.ts))
         ids = [shown.entries[n].id for n in grounded]
         others = [e for n, e in shown.entries.items() if n not in grounded]
-        answer, namer = completed(answer, [*(shown.entries[n] for n in grounded), *others])
+        answer, namer = completed(answer, [*(shown.entries[n] for n in grounded), *others], result.query)
         if namer is not None and namer.id not in ids:
             ids.append(namer.id)  # the name came from that line
         return answer, ids

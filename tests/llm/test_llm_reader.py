@@ -731,6 +731,16 @@ def test_an_answer_gets_the_name_its_line_gives_it_right_after_it():
          ('contemporary piece called "Finding Freedom"', ["msg-5", "msg-7"])),
     ]:  # fmt: skip
         assert LLMReader(Replies(replies=[reply])).answer(result(question, evidence=evidence)) == expected
+    # the kind the question asks for may stand between the answer and its name, another word not
+    for question, expected in [
+        ("What kind of dance piece did Ana do?", 'contemporary piece called "Finding Freedom"'),
+        ("What kind of dance did Ana do?", "contemporary"),
+    ]:
+        reply = '{"answer": "contemporary", "ids": [3]}'
+        assert LLMReader(Replies(replies=[reply])).answer(result(question, evidence=evidence)) == (
+            expected,
+            ["msg-7"],
+        )
     # a lower-case word after "by", or a capitalised common word ("The River"), is no name
     for reply in ('{"answer": "tennis", "ids": [2]}', '{"answer": "walk", "ids": [2]}'):
         answer = LLMReader(Replies(replies=[reply])).answer(result("What calms Tom?", evidence=evidence))
@@ -816,6 +826,23 @@ def test_a_list_question_gathers_the_persons_own_turns_one_session_at_a_time():
         "msg-4",
         "msg-5",
     }
+
+
+def test_a_list_question_spreads_over_sessions_only_the_turns_on_it():
+    """Leo's small talk of a fourth session, retrieved far down and sharing no word with the
+    question, does not take a line from a second turn on his hobbies (before, one line per
+    session came first, whatever the line said)."""
+    chat = [turn(f"ana-{i}", f"Ana's aside number {i}.", ANA, [LEO]) for i in range(5)]
+    small = turn("msg-7", "Morning Ana, how was the trip?", LEO, [ANA])
+    small.evidence.session, small.evidence.ts = "s4", "2026-11-22T09:30:00+00:00"
+    question = about(
+        "What hobbies does Leo have?", ["hobbies", "leo", "have"], [LEO], [*_sessions(), *chat, small]
+    )
+    gathered = {e.id for e in layout(question, max_evidence=4, gather=True).entries.values()}
+    assert gathered == {"msg-1", "msg-2", "msg-4", "msg-5"}
+    # retrieved among the first ON_IT, a turn counts as on the question whatever its words
+    near = about("What hobbies does Leo have?", ["hobbies", "leo", "have"], [LEO], [*_sessions(), small])
+    assert "msg-7" in {e.id for e in layout(near, max_evidence=4, gather=True).entries.values()}
 
 
 def test_a_list_question_is_read_without_the_draft_and_may_cite_a_line_per_item():
