@@ -255,6 +255,26 @@ def test_eg_grpo_trains_end_to_end_and_the_agent_runs_the_saved_policy(
     assert all(a["why"].startswith("learned:") for a in result.trace[0].actions)
 
 
+@pytest.mark.integration
+def test_the_learned_policy_is_chosen_per_request_and_is_not_the_default(
+    households, app_client, admin_headers
+) -> None:
+    """`policy: "learned"` on /query runs the shipped network for that request only (issue 12,
+    deliverable 2): its trace's actions are the learned policy's, and a request without a policy
+    still gets the default, the heuristic (the learned one has not beaten it held out)."""
+    house = households["open"]
+    url = f"/spaces/{house.space}/query"
+    question = "Which code opens the garage door?"
+    learned = app_client.post(url, json={"question": question, "policy": "learned"}, headers=admin_headers)
+    assert learned.status_code == 200, learned.text
+    out = learned.json()
+    assert out["policy"] == "learned" and out["offline"]["planner"] == "offline (learned)"
+    assert out["trace"] and all(a["why"].startswith("learned:") for a in out["trace"][0]["actions"])
+    plain = app_client.post(url, json={"question": question}, headers=admin_headers).json()
+    assert plain["policy"] == "heuristic"
+    assert not any(a["why"].startswith("learned:") for t in plain["trace"] for a in t["actions"])
+
+
 def test_the_trainers_environment_steps_the_services_agent(services, households, retrieval) -> None:
     """train_policy's Env steps the agent RetrievalService.agent builds (the fused round's RRF k,
     round 1 FUSION_DEPTH deep with the neighbour step, the budgets), only reading cached tool
