@@ -26,11 +26,11 @@ WHERE at.embedding IS NOT NULL
   AND ($ts_to IS NULL OR at.valid_from IS NULL OR at.valid_from <= datetime($ts_to))
   AND ($ts_from IS NULL OR at.valid_to IS NULL OR at.valid_to >= datetime($ts_from))
 WITH at, vector.similarity.cosine(at.embedding, $embedding) AS score
-ORDER BY score DESC LIMIT $k
+ORDER BY score DESC, at.id LIMIT $k
 RETURN at.id AS id, at.text AS text, at.kind AS kind, coalesce(at.current, true) AS current,
        head([(o:Participant)-[:HAS_ATTRIBUTE]->(at) | o {.id, .name}]) AS owner,
        [(at)-[:DERIVED_FROM]->(pm:Message) | pm {.id, .session, .idx, .text, ts: toString(pm.ts),
           speaker: head([(q:Participant)-[:SPEAKS]->(pm) | q {.id, .name}]),
           addressees: [(pm)-[r:ADDRESSES]->(a:Participant) | a {.id, .name, source: r.source}]}] AS sources,
        score
-ORDER BY score DESC;
+ORDER BY score DESC, id;

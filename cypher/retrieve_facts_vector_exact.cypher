@@ -34,7 +34,7 @@ WHERE f.embedding IS NOT NULL
   AND ($ts_to IS NULL OR f.valid_from IS NULL OR f.valid_from <= datetime($ts_to))
   AND ($ts_from IS NULL OR f.valid_to IS NULL OR f.valid_to >= datetime($ts_from))
 WITH f, vector.similarity.cosine(f.embedding, $embedding) AS score
-ORDER BY score DESC LIMIT $k
+ORDER BY score DESC, f.id LIMIT $k
 RETURN f.id AS id, f.content AS text, f.slot AS slot, toString(f.valid_from) AS valid_from,
        toString(f.valid_to) AS valid_to, coalesce(f.current, f.valid_to IS NULL) AS current,
        [(f)-[:STATED_BY]->(p:Participant) | p {.id, .name}] AS stated_by,
@@ -43,4 +43,4 @@ RETURN f.id AS id, f.content AS text, f.slot AS slot, toString(f.valid_from) AS 
           speaker: head([(q:Participant)-[:SPEAKS]->(pm) | q {.id, .name}]),
           addressees: [(pm)-[r:ADDRESSES]->(a:Participant) | a {.id, .name, source: r.source}]}] AS sources,
        score
-ORDER BY score DESC;
+ORDER BY score DESC, id;

@@ -21,6 +21,11 @@
 // every match inside the filter was read; a retry returned the same rows, ~2 of every 3
 // participant searches at 1M, docs/scaling.md "Migration 0011"). Plain Cypher,
 // so Neo4j 5.26 runs it too; retrieve_messages_fulltext_legacy is the pre-0007 form (bench/scale).
+// Equal scores (turns of the same length sharing the query's words) are ordered by session, idx
+// and id: without it they came back in an order set by how the index held them (three tied turns
+// loaded s2, s3, s1 came back s3, s1, s2), not by anything about the turns, and fusion weighs a
+// turn by its rank (docs/retrieval.md "Is the answers benchmark's retrieval reproducible?"). The
+// vector, SPLADE, fact and attribute queries break ties the same way.
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Params: $space, $access_policy, $asker, $lucene (escaped Lucene query), $fetch, $k,
 //         $speaker, $addressee, $session, $ts_from, $ts_to, $lean (@rows.message)
@@ -40,6 +45,6 @@ WHERE m.space = $space
         MATCH (m)-[:ADDRESSES]->(a:Participant) WHERE a.id = $addressee OR a.key = $addressee })
   AND ($ts_from IS NULL OR m.ts >= datetime($ts_from))
   AND ($ts_to IS NULL OR m.ts <= datetime($ts_to))
-WITH m, score, candidates ORDER BY score DESC LIMIT $k
+WITH m, score, candidates ORDER BY score DESC, m.session, m.idx, m.id LIMIT $k
 RETURN @rows.message(m), score, candidates
-ORDER BY score DESC;
+ORDER BY score DESC, session, idx, id;

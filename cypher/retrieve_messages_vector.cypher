@@ -37,6 +37,6 @@ WHERE m.space = $space
         MATCH (m)-[:ADDRESSES]->(a:Participant) WHERE a.id = $addressee OR a.key = $addressee })
   AND ($ts_from IS NULL OR m.ts >= datetime($ts_from))
   AND ($ts_to IS NULL OR m.ts <= datetime($ts_to))
-WITH m, score ORDER BY score DESC LIMIT $k
+WITH m, score ORDER BY score DESC, m.session, m.idx, m.id LIMIT $k
 RETURN @rows.message(m), score
-ORDER BY score DESC;
+ORDER BY score DESC, session, idx, id;

@@ -38,6 +38,6 @@ WHERE m.space = $space AND m.embedding IS NOT NULL
   AND ($ts_from IS NULL OR m.ts >= datetime($ts_from))
   AND ($ts_to IS NULL OR m.ts <= datetime($ts_to))
 WITH m, vector.similarity.cosine(m.embedding, $embedding) AS score
-ORDER BY score DESC LIMIT $k
+ORDER BY score DESC, m.session, m.idx, m.id LIMIT $k
 RETURN @rows.message(m), score
-ORDER BY score DESC;
+ORDER BY score DESC, session, idx, id;

@@ -21,10 +21,10 @@ WHERE m.space = $space
   AND ($session IS NULL OR m.session = $session)
   AND ($ts_from IS NULL OR m.ts >= datetime($ts_from))
   AND ($ts_to IS NULL OR m.ts <= datetime($ts_to))
-WITH m, score ORDER BY score DESC LIMIT $k
+WITH m, score ORDER BY score DESC, m.session, m.idx, m.id LIMIT $k
 OPTIONAL MATCH (sp:Participant)-[:SPEAKS]->(m)
 RETURN m.id AS id, m.session AS session, m.idx AS idx, m.text AS text, toString(m.ts) AS ts,
        sp {.id, .name} AS speaker,
        [(m)-[r:ADDRESSES]->(a:Participant) | a {.id, .name, source: r.source, confidence: r.confidence}] AS addressees,
        score
-ORDER BY score DESC;
+ORDER BY score DESC, session, idx, id;

@@ -10,6 +10,6 @@
 WITH m, split(m.sparse_terms, ' ') AS terms, m.sparse_weights AS stored
 WITH m, reduce(s = 0.0, i IN range(0, size(terms) - 1) |
                s + coalesce($weights[terms[i]], 0.0) * stored[i]) AS score
-ORDER BY score DESC LIMIT $k
+ORDER BY score DESC, m.session, m.idx, m.id LIMIT $k
 RETURN @rows.message(m), score
-ORDER BY score DESC
+ORDER BY score DESC, session, idx, id
