@@ -8,8 +8,7 @@ cost (the first version's 12 whole turns were ~900 tokens, ~45 s per question). 
   ``[n] speaker -> addressees: text`` under a ``date, session:`` heading per run of lines from one
   session and day (the issue's ``[n] date, session, speaker -> addressees: text`` without
   repeating date and session), clipped to the sentences that share the most (rarity-weighted)
-  words with the question (≤ ``max_chars``, 120, then the characters shorter lines leave of the
-  5 x 120 go to the clipped ones), chosen from the first 30 retrieved by that
+  words with the question (≤ ``max_chars``, 120), chosen from the first 30 retrieved by that
   overlap, whether the speaker is the person asked about, and retrieval rank (:func:`layout`),
   the offline reader's cited turn always among them, in the order they were said; at most one
   fact or profile attribute fused onto a turn is indented beneath it;
@@ -266,12 +265,11 @@ def _rarity(focus: set[str], texts: list[str]) -> dict[str, float]:
     return {k: math.log(1 + len(texts) / (1 + df[k])) for k in focus}
 
 
-def _focus(text: str, weight: dict[str, float], limit: int, within: str | None = None) -> tuple[str, float]:
+def _focus(text: str, weight: dict[str, float], limit: int) -> tuple[str, float]:
     """The turn clipped to ``limit`` characters: its sentence sharing most (rarity-weighted) words
     with the question, the other sentences holding question words that one lacks (most weight
     first, an elided gap shown as " … "), then the sentences after and before them; and the best
-    sentence's share of the question's weight. ``within``: a shorter clip of the same turn to grow
-    from (its sentences stay, so a wider line never loses what the narrower one showed).
+    sentence's share of the question's weight.
 
     Why the other sentences: a turn often names the thing in one sentence and says what was
     asked about it two sentences on ("… like my hand-painted bowl. A friend made it for my 18th
@@ -295,9 +293,7 @@ def _focus(text: str, weight: dict[str, float], limit: int, within: str | None =
             for n, i in enumerate(order)
         )
 
-    shown = {i for i, x in enumerate(sentences) if within and x in within}
-    picked = shown or {best}
-    covered: set[str] = set().union(*(keys[i] for i in picked))
+    picked, covered = {best}, set(keys[best])
     while True:  # the sentences holding question words not yet shown, most new weight first
         gain = {
             i: sum(weight[k] for k in keys[i] - covered) for i in range(len(sentences)) if i not in picked
@@ -323,32 +319,6 @@ def _focus(text: str, weight: dict[str, float], limit: int, within: str | None =
     return _clip(joined(picked), limit), share
 
 
-def _widened(chosen: list[Any], weight: dict[str, float], budget: int) -> list[Any]:
-    """The chosen lines (scored turns, best first) with the characters the short lines leave of
-    the ``budget`` given to the clipped ones, best first, each grown from what it shows (a wider
-    line clipped afresh lost "'Brave' by Sara Bareilles" for a sentence after it).
-
-    Why: many turns are shorter than a line's share, and the answer often sits in the sentence
-    after the one that says the question's words ("Last Fri I finally took my kids to a pottery
-    workshop. We all made our own pots" for "What did Mel and her kids make …?"). On LoCoMo dev
-    (all 160 of the cached conversations, 14:11 retrieval, 95 answerable questions the LLM reads)
-    the gold's words are all in the lines for 35 → 38 questions, more of them for 12, fewer for
-    none; the evidence text grows from ~860 to ~980 characters of prompt on average, within the
-    5 x 120 it was always allowed (docs/retrieval.md, "Seventeenth LLM pass")."""
-    spare = budget - sum(len(s[4]) for s in chosen)
-    out = list(chosen)
-    for n, s in enumerate(out):
-        if spare <= 0:
-            break
-        whole = " ".join(_dated(s[3]).split())
-        if len(s[4]) >= len(whole):
-            continue
-        wider, _ = _focus(whole, weight, len(s[4]) + spare, within=s[4])
-        spare -= len(wider) - len(s[4])
-        out[n] = (*s[:4], wider, s[5])
-    return out
-
-
 ON_IT = 10  # the turns an answer shows (``answer.compose``'s max_evidence): retrieved as on the question
 
 
@@ -361,7 +331,6 @@ def layout(
     pool: int = 30,
     own_turn: float = 0.1,
     gather: bool = False,
-    budget: int | None = None,
 ) -> Layout:
     """``date, session:`` once per run of lines said that day in that session, then
     ``[n] speaker -> addressees: text`` per turn, facts/attributes beneath (the issue's
@@ -376,9 +345,7 @@ def layout(
       people it names, or the asker for "my …"): their own turns answer what they did or like;
     - plus ``0.5 / (1 + rank)`` for the retrieval rank;
     ``keep`` (the draft's turn) is shown whatever its score. Each turn is clipped around its best
-    sentence to ``max_chars``, then the characters of ``budget`` (``max_evidence * max_chars``
-    unless given) the shorter lines leave go to the clipped ones, best first (:func:`_widened`),
-    and they are numbered in the order they were said.
+    sentence, and they are numbered in the order they were said.
 
     Why (scratch /tmp/k/eval.py over the answers benchmark's cached evidence, the questions the
     LLM reads, LoCoMo dev all 160, 98 of them answerable): a gold turn was among the lines for 45
@@ -416,7 +383,6 @@ def layout(
         chosen = on_it + [s for s in theirs if s[3].id not in picked][: max_evidence - len(on_it)]
     else:
         chosen = ranked[:max_evidence]
-    chosen = _widened(chosen, weight, max_evidence * max_chars if budget is None else budget)
     chosen.sort(key=lambda s: (s[3].evidence.ts or "", s[3].evidence.session or "", s[3].evidence.idx))
     lines: list[str] = []
     entries: dict[int, FusedEvidence] = {}
