@@ -508,7 +508,7 @@ class QueryIn(BaseModel):
     question: str = Field(min_length=1, max_length=2000, description="The question, in plain words.")
     asker: str | None = Field(None, max_length=200, description=ASKER_DOC)
     policy: str | None = Field(
-        None, description="Retrieval policy: fixed | heuristic | llm (default: settings)."
+        None, description="Retrieval policy: fixed | heuristic | learned | llm (default: settings)."
     )
     budgets: str | None = Field(
         None, description="Per-round evidence budgets, e.g. '30,8,5'.", examples=["30,8,5"]
