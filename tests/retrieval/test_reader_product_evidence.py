@@ -80,3 +80,16 @@ def test_of_two_sentences_sharing_the_question_as_well_retrieval_s_first_turn_an
     assert "Biscuit" in out.answer
     # ranked the other way round, the tease's closer meaning stands
     assert "huh Leo" in _read(question, [(teased, 0.6), (named, 0.2)], embed=embed).answer
+
+
+def test_a_question_s_verb_meets_its_irregular_past_form():
+    # the verb is the question's one word besides the person: "found" must meet "find"
+    found = [
+        _hit("m1", "Oh wow, I have found it: my grandfather's old pocket watch.", "Leo", ["Sophie"]),
+        _hit("m2", "That's lovely, keep it somewhere safe.", "Sophie", ["Leo"]),
+    ]
+    assert "pocket watch" in _ask("What did Leo find?", found).answer
+    brought = [_hit("m1", "I brought a lemon cake and some napkins.", "Peter", ["Sophie"])]
+    assert "lemon cake" in _ask("What did Peter bring?", brought).answer
+    # a verb the turn does not say still finds nothing
+    assert _ask("What did Peter sell?", brought).answer == NOT_IN_MEMORY
