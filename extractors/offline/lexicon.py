@@ -162,3 +162,28 @@ PERSON_NOUNS = tuple(
         ]
     )
 )
+
+
+# Irregular past forms (simple past and participle) -> the base verb. Why one table: the answer
+# reader stems "found" as "find" so that "What did Kworth find?" meets the turn that says it (the
+# suffix stem cannot), and the fact extractor keeps a past form unconjugated when it turns "I drew
+# it" into "Maya drew it" (not "drews"); both read the same forms here. A past form that is also
+# a word of another sense ("left", "saw", "felt") is taken for the verb: in a conversation it
+# mostly is.
+IRREGULAR_PAST = {
+    past: base
+    for base, forms in {
+        "buy": "bought", "bring": "brought", "find": "found", "see": "saw seen", "go": "went gone",
+        "take": "took taken", "fall": "fell fallen", "feel": "felt", "leave": "left",
+        "give": "gave given", "tell": "told", "make": "made", "get": "got gotten", "think": "thought",
+        "meet": "met", "lose": "lost", "win": "won", "teach": "taught", "catch": "caught", "keep": "kept",
+        "run": "ran", "sing": "sang sung", "write": "wrote written", "begin": "began begun",
+        "choose": "chose chosen", "eat": "ate eaten", "fly": "flew flown", "grow": "grew grown",
+        "hear": "heard", "hold": "held", "know": "knew known", "pay": "paid", "sell": "sold", "send": "sent",
+        "speak": "spoke spoken", "spend": "spent", "stand": "stood", "swim": "swam", "wear": "wore worn",
+        "build": "built", "draw": "drew drawn", "drive": "drove driven", "drink": "drank",
+        "ride": "rode ridden", "forget": "forgot forgotten", "understand": "understood",
+        "become": "became", "come": "came",
+    }.items()
+    for past in forms.split()
+}  # fmt: skip

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from voxmem.extractors.offline.lexicon import IRREGULAR_PAST
 from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
 from voxmem.retrieval.llm_reader import ATTRIBUTION_KINDS, LLMReader, Outcome, unlabelled
@@ -94,35 +95,11 @@ def _names(people: list[dict[str, Any]]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-# Irregular past forms, stemmed as their base verb. Why: a question asks "What did Kworth find?" /
-# "What did Ana bring?" and the turn says "found" / "brought"; the suffix rule cannot meet them, and
-# when the verb is the question's only word besides the person's name, the answering turn shared
-# nothing with it and the reader abstained (Molweni tune). A past form that is also a word of
-# another sense ("left", "saw", "felt") is taken for the verb: in a conversation it mostly is.
-_IRREGULAR = {
-    past: base
-    for base, forms in {
-        "buy": "bought", "bring": "brought", "find": "found", "see": "saw seen", "go": "went gone",
-        "take": "took taken", "fall": "fell fallen", "feel": "felt", "leave": "left",
-        "give": "gave given", "tell": "told", "make": "made", "get": "got gotten", "think": "thought",
-        "meet": "met", "lose": "lost", "win": "won", "teach": "taught", "catch": "caught", "keep": "kept",
-        "run": "ran", "sing": "sang sung", "write": "wrote written", "begin": "began begun",
-        "choose": "chose chosen", "eat": "ate eaten", "fly": "flew flown", "grow": "grew grown",
-        "hear": "heard", "hold": "held", "know": "knew known", "pay": "paid", "sell": "sold", "send": "sent",
-        "speak": "spoke spoken", "spend": "spent", "stand": "stood", "swim": "swam", "wear": "wore worn",
-        "build": "built", "draw": "drew drawn", "drive": "drove driven", "drink": "drank",
-        "ride": "rode ridden", "forget": "forgot forgotten", "understand": "understood",
-        "become": "became", "come": "came",
-    }.items()
-    for past in forms.split()
-}  # fmt: skip
-
-
 def _stem(word: str) -> str:
     """A crude stem so that "watering" meets "water", "tomatoes" meets "tomato" and "found" meets
-    "find" (:data:`_IRREGULAR`)."""
+    "find" (:data:`~voxmem.extractors.offline.lexicon.IRREGULAR_PAST`)."""
     word = word.lower().replace("’", "'").split("'")[0]
-    word = _IRREGULAR.get(word, word)
+    word = IRREGULAR_PAST.get(word, word)
     if len(word) > 4:
         word = re.sub(r"(?:ing|ed|es|s)$", "", word)
     return word[:5]

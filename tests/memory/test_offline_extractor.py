@@ -125,6 +125,14 @@ def test_first_and_second_person_resolved_to_names():
     )
 
 
+def test_every_irregular_past_the_reader_stems_stays_unconjugated_in_a_fact():
+    """One table (lexicon.IRREGULAR_PAST) serves the reader's stem and this rewrite: "drew" and
+    "spoke" were missing from the extractor's own list and became "drews" / "spokes"."""
+    assert rewrite("I drew a map of the garden.", "Leo", None) == "Leo drew a map of the garden."
+    assert rewrite("I spoke to the landlord.", "Maya", None) == "Maya spoke to the landlord."
+    assert rewrite("I forgot the keys.", "Tom", None) == "Tom forgot the keys."
+
+
 def test_fact_from_turn_has_subject_slot_and_normalised_time():
     record = run(
         [("a", "Hi there."), ("b", "Yesterday I went to the dentist. My checkout is at 11 am.")],
