@@ -84,6 +84,10 @@ class PlainBM25(MessageFulltextRetriever):
         except Exception:
             return None
 
+    def _text_params(self, text: str) -> dict[str, Any]:
+        # scored on the question's own words too, as Lucene matched them (migration 0013)
+        return {**super()._text_params(text), "query_text": text}
+
 
 def _recall(ranked: list[str], gold: set[str], k: int) -> float:
     return len(set(ranked[:k]) & gold) / len(gold)

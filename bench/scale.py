@@ -70,7 +70,7 @@ from voxmem.passages import passage, sparse_fields
 from voxmem.retrieval.agent import POLICIES
 from voxmem.retrieval.scope import AccessScope, resolve_scope
 from voxmem.retrieval.service import RetrievalService
-from voxmem.retrieval.text import keyword_lucene
+from voxmem.retrieval.text import keyword_lucene, keyword_terms
 from voxmem.retrieval.tools import MessageFulltextRetriever, MessageVectorRetriever
 
 PREFIX = "scale-"
@@ -693,6 +693,9 @@ def profile(services: Voxmem, retrieval: RetrievalService, text: str) -> str:
                 "ts_to": None,
                 "lean": False,  # full rows, as the tools read them (cypher/rows/message.cypher)
                 param: embedding if param == "embedding" else lucene,
+                # the BM25 words and exhaustive read of retrieve_messages_fulltext (migration 0013)
+                "query_text": " ".join(keyword_terms(text)),
+                "exhaustive": MessageFulltextRetriever.exhaustive,
             }
             with services.db.driver.session(database=services.db.database) as session:
                 body = "\n".join(

@@ -17,7 +17,8 @@
 // transaction (participant_named); this writes the Message with its embedding, SPEAKS,
 // ADDRESSES, PARTICIPATED_IN and NEXT edges. memory_pending marks it until its memory is derived
 // (message_memory_done; message_memory_pending finds turns an outage left without memory).
-// The embedding and the SPLADE terms are of the speaker-aware passage (voxmem.passages).
+// The embedding and the SPLADE terms are of the speaker-aware passage (voxmem.passages); the
+// turn's text is counted into its session's BM25 statistics (@keyword.count, migration 0013).
 // Params: $space, $session, $idx, $id, $text, $ts, $source, $embedding (list of floats),
 //         $passage, $sparse_terms, $sparse_weights, $speaker_id, $addressee_ids (participant ids)
 // Returns the stored message as message_get shows it (the route answers with it, no read after).
@@ -34,6 +35,7 @@ CREATE (s)-[:HAS_MESSAGE]->(m)
 CREATE (p)-[:SPEAKS]->(m)
 MERGE (p)-[:PARTICIPATED_IN]->(s)
 SET s.n_messages = $idx + 1, s.last_ts = datetime($ts)
+@keyword.count(m)
 WITH s, m, p
 CALL db.create.setNodeVectorProperty(m, 'embedding', toFloatList($embedding))
 WITH s, m, p

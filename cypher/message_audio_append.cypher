@@ -16,7 +16,8 @@
 // Append one audio turn after session_lock and routing, in the same transaction: the
 // Message (text from ASR, timing, audio fields), SPOKEN_AS its Speaker, SPEAKS from the
 // participant that speaker is IDENTIFIED_AS, PARTICIPATED_IN, HAS_MESSAGE and NEXT;
-// memory_pending until its memory is derived (message_memory_done).
+// memory_pending until its memory is derived (message_memory_done); the text counted into the
+// session's BM25 statistics (@keyword.count, migration 0013).
 // Params: $space, $session, $idx, $id, $text, $ts, $duration, $source, $audio_uri,
 //         $start (recording offset s, or null), $embedding, $speaker_id, $voiceprint_id,
 //         $vocabulary (the names the ASR was told to expect; stored only when given)
@@ -30,6 +31,7 @@ CREATE (m:Message {space: $space, id: $id, session: $session, session_key: @acce
 CREATE (s)-[:HAS_MESSAGE]->(m)
 CREATE (m)-[:SPOKEN_AS]->(sk)
 SET s.n_messages = $idx + 1, s.last_ts = datetime($ts)
+@keyword.count(m)
 WITH s, m, sk
 CALL db.create.setNodeVectorProperty(m, 'embedding', $embedding)
 WITH s, m, sk

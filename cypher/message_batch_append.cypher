@@ -5,7 +5,8 @@
 // batch) and participant_named in the same transaction. Each row is what message_append writes
 // for one turn: the Message (memory_pending until its memory is derived), its embedding and
 // SPLADE terms of the speaker-aware passage, SPEAKS, HAS_MESSAGE, PARTICIPATED_IN and the given
-// ADDRESSES edges. NEXT edges and the sessions' counters follow (message_batch_link).
+// ADDRESSES edges, and its text counted into its session's BM25 statistics (@keyword.count).
+// NEXT edges and the sessions' counters follow (message_batch_link).
 // Params: $space, $rows [{session, id, idx, text, ts, source, passage, sparse_terms,
 //         sparse_weights, embedding, speaker_id, addressee_ids}]
 // The embedding is a packed float32 VECTOR on a Cypher 25 server (Database.vector, run through
@@ -21,6 +22,7 @@ CREATE (m:Message {space: $space, id: row.id, session: row.session,
 CREATE (s)-[:HAS_MESSAGE]->(m)
 CREATE (p)-[:SPEAKS]->(m)
 MERGE (p)-[:PARTICIPATED_IN]->(s)
+@keyword.count(m)
 WITH s, m, row
 CALL db.create.setNodeVectorProperty(m, 'embedding', toFloatList(row.embedding))
 WITH s, m, row

@@ -9,9 +9,26 @@
 // :param addressee => null
 // :param ts_from => null
 // :param ts_to => null
+// :param query_text => 'plumber'
+// :param exhaustive => 2000
 // :param k => 10
 // :param lean => false
 // Retrieval tool: full-text (BM25) search over message text, inside the asker's access scope.
+// BM25 from the asker's scope's statistics alone (migration 0013), not Lucene's: Lucene's are those
+// of every space in the index, so a tenant's scores and ranks moved whenever another tenant
+// ingested, and carried the others' word frequencies (docs/retrieval.md "BM25 from the asker's
+// scope"). First the scope's statistics, from counters kept at ingest (@keyword.count), never from
+// messages: its number of messages and total length (the Session nodes of
+// @access.keyword_sessions: the space for open, the asker's sessions for participant; private's
+// residual there) and each query word's document frequency (the (:Bm25Term {space, session, term})
+// nodes, through the (space, term) index: at most one per session per word). The words are the
+// tokens of $query_text (the tool's keyword terms) by @keyword.tokens, as the messages' were. Then the
+// Lucene candidates below, each scored exactly with those statistics (@keyword.scored). Lucene returns
+// its top $fetch by its own index-wide scores, so when the scope holds more matches than that,
+// which turns get scored still depends on other spaces: when the words' document frequencies sum
+// to at most $exhaustive the limit is raised past that sum, Lucene returns every match in the
+// filter (set by the scope's content alone) and nothing but the scope counts; above it, the top
+// $fetch (the residual). `fetched` is the limit used (the tool's widening compares `candidates`).
 // The space and the asker's sessions are required clauses of the Lucene query over the
 // `message_scoped_text` index (@access.message_lucene_filter, boosted ^0 so BM25 scores are
 // those of $lucene on the text field alone), so other spaces and sessions the asker cannot read
@@ -27,15 +44,34 @@
 // turn by its rank (docs/retrieval.md "Is the answers benchmark's retrieval reproducible?"). The
 // vector, SPLADE, fact and attribute queries break ties the same way.
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
-// Params: $space, $access_policy, $asker, $lucene (escaped Lucene query), $fetch, $k,
-//         $speaker, $addressee, $session, $ts_from, $ts_to, $lean (@rows.message)
+// Params: $space, $access_policy, $asker, $lucene (escaped Lucene query), $query_text (its words),
+//         $fetch, $exhaustive, $k, $speaker, $addressee, $session, $ts_from, $ts_to, $lean (@rows.message)
 @access.asker()
+WITH asker, asker_sessions, @access.keyword_sessions() AS scope_sessions,
+     reduce(w = [], t IN @keyword.tokens($query_text) | CASE WHEN t IN w THEN w ELSE w + t END) AS words
+CALL (scope_sessions) {
+  MATCH (s:Session {space: $space})
+  WHERE scope_sessions IS NULL OR s.id IN scope_sessions
+  RETURN sum(coalesce(s.bm25_docs, 0)) AS docs, sum(coalesce(s.bm25_length, 0)) AS length
+}
+CALL (scope_sessions, words) {
+  UNWIND words AS word
+  OPTIONAL MATCH (d:Bm25Term {space: $space, term: word})
+  WHERE scope_sessions IS NULL OR d.session IN scope_sessions
+  WITH word, sum(coalesce(d.df, 0)) AS df
+  RETURN collect(word) AS terms, collect(df) AS dfs
+}
+WITH asker, asker_sessions, terms, reduce(n = 0, df IN dfs | n + df) AS matches,
+     [df IN dfs | log(1.0 + (docs - df + 0.5) / (df + 0.5))] AS idfs,
+     CASE WHEN docs > 0 AND length > 0 THEN toFloat(length) / docs ELSE 1.0 END AS avgdl
+WITH asker, asker_sessions, terms, idfs, avgdl,
+     CASE WHEN matches <= $exhaustive AND matches >= $fetch THEN matches + 1 ELSE $fetch END AS fetched
 CALL db.index.fulltext.queryNodes('message_scoped_text',
                                   @access.message_lucene_filter() + '+text:(' + $lucene + ')',
-                                  {limit: $fetch}) YIELD node, score
-WITH asker, asker_sessions, collect({m: node, score: score}) AS hits
-UNWIND hits AS hit
-WITH asker, asker_sessions, hit.m AS m, hit.score AS score, size(hits) AS candidates
+                                  {limit: fetched}) YIELD node
+WITH asker, asker_sessions, terms, idfs, avgdl, fetched, collect(node) AS hits
+UNWIND hits AS m
+WITH asker, asker_sessions, terms, idfs, avgdl, fetched, m, size(hits) AS candidates
 WHERE m.space = $space
   AND @access.message(m)
   AND ($session IS NULL OR m.session = $session)
@@ -45,6 +81,7 @@ WHERE m.space = $space
         MATCH (m)-[:ADDRESSES]->(a:Participant) WHERE a.id = $addressee OR a.key = $addressee })
   AND ($ts_from IS NULL OR m.ts >= datetime($ts_from))
   AND ($ts_to IS NULL OR m.ts <= datetime($ts_to))
-WITH m, score, candidates ORDER BY score DESC, m.session, m.idx, m.id LIMIT $k
-RETURN @rows.message(m), score, candidates
+WITH m, @keyword.scored(m, terms, idfs, avgdl) AS score, candidates, fetched
+WITH m, score, candidates, fetched ORDER BY score DESC, m.session, m.idx, m.id LIMIT $k
+RETURN @rows.message(m), score, candidates, fetched
 ORDER BY score DESC, session, idx, id;

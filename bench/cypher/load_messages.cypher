@@ -4,7 +4,7 @@
 // :param addressed_by => null
 // Benchmark loader (bench/retrieval_data.py): write a batch of turns of one space in one
 // transaction, following MODEL.md: Participant (by key), Session, Message with its embedding,
-// HAS_MESSAGE, SPEAKS, ADDRESSES {source}, PARTICIPATED_IN. NEXT edges come after, per session
+// HAS_MESSAGE, SPEAKS, ADDRESSES {source}, PARTICIPATED_IN, the BM25 counts (@keyword.count). NEXT edges come after, per session
 // (bench/cypher/link_next.cypher). Used to load datasets and synthetic corpora fast with precomputed
 // embeddings; the API's turn append (message_append) stays the path for live turns.
 // Params: $space, $rows [{id, session, idx, text, ts (ISO-8601), source,
@@ -26,6 +26,7 @@ CREATE (p)-[:SPEAKS]->(m)
 MERGE (p)-[:PARTICIPATED_IN]->(s)
 SET s.n_messages = CASE WHEN s.n_messages > row.idx THEN s.n_messages ELSE row.idx + 1 END,
     s.last_ts = datetime(row.ts)
+@keyword.count(m)
 WITH m, s, row
 CALL db.create.setNodeVectorProperty(m, 'embedding', row.embedding)
 WITH m, s, row

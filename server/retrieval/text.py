@@ -81,10 +81,15 @@ def spellings(word: str) -> list[str]:
     return [word, *_US_UK.get(word, [])]
 
 
+def keyword_terms(text: str) -> list[str]:
+    """The content words of ``text`` in every spelling: the words of a keyword (BM25) search."""
+    return [variant for word in content_words(text) for variant in spellings(word)]
+
+
 def keyword_lucene(text: str) -> str | None:
     """A Lucene OR-query of the content words of ``text`` (in every spelling), or None when
     nothing is left."""
-    terms = [variant for word in content_words(text) for variant in spellings(word)]
+    terms = keyword_terms(text)
     if not terms:
         return None
     return lucene_query(" ".join(terms))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import threading
 import time
 from collections import Counter, OrderedDict
@@ -36,7 +37,7 @@ from voxmem.errors import InvalidInput, QueryFailed
 from voxmem.ids import participant_ref
 from voxmem.passages import sparse_query
 from voxmem.retrieval.scope import AccessScope
-from voxmem.retrieval.text import keyword_lucene, phrase_lucene
+from voxmem.retrieval.text import keyword_lucene, keyword_terms, phrase_lucene
 
 log = logging.getLogger(__name__)
 
@@ -456,6 +457,10 @@ class _FulltextRetriever(Retriever):
     def _lucene(self, text: str) -> str | None:
         return keyword_lucene(text)
 
+    def _text_params(self, text: str) -> dict[str, Any]:
+        """Parameters of the query besides $lucene that the search text sets (none by default)."""
+        return {}
+
     def search(
         self, scope: AccessScope, text: str = "", filters: Filters | None = None, k: int = 10
     ) -> list[Hit]:
@@ -468,13 +473,15 @@ class _FulltextRetriever(Retriever):
         if scope.sees_nothing or lucene is None:
             return []
         params = {**scope.params(), **self._filters(filters), "lucene": lucene, "k": k, "lean": lean}
+        params.update(self._text_params(text))
         fetch = max(self.fetch, 10 * k)
         widest = fetch * 20
         while True:
             rows = self.run(self.ft_query, fetch=fetch, **params)
             # a query that reports its Lucene hit count (`candidates`) read every match of its
             # index filter when that count is under $fetch: a wider search would return the same rows
-            exhausted = bool(rows) and rows[0].get("candidates", fetch) < fetch
+            # (message_fulltext reports the limit it used, `fetched`: it may read past $fetch)
+            exhausted = bool(rows) and rows[0].get("candidates", fetch) < rows[0].get("fetched", fetch)
             if len(rows) >= k or exhausted or fetch >= widest:
                 return rows
             fetch = _wider_fetch(fetch, len(rows), k, widest)
@@ -517,15 +524,47 @@ class MessageVectorRetriever(_VectorRetriever):
         return _message_hits(rows, self.name)
 
 
+BM25_EXHAUSTIVE = 2_000  # read every Lucene match when the scope's df say there are at most this many
+
+
+def bm25_idf(docs: int, df: int) -> float:
+    """BM25's inverse document frequency of a word held by ``df`` of ``docs`` messages, as Lucene's
+    BM25Similarity and retrieve_messages_fulltext compute it: ln(1 + (docs - df + 0.5) / (df + 0.5))."""
+    return math.log(1.0 + (docs - df + 0.5) / (df + 0.5))
+
+
+def bm25_score(
+    tf: dict[str, int], length: int, idf: dict[str, float], avgdl: float, k1: float = 1.2, b: float = 0.75
+) -> float:
+    """BM25 of one message (its term counts ``tf`` and ``length`` in tokens) for query words with
+    ``idf``, the formula cypher/keyword/scored.cypher computes (tests check one against the other)."""
+    norm = k1 * (1 - b + b * length / avgdl)
+    return sum(w * tf[t] / (tf[t] + norm) for t, w in idf.items() if tf.get(t))
+
+
 @tool
 class MessageFulltextRetriever(_FulltextRetriever):
+    """BM25 over conversation turns with the asker's scope's statistics (migration 0013): the query
+    reads the scope's document frequencies of the query words, its message count and total length
+    from per-session counters kept at ingest, then scores the Lucene candidates exactly with them in
+    Cypher (@keyword.scored), as the SPLADE tool scores its candidates. Lucene's own BM25 statistics
+    are those of every space in the index: with them a tenant's scores and ranks moved whenever
+    another tenant ingested, and carried others' word frequencies (docs/retrieval.md "BM25 from the
+    asker's scope"). When the scope's document frequencies of the words sum to at most
+    :attr:`exhaustive`, the query reads every Lucene match in the scope's filter (the candidate set
+    is then the scope's alone); above, Lucene's top ``fetch`` (the residual)."""
+
     name, layer, layer_search, lean_ranking = "message_fulltext", "interaction", True, True
     doc = "keyword (BM25) search over conversation turns"
     ft_query = "retrieve_messages_fulltext"
     queries = (ft_query,)
+    exhaustive = BM25_EXHAUSTIVE
 
     def _filters(self, filters: Filters) -> dict[str, Any]:
         return _message_filters(filters)
+
+    def _text_params(self, text: str) -> dict[str, Any]:
+        return {"query_text": " ".join(keyword_terms(text)), "exhaustive": self.exhaustive}
 
     def _hits(self, rows: list[dict[str, Any]]) -> list[Hit]:
         return _message_hits(rows, self.name)
