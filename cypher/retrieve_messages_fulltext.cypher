@@ -50,8 +50,8 @@
 WITH asker, asker_sessions, @access.keyword_sessions() AS scope_sessions,
      reduce(w = [], t IN @keyword.tokens($query_text) | CASE WHEN t IN w THEN w ELSE w + t END) AS words
 CALL (scope_sessions) {
-  MATCH (s:Session {space: $space})
-  WHERE scope_sessions IS NULL OR s.id IN scope_sessions
+  MATCH (s:Session)
+  WHERE s.space = $space AND s.id IS NOT NULL AND (scope_sessions IS NULL OR s.id IN scope_sessions)
   RETURN sum(coalesce(s.bm25_docs, 0)) AS docs, sum(coalesce(s.bm25_length, 0)) AS length
 }
 CALL (scope_sessions, words) {

@@ -10,7 +10,7 @@
 // includes it after the CREATE, in the same statement (message_append, message_batch_append,
 // message_audio_append), under the session lock it already holds; @keyword.uncount takes it back.
 // Why per session: a participant-scope asker's statistics are those of their sessions
-// (retrieve_messages_bm25_stats), and per-session nodes keep concurrent writers of different
+// (retrieve_messages_fulltext), and per-session nodes keep concurrent writers of different
 // sessions off each other's locks. Only `m.space` and `m.session` are read: no parameter needed.
 WITH *
 CALL (m) {

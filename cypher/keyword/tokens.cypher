@@ -5,7 +5,7 @@
 // that finds the candidates (StandardTokenizer + lower case; it also keeps "3.5" and "u.s" whole,
 // which this splits), so a candidate Lucene found for a query word holds that word here too.
 // Written once: every writer of a message's BM25 terms (@keyword.count) and the query's own words
-// (retrieve_messages_bm25_stats) go through it; migration 0013 repeats the expression for
+// (retrieve_messages_fulltext) go through it; migration 0013 repeats the expression for
 // messages stored before it (tests/retrieval/test_bm25_space.py checks both give the same terms).
 // Why in Cypher and not Python: a message is counted in the statement that writes it, and the
 // backfill of existing databases is a migration, with one tokenizer for both.

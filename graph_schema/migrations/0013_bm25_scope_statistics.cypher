@@ -7,7 +7,7 @@
 // counted messages and their total length (bm25_docs, bm25_length), and (:Bm25Term {space, session,
 // term, df}) how many messages of the session hold the term: the fragment cypher/keyword/count.cypher,
 // included by every writer of a Message. Unique per (space, session, term); indexed by (space, term)
-// for the query's document frequencies (retrieve_messages_bm25_stats). Messages stored before this
+// for the query's document frequencies (retrieve_messages_fulltext). Messages stored before this
 // migration are counted here, in batches (an auto-commit statement: the migration runner runs a
 // statement holding IN TRANSACTIONS outside a managed transaction), with the same expression as the
 // fragment (cypher/keyword/tokens.cypher and count.cypher; tests/retrieval/test_bm25_space.py checks the
