@@ -51,7 +51,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -340,6 +340,24 @@ def probe_questions(
     return questions(rest, spaces, per_conv, askers)
 
 
+_T = TypeVar("_T")
+
+
+def _retry_transient(call: Callable[[], _T], what: str) -> _T:
+    """``call()``, retried twice on :class:`DatabaseUnavailable` ("nothing was written, retry"): the
+    shared server's rare internal errors otherwise end a 20-min run. A transient error is never
+    cached, or the persistent tool cache would replay one server hiccup in every later run."""
+    for attempt in range(3):
+        try:
+            return call()
+        except DatabaseUnavailable:
+            if attempt == 2:
+                raise
+            log.warning("%s: Neo4j internal error, retrying", what)
+            time.sleep(1.0)
+    raise AssertionError("unreachable")
+
+
 class CachedTool(Retriever):
     """A real tool whose outputs are remembered per (tool, scope, query, filters).
 
@@ -363,20 +381,13 @@ class CachedTool(Retriever):
         key = (self.name, scope.space, scope.access_policy, scope.asker, text, filters, depth)
         if key not in self.store:
             self.stats["calls"] += 1
-            for attempt in range(3):  # the shared server's rare internal errors end a 20-min run
-                try:
-                    self.store[key] = self.tool.search(scope, text, f, k=depth)
-                    break
-                except DatabaseUnavailable:
-                    # Transient ("nothing was written, retry"): never cached, or the persistent
-                    # tool cache would replay one server hiccup in every later run.
-                    if attempt == 2:
-                        raise
-                    log.warning("tool %s: Neo4j internal error, retrying", self.name)
-                    time.sleep(1.0)
-                except VoxmemError as exc:  # a refusal of this action (e.g. scope): an answer
-                    self.store[key] = exc
-                    break
+            try:
+                found = _retry_transient(lambda: self.tool.search(scope, text, f, k=depth), self.name)
+                self.store[key] = found
+            except DatabaseUnavailable:
+                raise  # retried and still down: never cached, or the persistent cache would replay it
+            except VoxmemError as exc:  # a refusal of this action (e.g. scope): an answer
+                self.store[key] = exc
         else:
             self.stats["hits"] += 1
         found = self.store[key]
@@ -400,7 +411,7 @@ class CachedNeighbours:
         key = ("neighbours", scope.space, scope.access_policy, scope.asker, tuple(anchors))
         if key not in self.store:
             self.stats["calls"] += 1
-            self.store[key] = self.neighbours(scope, anchors)
+            self.store[key] = _retry_transient(lambda: self.neighbours(scope, anchors), "neighbours")
         else:
             self.stats["hits"] += 1
         found: dict[str, list[Evidence]] = self.store[key]

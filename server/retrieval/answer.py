@@ -23,7 +23,7 @@ import numpy as np
 from voxmem.extractors.offline.lexicon import IRREGULAR_PAST
 from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
-from voxmem.retrieval.llm_reader import ATTRIBUTION_KINDS, LLMReader, Outcome, unlabelled
+from voxmem.retrieval.llm_reader import ATTRIBUTION_KINDS, SHOWN, LLMReader, Outcome, unlabelled
 from voxmem.retrieval.question import Reading, asked_about
 from voxmem.retrieval.spans import (
     coarser_date,
@@ -1793,7 +1793,7 @@ def _carries(result: AgentResult, ids: list[str], embed: Any) -> bool:
 
 
 def compose(
-    result: AgentResult, llm: LLMReader | None = None, max_evidence: int = 10, embed: Any = None
+    result: AgentResult, llm: LLMReader | None = None, max_evidence: int = SHOWN, embed: Any = None
 ) -> Answer:
     """Graph-native first for attribution questions, then the LLM if configured, else extractive.
 

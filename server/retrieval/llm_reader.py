@@ -52,7 +52,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
@@ -319,7 +319,19 @@ def _focus(text: str, weight: dict[str, float], limit: int) -> tuple[str, float]
     return _clip(joined(picked), limit), share
 
 
-ON_IT = 10  # the turns an answer shows (``answer.compose``'s max_evidence): retrieved as on the question
+SHOWN = 10  # the turns an answer shows (``answer.compose``'s max_evidence): retrieved as on the question
+
+
+class _Scored(NamedTuple):
+    """One candidate line of :func:`layout`: ``kept`` (the draft's turn), its ``score``, retrieval
+    ``rank``, the ``entry``, its clipped ``text`` and the ``share`` of the question's words it holds."""
+
+    kept: bool
+    score: float
+    rank: int
+    entry: FusedEvidence
+    text: str
+    share: float
 
 
 def layout(
@@ -371,23 +383,24 @@ def layout(
     for rank, (entry, dated) in enumerate(candidates):
         text, share = _focus(dated, weight, max_chars)
         own = own_turn if (entry.evidence.speaker or {}).get("id") in ids else 0.0
-        scored.append((entry.id in keep, share + own + 0.5 / (1 + rank), rank, entry, text, share))
-    ranked = sorted(scored, key=lambda s: (s[0], s[1], -s[2]), reverse=True)
+        scored.append(_Scored(entry.id in keep, share + own + 0.5 / (1 + rank), rank, entry, text, share))
+    ranked = sorted(scored, key=lambda s: (s.kept, s.score, -s.rank), reverse=True)
     if gather:
-        theirs = [s for s in ranked if s[0] or (s[3].evidence.speaker or {}).get("id") in ids] or ranked
+        theirs = [s for s in ranked if s.kept or (s.entry.evidence.speaker or {}).get("id") in ids] or ranked
         # one line per session only among the turns on the question (a word of it said, or among
-        # the first ``ON_IT`` retrieved): spread over all, the person's small talk of other
+        # the first ``SHOWN`` retrieved): spread over all, the person's small talk of other
         # sessions took the lines ("Wow, what an experience!" for "What does Melanie do to destress?")
-        on_it = _spread([s for s in theirs if s[0] or s[5] > 0 or s[2] < ON_IT], max_evidence)
-        picked = {s[3].id for s in on_it}
-        chosen = on_it + [s for s in theirs if s[3].id not in picked][: max_evidence - len(on_it)]
+        on_it = _spread([s for s in theirs if s.kept or s.share > 0 or s.rank < SHOWN], max_evidence)
+        picked = {s.entry.id for s in on_it}
+        chosen = on_it + [s for s in theirs if s.entry.id not in picked][: max_evidence - len(on_it)]
     else:
         chosen = ranked[:max_evidence]
-    chosen.sort(key=lambda s: (s[3].evidence.ts or "", s[3].evidence.session or "", s[3].evidence.idx))
+    chosen.sort(key=lambda s: _said_order(s.entry))
     lines: list[str] = []
     entries: dict[int, FusedEvidence] = {}
     heading = None
-    for n, (_, _, _, entry, text, _) in enumerate(chosen, start=1):
+    for n, line in enumerate(chosen, start=1):
+        entry, text = line.entry, line.text
         ev = entry.evidence
         if (_when(ev.ts), ev.session) != heading:  # the date and session once per run of lines
             heading = (_when(ev.ts), ev.session)
@@ -401,15 +414,21 @@ def layout(
     return Layout("\n".join(lines), entries, listing=gather)
 
 
-def _spread(ranked: list[Any], n: int) -> list[Any]:
+def _said_order(entry: FusedEvidence) -> tuple[str, str, int]:
+    """Lines are numbered in the order they were said: by time, session and turn index."""
+    ev = entry.evidence
+    return (ev.ts or "", ev.session or "", ev.idx)
+
+
+def _spread(ranked: list[_Scored], n: int) -> list[_Scored]:
     """The first ``n`` of ``ranked`` (scored turns, best first) taking one turn per session
     before a second from any session, then the best of the rest: items of a list merged over
     sessions come from different sessions."""
-    first: list[Any] = []
-    rest: list[Any] = []
+    first: list[_Scored] = []
+    rest: list[_Scored] = []
     seen: set[str | None] = set()
     for item in ranked:
-        session = item[3].evidence.session
+        session = item.entry.evidence.session
         (rest if session in seen else first).append(item)
         seen.add(session)
     return (first + rest)[:n]

@@ -840,7 +840,7 @@ def test_a_list_question_spreads_over_sessions_only_the_turns_on_it():
     )
     gathered = {e.id for e in layout(question, max_evidence=4, gather=True).entries.values()}
     assert gathered == {"msg-1", "msg-2", "msg-4", "msg-5"}
-    # retrieved among the first ON_IT, a turn counts as on the question whatever its words
+    # retrieved among the first SHOWN, a turn counts as on the question whatever its words
     near = about("What hobbies does Leo have?", ["hobbies", "leo", "have"], [LEO], [*_sessions(), small])
     assert "msg-7" in {e.id for e in layout(near, max_evidence=4, gather=True).entries.values()}
 

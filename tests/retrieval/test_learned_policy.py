@@ -1064,3 +1064,35 @@ def test_the_ceiling_from_round_2_keeps_the_heuristics_round_1_and_its_plans_rep
             env.agent.step(state, actions, "replay", env.present(q))
         assert T.recall_at(state, q.gold, 2) == pytest.approx(row["oracle"])
     assert rows[-1]["oracle_plans"], "both answers are found from round 2 on (the heuristic ranks one top 2)"
+
+
+def test_cached_neighbours_retry_a_transient_error_and_never_cache_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The neighbour step is retried like a tool's call: one Neo4j hiccup is retried, and a lasting
+    one is raised without entering the persistent cache (which would replay it in later runs)."""
+    from bench import train_policy as T
+    from voxmem.errors import DatabaseUnavailable
+
+    monkeypatch.setattr(T.time, "sleep", lambda _s: None)
+    scope = AccessScope(space="s", access_policy="open", asker=None)
+    calls: list[int] = []
+
+    def flaky(_scope: AccessScope, anchors: list[str]) -> dict[str, list[Evidence]]:
+        calls.append(1)
+        if len(calls) == 1:
+            raise DatabaseUnavailable("internal error")
+        return {a: [] for a in anchors}
+
+    store: dict[tuple, Any] = {}
+    stats: dict[str, int] = defaultdict(int)
+    assert T.CachedNeighbours(flaky, store, stats)(scope, ["m1"]) == {"m1": []}
+    assert len(calls) == 2 and len(store) == 1
+
+    def down(_scope: AccessScope, _anchors: list[str]) -> dict[str, list[Evidence]]:
+        raise DatabaseUnavailable("down")
+
+    store.clear()
+    with pytest.raises(DatabaseUnavailable):
+        T.CachedNeighbours(down, store, stats)(scope, ["m2"])
+    assert store == {}
