@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import math
 import threading
 import time
 from collections import Counter, OrderedDict
@@ -525,21 +524,6 @@ class MessageVectorRetriever(_VectorRetriever):
 
 
 BM25_EXHAUSTIVE = 2_000  # read every Lucene match when the scope's df say there are at most this many
-
-
-def bm25_idf(docs: int, df: int) -> float:
-    """BM25's inverse document frequency of a word held by ``df`` of ``docs`` messages, as Lucene's
-    BM25Similarity and retrieve_messages_fulltext compute it: ln(1 + (docs - df + 0.5) / (df + 0.5))."""
-    return math.log(1.0 + (docs - df + 0.5) / (df + 0.5))
-
-
-def bm25_score(
-    tf: dict[str, int], length: int, idf: dict[str, float], avgdl: float, k1: float = 1.2, b: float = 0.75
-) -> float:
-    """BM25 of one message (its term counts ``tf`` and ``length`` in tokens) for query words with
-    ``idf``, the formula cypher/keyword/scored.cypher computes (tests check one against the other)."""
-    norm = k1 * (1 - b + b * length / avgdl)
-    return sum(w * tf[t] / (tf[t] + norm) for t, w in idf.items() if tf.get(t))
 
 
 @tool

@@ -27,7 +27,6 @@ from voxmem.core import Voxmem
 from voxmem.graph_schema.migrate import available_migrations, run_statements
 from voxmem.retrieval.scope import resolve_scope
 from voxmem.retrieval.service import RetrievalService
-from voxmem.retrieval.tools import bm25_idf, bm25_score
 from voxmem.stores.messages import AudioMessage, MessageStore, Turn
 
 pytestmark = pytest.mark.integration
@@ -71,6 +70,22 @@ def _person(services: Voxmem, space: str, key: str) -> str:
     return services.db.query(
         "MATCH (p:Participant {space: $space, key: $key}) RETURN p.id AS id", space=space, key=key
     )[0]["id"]
+
+
+def bm25_idf(docs: int, df: int) -> float:
+    """BM25's inverse document frequency of a word held by ``df`` of ``docs`` messages, as Lucene's
+    BM25Similarity and retrieve_messages_fulltext compute it: ln(1 + (docs - df + 0.5) / (df + 0.5))."""
+    return math.log(1.0 + (docs - df + 0.5) / (df + 0.5))
+
+
+def bm25_score(
+    tf: dict[str, int], length: int, idf: dict[str, float], avgdl: float, k1: float = 1.2, b: float = 0.75
+) -> float:
+    """BM25 of one message (its term counts ``tf`` and ``length`` in tokens) for query words with
+    ``idf``, the formula cypher/keyword/scored.cypher computes: the reference the test checks the
+    product's scores against."""
+    norm = k1 * (1 - b + b * length / avgdl)
+    return sum(w * tf[t] / (tf[t] + norm) for t, w in idf.items() if tf.get(t))
 
 
 @pytest.fixture()
