@@ -47,9 +47,15 @@ class Word:
 
 @dataclass
 class Transcript:
+    """``confident``: some segment decoded as Whisper decodes speech it hears (average log
+    probability at least -1.0, compression ratio at most 2.4: Whisper's own thresholds for a
+    failed decode). Half-speed speech under a lying 8 kHz header came out as "That's it." at
+    -1.56: words, but a guess; backends that give no scores leave it True."""
+
     text: str
     words: list[Word] = field(default_factory=list)
     language: str = "en"
+    confident: bool = True
 
 
 def resolve_model(name: str, cache_dir: Path | None = None) -> str:
@@ -268,13 +274,18 @@ def build_transcriber(settings: Settings) -> Transcriber:
     raise AsrUnavailable(f"unknown ASR backend {settings.asr_backend!r}: use faster-whisper or whisperx")
 
 
+# Whisper's thresholds for a decode that failed (its temperature fallback starts past them).
+_LOGPROB_FLOOR = -1.0
+_COMPRESSION_CEILING = 2.4
+
+
 def _is_speech(segment: Any) -> bool:
     """Whisper's own no-speech rule: a segment it thinks is not speech *and* decodes with low
     confidence is dropped (white noise and tones otherwise come out as "", "." or a stock
     phrase, and became turns with a speaker of their own)."""
     no_speech = getattr(segment, "no_speech_prob", 0.0) or 0.0
     logprob = getattr(segment, "avg_logprob", 0.0) or 0.0
-    return not (no_speech > 0.6 and logprob < -1.0)
+    return not (no_speech > 0.6 and logprob < _LOGPROB_FLOOR)
 
 
 # What Whisper writes for noise, music or a hum when it has nothing to hear (seen on white
@@ -313,4 +324,9 @@ def _transcript(segments: list, language: str = "en") -> Transcript:
     segments = [s for s in segments if _is_speech(s)]
     words = [Word(w.start, w.end, w.word.strip()) for s in segments for w in (s.words or [])]
     text = " ".join(s.text.strip() for s in segments).strip()
-    return Transcript(text=text, words=words, language=language)
+    confident = any(
+        (getattr(s, "avg_logprob", 0.0) or 0.0) >= _LOGPROB_FLOOR
+        and (getattr(s, "compression_ratio", 0.0) or 0.0) <= _COMPRESSION_CEILING
+        for s in segments
+    )
+    return Transcript(text=text, words=words, language=language, confident=confident)

@@ -252,9 +252,15 @@ class TurnPipeline:
         # the caller's hints, then (VOXMEM_ASR_SPACE_NAMES) the names the space gives people
         known = self.participants.known_names(space) if voice.settings.asr_space_names else []
         hints = with_known_names(vocabulary, known)
-        text = voice.asr.transcribe(audio.samples, vocabulary=hints).text
+        transcript = voice.asr.transcribe(audio.samples, vocabulary=hints)
+        text = transcript.text
         if not is_speech_text(text):
             raise self._no_speech(turn.audio, f"no words recognised in the audio (ASR gave {text[:20]!r})")
+        # Words decoded only as a guess may be speech under a lying WAV header (half-speed
+        # speech under an 8 kHz header gave "That's it."): refused when another reading of the
+        # same samples is heard confidently; a real but unclear voice is stored as before.
+        if not transcript.confident and (hint := self._header_hint(turn.audio)):
+            raise AudioError("corrupt", f"the ASR heard only a low-confidence guess ({text[:40]!r}) {hint}")
         text_vec = self.embedder.embed_one(text or " ")
         router = voice.router(turn.policy)
         ts = iso_timestamp(turn.ts)
@@ -299,13 +305,15 @@ class TurnPipeline:
     def _header_hint(self, raw: bytes | Audio | None) -> str | None:
         """Why audio without speech may be a WAV with a lying header: the same samples, read at
         another common rate or channel count, hold speech the ASR hears as words
-        (``decode.other_readings``, at most three ASR tries). Runs only on a no-speech path."""
+        (``decode.other_readings``, at most three ASR tries) confidently. Runs only on a path
+        that failed: no speech, or words heard only as a low-confidence guess."""
         if not isinstance(raw, bytes):
             return None
         vad, asr = self.voice.vad, self.voice.asr
         readings = other_readings(raw, lambda a: sum(r.duration for r in vad.regions(a)))
         for reading in islice(readings, 3):
-            if is_speech_text(asr.transcribe(reading.audio.samples).text):
+            heard = asr.transcribe(reading.audio.samples)
+            if heard.confident and is_speech_text(heard.text):
                 return reading.hint()
         return None
 

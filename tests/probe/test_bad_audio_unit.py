@@ -4,11 +4,12 @@ bounded by the upload's size whatever its header claims (finding 1)."""
 from __future__ import annotations
 
 import tracemalloc
+from types import SimpleNamespace
 
 import pytest
 import scipy.signal  # noqa: F401  (imported before tracing: its import is not the upload's cost)
 
-from voxmem.asr.transcriber import is_speech_text
+from voxmem.asr.transcriber import _transcript, is_speech_text
 from voxmem.audio import AudioError, AudioLimits, decode_audio, validate_audio
 
 from .corpus import NON_SPEECH, bad_audio
@@ -155,3 +156,22 @@ def test_whisper_output_for_noise_is_not_speech(text: str) -> None:
 )
 def test_words_in_any_script_are_speech(text: str) -> None:
     assert is_speech_text(text)
+
+
+def _segment(text: str, logprob: float, ratio: float, no_speech: float = 0.1) -> SimpleNamespace:
+    return SimpleNamespace(
+        text=text, words=[], avg_logprob=logprob, compression_ratio=ratio, no_speech_prob=no_speech
+    )
+
+
+def test_a_transcript_is_confident_only_when_a_segment_decoded_as_heard_speech() -> None:
+    """Half-speed speech under a lying 8 kHz header decoded to "That's it." at log probability
+    -1.56 (no-speech 0.58, so it was kept): words, but a guess, which the spoken-turn path now
+    checks against other readings of the header. A looping decode (compression ratio past 2.4)
+    is a guess too; one clear segment makes the whole transcript confident."""
+    guess = _transcript([_segment(" That's it.", -1.56, 0.56, 0.58)])
+    assert guess.text == "That's it." and not guess.confident
+    loop = _transcript([_segment(" That's it, that's it, that's it, that's it.", -0.4, 2.9)])
+    assert not loop.confident
+    clear = _transcript([_segment(" That's it.", -1.56, 0.56), _segment(" Lunch on Sunday.", -0.57, 0.9)])
+    assert clear.confident and clear.text == "That's it. Lunch on Sunday."
