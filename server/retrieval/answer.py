@@ -107,11 +107,11 @@ def _stem(word: str, irregular: bool = True) -> str:
     return word[:5]
 
 
-def _overlap(needle: list[str], text: str, irregular: bool = True) -> float:
-    """Share of the needle's content words (by stem: :func:`_stem`) found in ``text``."""
+def _overlap(needle: list[str], said: list[str], irregular: bool = True) -> float:
+    """Share of the needle's content words (by stem: :func:`_stem`) among the words ``said``."""
     if not needle:
         return 0.0
-    here = {_stem(w, irregular) for w in content_words(text)}
+    here = {_stem(w, irregular) for w in said}
     stems = {_stem(w, irregular) for w in needle}
     return len(stems & here) / len(stems)
 
@@ -140,14 +140,16 @@ class Meaning:
             out.append(float(q @ v) / denom)
         return out
 
-    def scores(self, query: str, texts: list[str], irregular: bool = True) -> list[float]:
+    def closeness(self, query: str, texts: list[str]) -> list[float]:
+        """The meaning part of :meth:`scores` alone (0 below ``floor``, 1 from ``floor + span``)."""
+        return [min(1.0, max(0.0, (c - self.floor) / self.span)) for c in self._cosines(query, texts)]
+
+    def scores(self, query: str, texts: list[str]) -> list[float]:
         needle = content_words(query)
-        cos = self._cosines(query, texts)
-        out = []
-        for text, c in zip(texts, cos, strict=True):
-            semantic = min(1.0, max(0.0, (c - self.floor) / self.span))
-            out.append(max(_overlap(needle, text, irregular), semantic))
-        return out
+        return [
+            max(_overlap(needle, content_words(text)), close)
+            for text, close in zip(texts, self.closeness(query, texts), strict=True)
+        ]
 
 
 _REQUEST_FORM = re.compile(
@@ -1033,7 +1035,10 @@ class ExtractiveAnswerer:
                 for w, v in weight.items()
             }
         total = sum(weight.values()) or 1.0
-        semantic = self.meaning.scores(reading.text, [c[0] for c in candidates])
+        # the question's words and each sentence's closeness in meaning, once: a sentence's word
+        # share is taken below, after it is known whether its irregular verbs count
+        needle = content_words(reading.text)
+        closeness = self.meaning.closeness(reading.text, [c[0] for c in candidates])
         name_words = _name_words(people)
         name_stems = {_stem(w) for w in name_words}
         topic = {stems[w] for w in wanted} - name_stems
@@ -1081,16 +1086,18 @@ class ExtractiveAnswerer:
         admitted: list[
             tuple[int, str, FusedEvidence, float, bool, FusedEvidence | None, set[str], bool, bool]
         ] = []
-        for rank, ((sentence, entry), sem) in enumerate(zip(candidates, semantic, strict=True)):
-            words_here = {_stem(w) for w in content_words(sentence)}
+        for rank, ((sentence, entry), close) in enumerate(zip(candidates, closeness, strict=True)):
+            words_said = content_words(sentence)
+            words_here = {_stem(w) for w in words_said}
             # A verb met only in its irregular form counts when it is all the question asks besides
             # the people ("What did Kworth find?" / "i have found it: …": the thing found is asked
             # for) or the sentence answers a question put to its speaker; otherwise "How does Richard
             # think about the article?" is answered by "I thought of a thing." (held-out, eighth pass)
-            alone = _verbs_alone(wanted, stems, topic, sentence)
-            if alone and not topic <= alone and not _replies_to_question(entry, turns):
+            alone = _verbs_alone(wanted, stems, topic, words_said, words_here)
+            irregular = not (alone and not topic <= alone and not _replies_to_question(entry, turns))
+            if not irregular:
                 words_here -= alone
-                sem = self.meaning.scores(reading.text, [sentence], irregular=False)[0]
+            sem = max(_overlap(needle, words_said, irregular), close)  # as Meaning.scores, irregular or not
             # A question states nothing ("What got you into running?"); its answer is the reply,
             # which must then be by or about the people asked about.
             # a question put to the listener ("What got you into running?") is about them
@@ -1341,7 +1348,7 @@ class ExtractiveAnswerer:
             span = short_span(shape, sentence, None, people)
             if span is not None:
                 return span, [entry.id]
-            reply = by_turn.get((entry.evidence.session, entry.evidence.idx + 1))
+            reply = _next_turn(entry, by_turn)
             if sentence.rstrip().endswith("?") and reply is not None:
                 text = reply.evidence.text
                 span = place_phrase(text, people) if shape == "place" else short_span(shape, text, None)
@@ -1431,12 +1438,13 @@ def _people_words(result: AgentResult) -> set[str]:
     return {w for p in people for m in _mentions(p) for w in m.split()}
 
 
-def _verbs_alone(wanted: list[str], stems: dict[str, str], topic: set[str], sentence: str) -> set[str]:
+def _verbs_alone(
+    wanted: list[str], stems: dict[str, str], topic: set[str], said: list[str], here: set[str]
+) -> set[str]:
     """The question's words a sentence meets only through an irregular form ("think" / "thought",
     :data:`~voxmem.extractors.offline.lexicon.IRREGULAR_PAST`) when it meets none of the question's
-    other words (names aside) at all, else the empty set."""
-    said = content_words(sentence)
-    here = {_stem(w) for w in said}
+    other words (names aside) at all, else the empty set. ``said``: the sentence's content words;
+    ``here``: their stems (:func:`_stem`), as the caller has them."""
     plain = {_stem(w, irregular=False) for w in said}
     met = {stems[w] for w in wanted if stems[w] in topic and stems[w] in here}
     alone = {stems[w] for w in wanted if stems[w] in met and _stem(w, irregular=False) not in plain}
@@ -1447,7 +1455,7 @@ def _replies_to_question(entry: FusedEvidence, turns: dict[tuple[str, int], Fuse
     """Whether the turn before this one (in the evidence) is someone else's and asks something: this
     one answers it, and refers back to it rather than repeating its words ("You went out with a guy
     in the Navy?" / "Yeah, I met him when I was playing guitar in the park.")."""
-    before = turns.get((entry.evidence.session, entry.evidence.idx - 1))
+    before = _next_turn(entry, turns, -1)
     if before is None or _speaker_id(before) in (None, _speaker_id(entry)):
         return False
     return any(_asks(x) for x in split_sentences(before.evidence.text))
@@ -1463,12 +1471,12 @@ def _followed_up(entry: FusedEvidence, turns: dict[tuple[str, int], FusedEvidenc
     """The speaker's next turn when the listener's turn between asks only for a detail of this one
     and that turn answers it with a statement ("Just got some new shoes, too!" / "Love that colour!
     For walking or running?" / "These are for running."), else None; both turns in the evidence."""
-    key = (entry.evidence.session, entry.evidence.idx)
-    asking, answer = turns.get((key[0], key[1] + 1)), turns.get((key[0], key[1] + 2))
-    if asking is None or answer is None:
-        return None
     speaker = _speaker_id(entry)
-    if speaker is None or _speaker_id(asking) in (None, speaker) or _speaker_id(answer) != speaker:
+    asking = _reply(entry, turns) if speaker is not None else None  # the listener's turn
+    if asking is None:
+        return None
+    answer = _next_turn(asking, turns)
+    if answer is None or _speaker_id(answer) != speaker:
         return None
     last = (split_sentences(asking.evidence.text) or [""])[-1].strip()
     if not (_ELLIPTIC.match(last) or _DETAIL_ASKED.match(last)):
@@ -1479,11 +1487,19 @@ def _followed_up(entry: FusedEvidence, turns: dict[tuple[str, int], FusedEvidenc
 def _reply(entry: FusedEvidence, turns: dict[tuple[str, int], FusedEvidence]) -> FusedEvidence | None:
     """The next turn of the same session, among the evidence, when someone else says it: the
     answer to a question ("What motivated you?" / "My own journey and the support I got.")."""
-    nxt = turns.get((entry.evidence.session, entry.evidence.idx + 1))
+    nxt = _next_turn(entry, turns)
     if nxt is None:
         return None
     asker, replier = _speaker_id(entry), _speaker_id(nxt)
     return nxt if replier and replier != asker else None
+
+
+def _next_turn(
+    entry: FusedEvidence, turns: dict[tuple[str, int], FusedEvidence], step: int = 1
+) -> FusedEvidence | None:
+    """The turn ``step`` places after this one in its session (before it, when negative), if the
+    evidence holds it: the one lookup of a line's neighbour turn."""
+    return turns.get((entry.evidence.session, entry.evidence.idx + step))
 
 
 _ASIDE_WORDS = {
@@ -1561,7 +1577,7 @@ def _reason_after(
     dangerous, that's why."), and shares few of the question's words; a reason for something
     else ("I skipped the gym because my knee hurts") is neither."""
     for step in (1, 2):
-        later = turns.get((entry.evidence.session, entry.evidence.idx + step))
+        later = _next_turn(entry, turns, step)
         if later is None or _speaker_id(later) != _speaker_id(entry):
             continue
         text = later.evidence.text
