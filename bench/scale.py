@@ -696,6 +696,7 @@ def profile(services: Voxmem, retrieval: RetrievalService, text: str) -> str:
                 # the BM25 words and exhaustive read of retrieve_messages_fulltext (migration 0013)
                 "query_text": " ".join(keyword_terms(text)),
                 "exhaustive": MessageFulltextRetriever.exhaustive,
+                "seek_sessions": MessageFulltextRetriever.seek_sessions,
             }
             with services.db.driver.session(database=services.db.database) as session:
                 body = "\n".join(

@@ -11,6 +11,7 @@
 // :param ts_to => null
 // :param query_text => 'plumber'
 // :param exhaustive => 2000
+// :param seek_sessions => 100
 // :param k => 10
 // :param lean => false
 // Retrieval tool: full-text (BM25) search over message text, inside the asker's access scope.
@@ -21,7 +22,14 @@
 // messages: its number of messages and total length (the Session nodes of
 // @access.keyword_sessions: the space for open, the asker's sessions for participant; private's
 // residual there) and each query word's document frequency (the (:Bm25Term {space, session, term})
-// nodes, through the (space, term) index: at most one per session per word). The words are the
+// nodes: at most one per session per word). A scope of at most $seek_sessions distinct sessions
+// reads them by one seek of the (space, id) and (space, session, term) keys per session (and word);
+// the space, or a larger scope, reads each word's nodes through the (space, term) index and keeps
+// its sessions' (a scan of every session of the space holding the word: ~3,000 rows for a 7-word
+// query at 100k). The df reads alone, 5 words, random scopes of the 100k space's 500 sessions, p50
+// ms scan / seek: 50 sessions 8.5 / 4.7, 100: 10.7 / 7.9, 200: 6.3 / 13.7, 500: 8.6 / 41.0
+// (load ~10; docs/retrieval.md "BM25 from the asker's scope: the latency won back"). Same sums
+// either way (the sessions are deduplicated first: private's addressed sessions repeat). The words are the
 // tokens of $query_text (the tool's keyword terms) by @keyword.tokens, as the messages' were. Then the
 // Lucene candidates below, each scored exactly with those statistics (@keyword.scored). Lucene returns
 // its top $fetch by its own index-wide scores, so when the scope holds more matches than that,
@@ -45,20 +53,42 @@
 // vector, SPLADE, fact and attribute queries break ties the same way.
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Params: $space, $access_policy, $asker, $lucene (escaped Lucene query), $query_text (its words),
-//         $fetch, $exhaustive, $k, $speaker, $addressee, $session, $ts_from, $ts_to, $lean (@rows.message)
+//         $fetch, $exhaustive, $seek_sessions, $k, $speaker, $addressee, $session, $ts_from, $ts_to, $lean (@rows.message)
 @access.asker()
 WITH asker, asker_sessions, @access.keyword_sessions() AS scope_sessions,
      reduce(w = [], t IN @keyword.tokens($query_text) | CASE WHEN t IN w THEN w ELSE w + t END) AS words
 CALL (scope_sessions) {
+  UNWIND coalesce(scope_sessions, []) AS sid
+  RETURN collect(DISTINCT sid) AS sids
+}
+WITH asker, asker_sessions, scope_sessions, words, sids,
+     scope_sessions IS NOT NULL AND size(sids) <= $seek_sessions AS seek
+CALL (scope_sessions, sids, seek) {
+  WITH scope_sessions WHERE NOT seek
   MATCH (s:Session)
   WHERE s.space = $space AND s.id IS NOT NULL AND (scope_sessions IS NULL OR s.id IN scope_sessions)
   RETURN sum(coalesce(s.bm25_docs, 0)) AS docs, sum(coalesce(s.bm25_length, 0)) AS length
+  UNION ALL
+  WITH sids WHERE seek
+  UNWIND sids AS sid
+  MATCH (s:Session {space: $space, id: sid})
+  RETURN sum(coalesce(s.bm25_docs, 0)) AS docs, sum(coalesce(s.bm25_length, 0)) AS length
 }
-CALL (scope_sessions, words) {
+WITH asker, asker_sessions, scope_sessions, words, sids, seek, sum(docs) AS docs, sum(length) AS length
+CALL (scope_sessions, sids, seek, words) {
   UNWIND words AS word
-  OPTIONAL MATCH (d:Bm25Term {space: $space, term: word})
-  WHERE scope_sessions IS NULL OR d.session IN scope_sessions
-  WITH word, sum(coalesce(d.df, 0)) AS df
+  CALL (scope_sessions, sids, seek, word) {
+    WITH scope_sessions, word WHERE NOT seek
+    OPTIONAL MATCH (d:Bm25Term {space: $space, term: word})
+    WHERE scope_sessions IS NULL OR d.session IN scope_sessions
+    RETURN sum(coalesce(d.df, 0)) AS df
+    UNION ALL
+    WITH sids, word WHERE seek
+    UNWIND sids AS sid
+    OPTIONAL MATCH (d:Bm25Term {space: $space, session: sid, term: word})
+    RETURN sum(coalesce(d.df, 0)) AS df
+  }
+  WITH word, sum(df) AS df
   RETURN collect(word) AS terms, collect(df) AS dfs
 }
 WITH asker, asker_sessions, terms, reduce(n = 0, df IN dfs | n + df) AS matches,
@@ -81,7 +111,9 @@ WHERE m.space = $space
         MATCH (m)-[:ADDRESSES]->(a:Participant) WHERE a.id = $addressee OR a.key = $addressee })
   AND ($ts_from IS NULL OR m.ts >= datetime($ts_from))
   AND ($ts_to IS NULL OR m.ts <= datetime($ts_to))
-WITH m, @keyword.scored(m, terms, idfs, avgdl) AS score, candidates, fetched
+WITH m, candidates, fetched, terms, idfs, coalesce(m.bm25_terms, []) AS mt, m.bm25_tf AS mtf,
+     1.2 * (0.25 + 0.75 * m.bm25_len / avgdl) AS norm
+WITH m, @keyword.scored(mt, mtf, norm, terms, idfs) AS score, candidates, fetched
 WITH m, score, candidates, fetched ORDER BY score DESC, m.session, m.idx, m.id LIMIT $k
 RETURN @rows.message(m), score, candidates, fetched
 ORDER BY score DESC, session, idx, id;

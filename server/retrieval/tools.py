@@ -524,6 +524,11 @@ class MessageVectorRetriever(_VectorRetriever):
 
 
 BM25_EXHAUSTIVE = 2_000  # read every Lucene match when the scope's df say there are at most this many
+# a scope of at most this many sessions reads its BM25 counters by one index seek per session (and
+# word); a larger one scans the space's counters of each word and keeps its sessions' (measured
+# crossover 100-200 sessions at 5 words on the 100k benchmark's 500-session space; docs/retrieval.md
+# "BM25 from the asker's scope: the latency won back"). The numbers are the same either way.
+BM25_SEEK_SESSIONS = 100
 
 
 @tool
@@ -543,12 +548,17 @@ class MessageFulltextRetriever(_FulltextRetriever):
     ft_query = "retrieve_messages_fulltext"
     queries = (ft_query,)
     exhaustive = BM25_EXHAUSTIVE
+    seek_sessions = BM25_SEEK_SESSIONS
 
     def _filters(self, filters: Filters) -> dict[str, Any]:
         return _message_filters(filters)
 
     def _text_params(self, text: str) -> dict[str, Any]:
-        return {"query_text": " ".join(keyword_terms(text)), "exhaustive": self.exhaustive}
+        return {
+            "query_text": " ".join(keyword_terms(text)),
+            "exhaustive": self.exhaustive,
+            "seek_sessions": self.seek_sessions,
+        }
 
     def _hits(self, rows: list[dict[str, Any]]) -> list[Hit]:
         return _message_hits(rows, self.name)

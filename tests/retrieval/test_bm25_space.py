@@ -299,3 +299,47 @@ def test_a_spoken_turn_is_counted_as_a_typed_one(services: Voxmem, spaces: list[
             {("s1", t): 1 for t in ["fixed", "is", "plumber", "said", "sink"]} | {("s1", "the"): 1},
         )
     )
+
+
+def test_the_scope_s_statistics_are_the_same_sought_or_scanned(
+    services: Voxmem, retrieval: RetrievalService, spaces: list[str]
+) -> None:
+    """The query reads a scope of at most ``seek_sessions`` sessions by one index seek per session
+    and word, a larger one by a scan of the space's counters of each word, and the space's own
+    counters for an asker in every session (docs/retrieval.md "BM25 from the asker's scope: the
+    latency won back"). Each way must give the same numbers: here every asker's ranking (ids and
+    scores, to the last bit) is the same with the seek forced (a bound of 100) and the scan forced
+    (0), participant and private; private's sessions repeat (two turns of s2 addressed to Maya,
+    who never joined it, as the memory pipeline infers it) and must count once; and Leo, in every
+    session, ranks as the open space does."""
+    space = _space(services, "participant", "ways")
+    spaces.append(space)
+    _say(services, space, MINE)  # s1: Maya, Leo
+    _say(services, space, [("s2", "Ann", "plumber " * (i % 3 + 1) + "hose sink") for i in range(5)], 10)
+    _say(services, space, [("s2", "Leo", "The hose is long.")], 20)
+    _say(services, space, [("s3", "Maya", "The sink again, the plumber said."), ("s3", "Leo", "Fine.")], 30)
+    maya, leo, ann = (_person(services, space, key) for key in ("maya", "leo", "ann"))
+    services.db.execute(
+        "MATCH (m:Message {space: $space, session: 's2'}) WHERE m.idx < 2 "
+        "MATCH (p:Participant {space: $space, id: $maya}) "
+        "MERGE (m)-[:ADDRESSES {source: 'inferred'}]->(p)",
+        space=space,
+        maya=maya,
+    )
+    tool = retrieval.tools["message_fulltext"]
+
+    def ranking(policy: str, asker: str | None, seek_sessions: int) -> list[tuple[str, float]]:
+        services.db.execute("MATCH (s:Space {id: $space}) SET s.policy = $p", space=space, p=policy)
+        tool.seek_sessions = seek_sessions
+        try:
+            return _ranking(retrieval, services, space, asker)
+        finally:
+            del tool.seek_sessions  # back to the class's bound
+
+    for policy in ("participant", "private"):
+        for asker in (maya, leo, ann):
+            sought = ranking(policy, asker, 100)
+            assert sought, (policy, asker)
+            assert ranking(policy, asker, 0) == sought, (policy, asker)
+    assert ranking("private", maya, 100) != ranking("participant", maya, 100)  # s2 counts for her
+    assert ranking("participant", leo, 100) == ranking("open", None, 100)

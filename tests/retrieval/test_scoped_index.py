@@ -341,6 +341,7 @@ def test_fulltext_reports_its_lucene_hits(households, retrieval, services) -> No
         scope = resolve_scope(services.db, house.space, asker)
         params = {**scope.params(), "lucene": "plumber OR garage OR pizza OR peanuts", "k": 50}
         params |= {"query_text": "plumber garage pizza peanuts", "exhaustive": 0}  # Lucene's $fetch
+        params |= {"seek_sessions": tool.seek_sessions}
         params |= {key: None for key in ("speaker", "addressee", "session", "ts_from", "ts_to")}
         rows = tool.run("retrieve_messages_fulltext", fetch=500, **params)
         assert len({r["candidates"] for r in rows}) <= 1, name
