@@ -1278,7 +1278,7 @@ class ExtractiveAnswerer:
             # "Just got some new shoes!" / "For walking or running?" / "These are for running."
             detail = " ".join(x for x in split_sentences(followed.evidence.text) if not _asks(x))
             said_more = f"{_label(followed.evidence.speaker)}: {detail.strip()}"
-            return f"{text} … {said_more}", [entry.id, followed.id], fits
+            return f"{text}{when} … {said_more}", [entry.id, followed.id], fits  # the day it was said stays
         if named_ids and wants_list(reading.text):
             # "What has Ana painted?": the items sit in several of her turns, each on its own topic
             floor = self.min_support * self.list_floor
@@ -1468,9 +1468,11 @@ _DETAIL_ASKED = re.compile(r"^(?:which|what|where|when|how|who|whom)(?:\s+[\w'�
 
 
 def _followed_up(entry: FusedEvidence, turns: dict[tuple[str, int], FusedEvidence]) -> FusedEvidence | None:
-    """The speaker's next turn when the listener's turn between asks only for a detail of this one
-    and that turn answers it with a statement ("Just got some new shoes, too!" / "Love that colour!
-    For walking or running?" / "These are for running."), else None; both turns in the evidence."""
+    """The speaker's next turn when the listener's turn between asks for a detail of this one (a
+    fragment, :data:`_ELLIPTIC` / :data:`_DETAIL_ASKED`, or a question about what it told:
+    :func:`_asks_about`) and that turn answers it with a statement ("Just got some new shoes, too!" /
+    "Love that colour! For walking or running?" / "These are for running."), else None; both turns
+    in the evidence."""
     speaker = _speaker_id(entry)
     asking = _reply(entry, turns) if speaker is not None else None  # the listener's turn
     if asking is None:
@@ -1479,9 +1481,26 @@ def _followed_up(entry: FusedEvidence, turns: dict[tuple[str, int], FusedEvidenc
     if answer is None or _speaker_id(answer) != speaker:
         return None
     last = (split_sentences(asking.evidence.text) or [""])[-1].strip()
-    if not (_ELLIPTIC.match(last) or _DETAIL_ASKED.match(last)):
+    if not (_ELLIPTIC.match(last) or _DETAIL_ASKED.match(last) or _asks_about(last, entry, asking)):
         return None
     return answer if any(not _asks(x) for x in split_sentences(answer.evidence.text)) else None
+
+
+def _asks_about(question: str, entry: FusedEvidence, asking: FusedEvidence) -> bool:
+    """Whether the listener's ``question`` asks about what ``entry`` told: it ends in a question
+    mark and shares a word (by stem, the two speakers' names aside) with the told turn. Why: the
+    listener asks for the detail in their own words, not in a fragment ("You went out with a guy in
+    the Navy?" after "that guy I went out with, who's in the Navy"; "What dance were you doing?"
+    after "I used to compete in a few dance competitions … my team won first place"), and the
+    speaker's answer ("Yeah, I met him when …", "We did a contemporary piece called …") is what the
+    told turn left out; a question about something else ("Did you ride it to work yet?" after "I
+    got a new bike") shares no word with it."""
+    if not question.rstrip().endswith("?"):
+        return False
+    names = _name_words([p for p in (entry.evidence.speaker, asking.evidence.speaker) if p])
+    asked = {_stem(w) for w in content_words(question) if w not in names}
+    told = {_stem(w) for w in content_words(entry.evidence.text) if w not in names}
+    return bool(asked & told)
 
 
 def _reply(entry: FusedEvidence, turns: dict[tuple[str, int], FusedEvidence]) -> FusedEvidence | None:

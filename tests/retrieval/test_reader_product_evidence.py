@@ -119,3 +119,25 @@ def test_a_listener_s_fragment_question_gets_the_detail_the_statement_left_out()
     # a listener's question with a clause of its own asks about something else
     asked = [bike[0], _hit("m2", "Did you ride it to work yet?", "Sophie", ["Leo"]), bike[2]]
     assert "mountains" not in _ask("What is the new bike Leo got used for?", asked).answer
+
+
+def test_a_listener_s_question_about_the_statement_gets_the_detail_it_left_out():
+    # hand-written; the shape of LoCoMo dev's "… my team won first place at a regionals" / "What
+    # dance were you doing?" / "We just did a contemporary piece called …": the listener's question
+    # is no fragment, but it asks about what was just said (shares a word with it), and the
+    # speaker's next turn answers it
+    choir = [
+        _hit("m1", "Our choir performed at the spring festival, our best show yet!", "Leo", ["Sophie"]),
+        _hit("m2", "Congrats! Which piece did you end up performing?", "Sophie", ["Leo"]),
+        _hit("m3", "An old folk song called Wild Mountain Thyme, everyone joined in.", "Leo", ["Sophie"]),
+    ]
+    answer = _ask("What did Leo's choir perform at the spring festival?", choir).answer
+    assert "spring festival" in answer and "Wild Mountain Thyme" in answer
+    # a date question keeps the day the statement was said before the detail
+    answer = _ask("When did Leo's choir perform at the spring festival?", choir).answer
+    assert "(said on 8 May 2026)" in answer and "Wild Mountain Thyme" in answer
+    # a question about something the statement never said appends nothing
+    dinner = _hit("m2", "Congrats! Are you coming to dinner on Friday?", "Sophie", ["Leo"])
+    other = [choir[0], dinner, choir[2]]
+    answer = _ask("What did Leo's choir perform at the spring festival?", other).answer
+    assert "spring festival" in answer and "Wild Mountain Thyme" not in answer
