@@ -17,7 +17,9 @@
 // Params: $space, $access_policy, $asker, $lucene, $fetch, $k, $participant, $kind, $current_only,
 //         $ts_from, $ts_to
 @access.asker()
-CALL db.index.fulltext.queryNodes('attribute_text', $lucene, {limit: $fetch}) YIELD node AS at, score
+CALL db.index.fulltext.queryNodes('attribute_scoped_text',
+                                  @access.space_lucene_filter() + '+text:(' + $lucene + ')',
+                                  {limit: $fetch}) YIELD node AS at, score
 WITH asker, asker_sessions, at, score
 WHERE at.space = $space
   AND @access.attribute(at)

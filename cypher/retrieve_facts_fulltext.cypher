@@ -13,7 +13,7 @@
 // :param ts_from => null
 // :param k => 10
 // Retrieval tool: full-text (BM25) search over fact content, inside the asker's access scope.
-// Over-fetches ($fetch) from the shared Lucene index and filters.
+// Lucene returns the space's facts only (@access.space_lucene_filter); over-fetches ($fetch) and filters.
 // Scope: @access.fact (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Filters: $speaker (STATED_BY), $addressee (ADDRESSED_TO), $about (ABOUT) as participant id or
 // name key; $session (a provenance message in it); $ts_from/$ts_to (validity interval overlaps);
@@ -21,7 +21,9 @@
 // Params: $space, $access_policy, $asker, $lucene, $fetch, $k, $speaker, $addressee, $about, $session,
 //         $ts_from, $ts_to, $current_only
 @access.asker()
-CALL db.index.fulltext.queryNodes('fact_content', $lucene, {limit: $fetch}) YIELD node AS f, score
+CALL db.index.fulltext.queryNodes('fact_scoped_content',
+                                  @access.space_lucene_filter() + '+content:(' + $lucene + ')',
+                                  {limit: $fetch}) YIELD node AS f, score
 WITH asker, asker_sessions, f, score
 WHERE f.space = $space
   AND @access.fact(f)

@@ -25,7 +25,9 @@
 @access.asker()
 CALL (asker) {
   WITH asker WHERE $lucene IS NOT NULL
-  CALL db.index.fulltext.queryNodes('fact_content', $lucene, {limit: $fetch}) YIELD node, score
+  CALL db.index.fulltext.queryNodes('fact_scoped_content',
+                                    @access.space_lucene_filter() + '+content:(' + $lucene + ')',
+                                    {limit: $fetch}) YIELD node, score
   RETURN node AS f, score
   UNION
   WITH asker WHERE $lucene IS NULL AND $about IS NOT NULL

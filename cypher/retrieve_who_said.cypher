@@ -14,7 +14,9 @@
 // Scope: @access.message (the access rule, written once in cypher/access/; MODEL.md "Access scopes").
 // Params: $space, $access_policy, $asker, $lucene (e.g. '"count faster"'), $fetch, $k, $session, $ts_from, $ts_to
 @access.asker()
-CALL db.index.fulltext.queryNodes('message_text', $lucene, {limit: $fetch}) YIELD node AS m, score
+CALL db.index.fulltext.queryNodes('message_scoped_text',
+                                  @access.space_lucene_filter() + '+text:(' + $lucene + ')',
+                                  {limit: $fetch}) YIELD node AS m, score
 WITH asker, asker_sessions, m, score
 WHERE m.space = $space
   AND @access.message(m)

@@ -37,7 +37,13 @@ def test_schema_has_vector_and_fulltext_indexes(services: Voxmem) -> None:
         "speaker_centroid",
     ):
         assert by_name[name]["type"] == "VECTOR" and by_name[name]["state"] == "ONLINE"
-    for name in ("message_text", "fact_content", "attribute_text", "participant_names"):
+    for name in (
+        "message_text",
+        "message_scoped_text",
+        "fact_scoped_content",
+        "attribute_scoped_text",
+        "participant_names",
+    ):
         assert by_name[name]["type"] == "FULLTEXT" and by_name[name]["state"] == "ONLINE"
 
 

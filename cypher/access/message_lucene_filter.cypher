@@ -12,4 +12,4 @@
 // third pass"). A shortcut, never the gate: the query still applies @access.message to every hit.
 // Needs `asker` and `asker_sessions` from @access.asker().
 // Params: $space, $access_policy
-'+space:"' + $space + '"^0 ' + @access.message_lucene_sessions()
+@access.space_lucene_filter() + @access.message_lucene_sessions()

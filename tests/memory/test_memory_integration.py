@@ -278,7 +278,7 @@ def test_delete_participant_cascades_and_proves_nothing_left(app_client, space_h
     assert {index for index, _, _ in fulltext_hits(services.db, space, {"Maya"})} == {
         "message_text",
         "message_scoped_text",
-        "fact_content",
+        "fact_scoped_content",
     }
     copies = vector_copies(services.db, space, named)
     assert len(copies) == 2, copies  # Tom's "Maya, your room ..." turn and his fact, nothing else

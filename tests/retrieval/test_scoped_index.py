@@ -346,3 +346,39 @@ def test_fulltext_reports_its_lucene_hits(households, retrieval, services) -> No
         rows = tool.run("retrieve_messages_fulltext", fetch=500, **params)
         assert len({r["candidates"] for r in rows}) <= 1, name
         assert all(len(rows) <= r["candidates"] < 500 for r in rows), name
+
+
+def test_other_spaces_facts_and_attributes_do_not_take_the_fetch_limit(services, retrieval) -> None:
+    """The fact and attribute full-text indexes were shared by every space, and the fetch limit
+    was taken before the space filter: another space's thirty short "plumber" facts outranked the
+    space's one long fact and filled every candidate, so a search with fetch 5 found nothing
+    (fails on fact_content / attribute_text). Since 0014 the space is required inside Lucene."""
+    mine, other = (f"test-ftcrowd-{tag}-{uuid.uuid4().hex[:8]}" for tag in ("mine", "other"))
+    create = (
+        "UNWIND $rows AS row "
+        "CREATE (:Fact {space: $space, id: row.id, content: row.text, current: true}) "
+        "CREATE (:Attribute {space: $space, id: row.id + '-a', text: row.text, kind: 'background', "
+        "current: true})"
+    )
+    services.spaces.create(mine, "open")
+    services.spaces.create(other, "open")
+    try:
+        long = "The plumber said on Tuesday that the old copper pipes under the sink should be replaced soon."
+        services.db.execute(create, space=mine, rows=[{"id": f"{mine}-f", "text": long}])
+        crowd = [{"id": f"{other}-f{i}", "text": "Plumber booked."} for i in range(30)]
+        services.db.execute(create, space=other, rows=crowd)
+        scope = resolve_scope(services.db, mine, None)
+        params = {**scope.params(), "lucene": "plumber", "fetch": 5, "k": 5, "current_only": True}
+        params |= {key: None for key in ("speaker", "addressee", "about", "session", "ts_from", "ts_to")}
+        from voxmem.cypher import query
+
+        for name, expected in (
+            ("retrieve_facts_fulltext", f"{mine}-f"),
+            ("retrieve_timeline", f"{mine}-f"),
+            ("retrieve_attributes_fulltext", f"{mine}-f-a"),
+        ):
+            rows = services.db.query(query(name), **params, participant=None, kind=None)
+            assert [r["id"] for r in rows] == [expected], name
+    finally:
+        services.spaces.delete(mine)
+        services.spaces.delete(other)
