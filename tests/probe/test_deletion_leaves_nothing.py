@@ -108,7 +108,8 @@ def test_deleted_participant_leaves_no_name(app_client, services, space, space_h
     )
     assert passages == [{"passage": "Ann: Do you want some green tea?", "head": True}]  # re-indexed
     room = services.db.query(
-        "MATCH (f:Fact {space: $space}) WHERE f.content CONTAINS '412' RETURN f.content AS c, f.display AS d",
+        "MATCH (f:Fact {space: $space}) WHERE f.content CONTAINS 'room is 412' "
+        "RETURN f.content AS c, f.display AS d",
         space=space,
     )
     assert room == [{"c": "Someone's room is 412.", "d": "Someone's room is 412."}]  # Ann's fact stays
