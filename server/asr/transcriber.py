@@ -47,10 +47,12 @@ class Word:
 
 @dataclass
 class Transcript:
-    """``confident``: some segment decoded as Whisper decodes speech it hears (average log
-    probability at least -1.0, compression ratio at most 2.4: Whisper's own thresholds for a
-    failed decode). Half-speed speech under a lying 8 kHz header came out as "That's it." at
-    -1.56: words, but a guess; backends that give no scores leave it True."""
+    """``confident``: some segment decoded greedily (temperature 0) within Whisper's own
+    thresholds for a failed decode (average log probability at least -1.0, compression ratio at
+    most 2.4). Half-speed speech under a lying 8 kHz header never decodes so: Whisper falls back
+    to sampling and writes a different guess each run ("That's it." at -1.56, "That's it, that's
+    it, …" at temperature 0.4 and -0.84, "1, 2, 3, 4" at 1.0), while the right reading decodes at
+    temperature 0. Backends that give no scores leave it True."""
 
     text: str
     words: list[Word] = field(default_factory=list)
@@ -325,7 +327,8 @@ def _transcript(segments: list, language: str = "en") -> Transcript:
     words = [Word(w.start, w.end, w.word.strip()) for s in segments for w in (s.words or [])]
     text = " ".join(s.text.strip() for s in segments).strip()
     confident = any(
-        (getattr(s, "avg_logprob", 0.0) or 0.0) >= _LOGPROB_FLOOR
+        (getattr(s, "temperature", 0.0) or 0.0) == 0.0
+        and (getattr(s, "avg_logprob", 0.0) or 0.0) >= _LOGPROB_FLOOR
         and (getattr(s, "compression_ratio", 0.0) or 0.0) <= _COMPRESSION_CEILING
         for s in segments
     )

@@ -158,19 +158,30 @@ def test_words_in_any_script_are_speech(text: str) -> None:
     assert is_speech_text(text)
 
 
-def _segment(text: str, logprob: float, ratio: float, no_speech: float = 0.1) -> SimpleNamespace:
+def _segment(
+    text: str, logprob: float, ratio: float, no_speech: float = 0.1, temperature: float = 0.0
+) -> SimpleNamespace:
     return SimpleNamespace(
-        text=text, words=[], avg_logprob=logprob, compression_ratio=ratio, no_speech_prob=no_speech
+        text=text,
+        words=[],
+        avg_logprob=logprob,
+        compression_ratio=ratio,
+        no_speech_prob=no_speech,
+        temperature=temperature,
     )
 
 
 def test_a_transcript_is_confident_only_when_a_segment_decoded_as_heard_speech() -> None:
     """Half-speed speech under a lying 8 kHz header decoded to "That's it." at log probability
     -1.56 (no-speech 0.58, so it was kept): words, but a guess, which the spoken-turn path now
-    checks against other readings of the header. A looping decode (compression ratio past 2.4)
-    is a guess too; one clear segment makes the whole transcript confident."""
-    guess = _transcript([_segment(" That's it.", -1.56, 0.56, 0.58)])
+    checks against other readings of the header. Another run sampled "That's it, that's it, …"
+    at temperature 0.4 with a passable -0.84: a decode Whisper had to sample is a guess too, as
+    is a looping one (compression ratio past 2.4); one clear segment makes the whole transcript
+    confident."""
+    guess = _transcript([_segment(" That's it.", -1.56, 0.56, 0.58, temperature=1.0)])
     assert guess.text == "That's it." and not guess.confident
+    sampled = _transcript([_segment(" That's it, that's it, that's it.", -0.84, 2.35, 0.58, temperature=0.4)])
+    assert not sampled.confident
     loop = _transcript([_segment(" That's it, that's it, that's it, that's it.", -0.4, 2.9)])
     assert not loop.confident
     clear = _transcript([_segment(" That's it.", -1.56, 0.56), _segment(" Lunch on Sunday.", -0.57, 0.9)])
