@@ -281,12 +281,18 @@ _LOGPROB_FLOOR = -1.0
 _COMPRESSION_CEILING = 2.4
 
 
+def _measure(segment: Any, name: str) -> float:
+    """One of a faster-whisper segment's numbers (no_speech_prob, avg_logprob, temperature,
+    compression_ratio); 0.0 when the segment lacks it or holds None."""
+    return getattr(segment, name, 0.0) or 0.0
+
+
 def _is_speech(segment: Any) -> bool:
     """Whisper's own no-speech rule: a segment it thinks is not speech *and* decodes with low
     confidence is dropped (white noise and tones otherwise come out as "", "." or a stock
     phrase, and became turns with a speaker of their own)."""
-    no_speech = getattr(segment, "no_speech_prob", 0.0) or 0.0
-    logprob = getattr(segment, "avg_logprob", 0.0) or 0.0
+    no_speech = _measure(segment, "no_speech_prob")
+    logprob = _measure(segment, "avg_logprob")
     return not (no_speech > 0.6 and logprob < _LOGPROB_FLOOR)
 
 
@@ -327,9 +333,9 @@ def _transcript(segments: list, language: str = "en") -> Transcript:
     words = [Word(w.start, w.end, w.word.strip()) for s in segments for w in (s.words or [])]
     text = " ".join(s.text.strip() for s in segments).strip()
     confident = any(
-        (getattr(s, "temperature", 0.0) or 0.0) == 0.0
-        and (getattr(s, "avg_logprob", 0.0) or 0.0) >= _LOGPROB_FLOOR
-        and (getattr(s, "compression_ratio", 0.0) or 0.0) <= _COMPRESSION_CEILING
+        _measure(s, "temperature") == 0.0
+        and _measure(s, "avg_logprob") >= _LOGPROB_FLOOR
+        and _measure(s, "compression_ratio") <= _COMPRESSION_CEILING
         for s in segments
     )
     return Transcript(text=text, words=words, language=language, confident=confident)
