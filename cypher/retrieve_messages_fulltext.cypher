@@ -23,13 +23,19 @@
 // @access.keyword_sessions: the space for open, the asker's sessions for participant; private's
 // residual there) and each query word's document frequency (the (:Bm25Term {space, session, term})
 // nodes: at most one per session per word). A scope of at most $seek_sessions distinct sessions
-// reads them by one seek of the (space, id) and (space, session, term) keys per session (and word);
-// the space, or a larger scope, reads each word's nodes through the (space, term) index and keeps
+// reads them by one index seek per session (and word);
+// the space, or a larger scope, reads each word's nodes by their (space, term) prefix and keeps
 // its sessions' (a scan of every session of the space holding the word: ~3,000 rows for a 7-word
 // query at 100k). The df reads alone, 5 words, random scopes of the 100k space's 500 sessions, p50
 // ms scan / seek: 50 sessions 8.5 / 4.7, 100: 10.7 / 7.9, 200: 6.3 / 13.7, 500: 8.6 / 41.0
 // (load ~10; docs/retrieval.md "BM25 from the asker's scope: the latency won back"). Same sums
-// either way (the sessions are deduplicated first: private's addressed sessions repeat). The words are the
+// either way (the sessions are deduplicated first: private's addressed sessions repeat). Both ways
+// read the summed values from index entries alone (migration 0015: the (space, term, session, df)
+// and Session (space, id, bm25_docs, bm25_length) indexes, named in USING INDEX hints; `IS NOT NULL`
+// on every indexed property lets the planner use them and drops only rows that added 0). The
+// Lucene call sits in a CALL subquery: a procedure call at the statement's top level made the
+// planner read those values from the store again (4,000 db hits at 100k; "index-backed
+// statistics" in docs/retrieval.md). The words are the
 // tokens of $query_text (the tool's keyword terms) by @keyword.tokens, as the messages' were. Then the
 // Lucene candidates below, each scored exactly with those statistics (@keyword.scored). Lucene returns
 // its top $fetch by its own index-wide scores, so when the scope holds more matches than that,
@@ -65,27 +71,31 @@ WITH asker, asker_sessions, scope_sessions, words, sids,
      scope_sessions IS NOT NULL AND size(sids) <= $seek_sessions AS seek
 CALL (scope_sessions, sids, seek) {
   WITH scope_sessions WHERE NOT seek
-  MATCH (s:Session)
-  WHERE s.space = $space AND s.id IS NOT NULL AND (scope_sessions IS NULL OR s.id IN scope_sessions)
-  RETURN sum(coalesce(s.bm25_docs, 0)) AS docs, sum(coalesce(s.bm25_length, 0)) AS length
+  MATCH (s:Session) USING INDEX s:Session(space, id, bm25_docs, bm25_length)
+  WHERE s.space = $space AND s.id IS NOT NULL AND s.bm25_docs IS NOT NULL AND s.bm25_length IS NOT NULL
+    AND (scope_sessions IS NULL OR s.id IN scope_sessions)
+  RETURN sum(s.bm25_docs) AS docs, sum(s.bm25_length) AS length
   UNION ALL
   WITH sids WHERE seek
   UNWIND sids AS sid
-  MATCH (s:Session {space: $space, id: sid})
-  RETURN sum(coalesce(s.bm25_docs, 0)) AS docs, sum(coalesce(s.bm25_length, 0)) AS length
+  MATCH (s:Session) USING INDEX s:Session(space, id, bm25_docs, bm25_length)
+  WHERE s.space = $space AND s.id = sid AND s.bm25_docs IS NOT NULL AND s.bm25_length IS NOT NULL
+  RETURN sum(s.bm25_docs) AS docs, sum(s.bm25_length) AS length
 }
 WITH asker, asker_sessions, scope_sessions, words, sids, seek, sum(docs) AS docs, sum(length) AS length
 CALL (scope_sessions, sids, seek, words) {
   UNWIND words AS word
   CALL (scope_sessions, sids, seek, word) {
     WITH scope_sessions, word WHERE NOT seek
-    OPTIONAL MATCH (d:Bm25Term {space: $space, term: word})
-    WHERE scope_sessions IS NULL OR d.session IN scope_sessions
+    OPTIONAL MATCH (d:Bm25Term) USING INDEX d:Bm25Term(space, term, session, df)
+    WHERE d.space = $space AND d.term = word AND d.session IS NOT NULL AND d.df IS NOT NULL
+      AND (scope_sessions IS NULL OR d.session IN scope_sessions)
     RETURN sum(coalesce(d.df, 0)) AS df
     UNION ALL
     WITH sids, word WHERE seek
     UNWIND sids AS sid
-    OPTIONAL MATCH (d:Bm25Term {space: $space, session: sid, term: word})
+    OPTIONAL MATCH (d:Bm25Term) USING INDEX d:Bm25Term(space, term, session, df)
+    WHERE d.space = $space AND d.term = word AND d.session = sid AND d.df IS NOT NULL
     RETURN sum(coalesce(d.df, 0)) AS df
   }
   WITH word, sum(df) AS df
@@ -96,10 +106,12 @@ WITH asker, asker_sessions, terms, reduce(n = 0, df IN dfs | n + df) AS matches,
      CASE WHEN docs > 0 AND length > 0 THEN toFloat(length) / docs ELSE 1.0 END AS avgdl
 WITH asker, asker_sessions, terms, idfs, avgdl,
      CASE WHEN matches <= $exhaustive AND matches >= $fetch THEN matches + 1 ELSE $fetch END AS fetched
-CALL db.index.fulltext.queryNodes('message_scoped_text',
-                                  @access.message_lucene_filter() + '+text:(' + $lucene + ')',
-                                  {limit: fetched}) YIELD node
-WITH asker, asker_sessions, terms, idfs, avgdl, fetched, collect(node) AS hits
+CALL (asker, asker_sessions, fetched) {
+  CALL db.index.fulltext.queryNodes('message_scoped_text',
+                                    @access.message_lucene_filter() + '+text:(' + $lucene + ')',
+                                    {limit: fetched}) YIELD node
+  RETURN collect(node) AS hits
+}
 UNWIND hits AS m
 WITH asker, asker_sessions, terms, idfs, avgdl, fetched, m, size(hits) AS candidates
 WHERE m.space = $space

@@ -24,6 +24,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from voxmem.core import Voxmem
+from voxmem.cypher import query
 from voxmem.graph_schema.migrate import available_migrations, run_statements
 from voxmem.retrieval.scope import resolve_scope
 from voxmem.retrieval.service import RetrievalService
@@ -343,3 +344,73 @@ def test_the_scope_s_statistics_are_the_same_sought_or_scanned(
             assert ranking(policy, asker, 0) == sought, (policy, asker)
     assert ranking("private", maya, 100) != ranking("participant", maya, 100)  # s2 counts for her
     assert ranking("participant", leo, 100) == ranking("open", None, 100)
+
+
+def _plan_lines(plan: dict) -> list[str]:
+    """Each operator of a PROFILE plan as 'Operator | details | dbHits'."""
+    line = f"{plan['operatorType']} | {plan.get('args', {}).get('Details', '')} | {plan.get('dbHits')}"
+    return [line] + [x for child in plan.get("children", []) for x in _plan_lines(child)]
+
+
+def test_migration_0015_gives_the_scope_statistics_from_the_indexes(
+    services: Voxmem, retrieval: RetrievalService, spaces: list[str]
+) -> None:
+    """Migration 0015 (docs/retrieval.md "BM25 from the asker's scope: index-backed statistics"):
+    on a database as 0014 left it (the (space, term) index of 0013 present) its statements drop that
+    index and leave the two composite indexes, and a second run changes nothing. The BM25 query
+    then reads every summed counter from those indexes (`cache[...]` in PROFILE, no property read
+    in the sums) for the open scope (the scan) and a scope of a few sessions (the seek); the scores
+    are the ones test_the_scope_s_statistics_are_the_same_sought_or_scanned and the hand-written
+    test check. Fails without the migration (the hints name missing indexes) and with the Lucene
+    call outside its CALL subquery (a procedure call in the statement makes the planner read the
+    properties from the store)."""
+    migration = next(m for m in available_migrations() if m.version == 15)
+    indexes = (
+        "SHOW INDEXES YIELD name, labelsOrTypes, properties, state "
+        "WHERE any(label IN labelsOrTypes WHERE label IN ['Bm25Term', 'Session']) "
+        "RETURN name, properties, state ORDER BY name"
+    )
+    services.db.execute(  # 0013's index, as a database at 0014 holds it
+        "CREATE INDEX bm25_term_space_term IF NOT EXISTS FOR (d:Bm25Term) ON (d.space, d.term)"
+    )
+    for _ in range(2):  # at 0014's schema, then again: idempotent
+        run_statements(services.db, migration, services.settings)
+        services.db.execute("CALL db.awaitIndexes(300)")
+        found = {r["name"]: (r["properties"], r["state"]) for r in services.db.query(indexes)}
+        assert "bm25_term_space_term" not in found
+        assert found["bm25_term_df"] == (["space", "term", "session", "df"], "ONLINE")
+        assert found["session_bm25_counts"] == (["space", "id", "bm25_docs", "bm25_length"], "ONLINE")
+    space = _space(services, "participant", "index")
+    spaces.append(space)
+    _say(services, space, MINE)
+    _say(services, space, [("s2", "Ann", "The plumber and the hose, again.")], 10)
+    maya = _person(services, space, "maya")
+    tool = retrieval.tools["message_fulltext"]
+    for policy, asker in (("open", None), ("participant", maya)):
+        services.db.execute("MATCH (s:Space {id: $space}) SET s.policy = $p", space=space, p=policy)
+        scope = resolve_scope(services.db, space, asker)
+        params = {
+            **scope.params(),
+            "lucene": "plumber OR sink OR hose",
+            "query_text": QUERY,
+            "fetch": 200,
+            "exhaustive": tool.exhaustive,
+            "seek_sessions": tool.seek_sessions,
+            "k": 10,
+            "lean": True,
+            "session": None,
+            "speaker": None,
+            "addressee": None,
+            "ts_from": None,
+            "ts_to": None,
+        }
+        with services.db.driver.session(database=services.db.database) as session:
+            result = session.run("PROFILE " + query("retrieve_messages_fulltext"), params)
+            rows = list(result)
+            lines = _plan_lines(result.consume().profile)
+        assert rows, policy
+        sums = [x for x in lines if x.startswith("EagerAggregation") and ("bm25_docs" in x or ".df" in x)]
+        assert len(sums) == 4, (policy, sums)  # sessions and df, scan and seek
+        assert all("cache[" in x and x.endswith("| 0") for x in sums), (policy, sums)
+        assert any("RANGE INDEX d:Bm25Term(space, term, session, df)" in x for x in lines)
+        assert any("RANGE INDEX s:Session(space, id, bm25_docs, bm25_length)" in x for x in lines)
