@@ -959,8 +959,15 @@ class LLMReader:
             # Joanna hope to have with her painting?" (LoCoMo adversarial, nothing drafted), the
             # 1.5B model answered "impact"
             return hint
-        # small models cite every line they were shown; keep the cited turns that hold the answer
-        grounded = [n for n in numbers if _holds(answer, shown.entries[n])] or numbers
+        # small models cite every line they were shown; keep the cited turns that hold the answer,
+        # and when none does, the shown lines that do: the words came from there, so the answer is
+        # judged on them (asked what Caroline does during her pottery break, the 1.5B model
+        # answered "painting" from Melanie's line and cited Caroline's, which passed as hers)
+        grounded = (
+            [n for n in numbers if _holds(answer, shown.entries[n])]
+            or [n for n, e in shown.entries.items() if _holds(answer, e)]
+            or numbers
+        )
         if hint:
             answer = widened(answer, result.query, [e for e in result.evidence if e.id in hint[1]])
         # a relative time copied without its reading ("last year") means nothing later: resolved

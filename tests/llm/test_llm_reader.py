@@ -701,6 +701,29 @@ def test_a_line_that_drops_its_i_is_about_its_speaker_not_the_listener_it_mentio
     assert (out.answer, out.answerer) == ("painting", "llm")
 
 
+def test_an_answer_whose_words_only_another_line_holds_is_judged_on_that_line():
+    # LoCoMo adversarial: asked what Caroline does during her pottery break (Melanie's break), the
+    # 1.5B model answered "painting", a word of Melanie's line, and cited Caroline's own line
+    his = "Oh man, sorry to hear that. I hope you're okay. Need any help?"
+    hers = "It was tough, but I'm doing ok. Been reading that book you recommended and painting to keep busy."
+    asking = result(
+        "What does Tom do to keep busy during his pottery break?",
+        evidence=[turn("msg-1", his, TOM, [ANA]), turn("msg-2", hers, ANA, [TOM])],
+    )
+    asking.reading.people, asking.reading.keywords = [TOM], ["keep", "busy", "pottery", "break"]
+    chat = Replies(replies=['{"answer": "painting", "ids": [1]}'])
+    out = compose(asking, llm=LLMReader(chat))
+    assert chat.prompts and out.answer == NOT_IN_MEMORY
+    assert any("rests on no turn by or about Tom" in n for n in out.notes)
+    # the citation moves to the line holding the words: the answer cites what it came from
+    assert LLMReader(chat).answer(asking) == ("painting", ["msg-2"])
+    # cited right, the same words from his own line are his answer
+    mine = "I've been painting to keep busy while the pottery studio is closed."
+    asking.evidence[0] = turn("msg-1", mine, TOM, [ANA])
+    out = compose(asking, llm=LLMReader(chat))
+    assert (out.answer, out.answerer, out.used) == ("painting", "llm", ["msg-1"])
+
+
 def test_the_asked_persons_question_to_the_listener_is_not_about_them():
     # LoCoMo adversarial "How is Jon's store doing?" (Gina has the store) answered from Jon's
     # "What gave you the idea to start the online store?"
@@ -726,9 +749,9 @@ def test_an_answer_gets_the_name_its_line_gives_it_right_after_it():
         ("Which song moves Ana?", '{"answer": "Brave", "ids": [1]}', ("Brave by Sara Bareilles", ["msg-5"])),
         ("What did Ana dance?", '{"answer": "contemporary piece", "ids": [3]}',
          ('contemporary piece called "Finding Freedom"', ["msg-7"])),
-        # cited the wrong line: the name is found in the line that says it, and that line is used
+        # cited the wrong line: the line that says it (and names it) is cited instead
         ("What did Ana dance?", '{"answer": "contemporary piece", "ids": [1]}',
-         ('contemporary piece called "Finding Freedom"', ["msg-5", "msg-7"])),
+         ('contemporary piece called "Finding Freedom"', ["msg-7"])),
     ]:  # fmt: skip
         assert LLMReader(Replies(replies=[reply])).answer(result(question, evidence=evidence)) == expected
     # the kind the question asks for may stand between the answer and its name, another word not
