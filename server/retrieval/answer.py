@@ -1232,6 +1232,7 @@ class ExtractiveAnswerer:
         if shaped is not None:
             return shaped[0], shaped[1], True
         _, _, sentence, entry = best
+        matched = sentence
         if sentence == entry.evidence.text:  # a reply: what it states, not what it asks back
             stated = [x for x in SENTENCE_BREAK.split(sentence) if x.strip() and not _asks(x)]
             sentence = " ".join(stated) or sentence
@@ -1279,6 +1280,16 @@ class ExtractiveAnswerer:
             detail = " ".join(x for x in split_sentences(followed.evidence.text) if not _asks(x))
             said_more = f"{_label(followed.evidence.speaker)}: {detail.strip()}"
             return f"{text}{when} … {said_more}", [entry.id, followed.id], fits  # the day it was said stays
+        restated = not why and _restates(matched, reading.text, _people_words(result))
+        answered = _reply(entry, turns) if restated else None
+        if answered is not None and shape != "yesno" and not (named_ids and wants_list(reading.text)):
+            # "What is alcatel usb speedtouch?" / "it's a alcatel usb speedtouch" / "probably a badly
+            # ported driver, then.": a line saying only the question's own words is where it was
+            # raised; what it asks is told in the reply
+            detail = " ".join(x for x in split_sentences(answered.evidence.text) if not _asks(x))
+            if detail.strip():
+                said_more = f"{_label(answered.evidence.speaker)}: {detail.strip()}"
+                return f"{text}{when} … {said_more}", [entry.id, answered.id], fits
         if named_ids and wants_list(reading.text):
             # "What has Ana painted?": the items sit in several of her turns, each on its own topic
             floor = self.min_support * self.list_floor
@@ -1501,6 +1512,14 @@ def _asks_about(question: str, entry: FusedEvidence, asking: FusedEvidence) -> b
     asked = {_stem(w) for w in content_words(question) if w not in names}
     told = {_stem(w) for w in content_words(entry.evidence.text) if w not in names}
     return bool(asked & told)
+
+
+def _restates(sentence: str, question: str, people: set[str]) -> bool:
+    """Whether a sentence says nothing but the question's own words (by stem; people's names
+    aside): "it's a alcatel usb speedtouch" for "What is alcatel usb speedtouch?". It holds
+    nothing the question does not already know, so it cannot be what the question asks for."""
+    said = {_stem(w) for w in content_words(sentence) if w.lower() not in people}
+    return bool(said) and said <= {_stem(w) for w in content_words(question)}
 
 
 def _reply(entry: FusedEvidence, turns: dict[tuple[str, int], FusedEvidence]) -> FusedEvidence | None:

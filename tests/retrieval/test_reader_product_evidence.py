@@ -141,3 +141,26 @@ def test_a_listener_s_question_about_the_statement_gets_the_detail_it_left_out()
     other = [choir[0], dinner, choir[2]]
     answer = _ask("What did Leo's choir perform at the spring festival?", other).answer
     assert "spring festival" in answer and "Wild Mountain Thyme" not in answer
+
+
+def test_a_line_saying_only_the_question_s_words_is_answered_by_its_reply():
+    # hand-written; the shape of Molweni's "it's a alcatel usb speedtouch" / "probably a badly
+    # ported driver, then." and FriendsQA's "He is going to marry that other girl!!!" / "I can't
+    # imagine why.": the line matching the question holds nothing but the question's own words,
+    # so what the question asks is told in the next turn, someone else's
+    noise = [
+        _hit("m1", "There's a grinding noise in the dishwasher.", "Leo", ["Sophie"]),
+        _hit("m2", "Probably a worn pump, the warranty covers it.", "Sophie", ["Leo"]),
+    ]
+    answer = _ask("What is the grinding noise in the dishwasher?", noise).answer
+    assert "grinding noise" in answer and "worn pump" in answer
+    # a line that tells more than the question holds is the answer by itself
+    told = [
+        _hit("m1", "There's a grinding noise in the dishwasher since the power cut.", "Leo", ["Sophie"]),
+        noise[1],
+    ]
+    answer = _ask("What is the grinding noise in the dishwasher?", told).answer
+    assert "power cut" in answer and "worn pump" not in answer
+    # the speaker's own next turn is no reply
+    own = [noise[0], _hit("m2", "Probably a worn pump, the warranty covers it.", "Leo", ["Sophie"])]
+    assert "worn pump" not in _ask("What is the grinding noise in the dishwasher?", own).answer
