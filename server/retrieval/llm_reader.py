@@ -608,6 +608,14 @@ def _holds(answer: str, entry: FusedEvidence) -> bool:
     return bool(words & set(re.findall(r"[a-z0-9]+", text)))
 
 
+def _said_on(answer: str, entry: FusedEvidence) -> bool:
+    """Whether the answer gives the day the turn was said (a when-question answered from the date
+    the line is shown under): its day and month, or its month and year."""
+    day = _when(entry.evidence.ts).lower().split()
+    words = set(re.findall(r"[a-z0-9]+", answer.lower()))
+    return len(day) == 3 and day[1] in words and bool({day[0], day[2]} & words)
+
+
 # what names the answer right after it in its line: a title's author or performer ('"Brave" by
 # Sara Bareilles'), or the name of the thing ('a contemporary piece called "Finding Freedom."')
 _CAPITALISED = r"[A-Z](?:[\w'-]|\.(?=[A-Za-z]))*"  # "Bareilles", "J.K" (a full stop ends it)
@@ -960,14 +968,14 @@ class LLMReader:
             # 1.5B model answered "impact"
             return hint
         # small models cite every line they were shown; keep the cited turns that hold the answer,
-        # and when none does, the shown lines that do: the words came from there, so the answer is
-        # judged on them (asked what Caroline does during her pottery break, the 1.5B model
-        # answered "painting" from Melanie's line and cited Caroline's, which passed as hers)
-        grounded = (
-            [n for n in numbers if _holds(answer, shown.entries[n])]
-            or [n for n, e in shown.entries.items() if _holds(answer, e)]
-            or numbers
-        )
+        # and when none does, not even as the day it was said ("29 January 2023" from the day of
+        # the turn), the shown lines that do: the words came from there, so the answer is judged
+        # on them (asked what Caroline does during her pottery break, the 1.5B model answered
+        # "painting" from Melanie's line and cited Caroline's, which passed as hers)
+        grounded = [n for n in numbers if _holds(answer, shown.entries[n])]
+        if not grounded and not any(_said_on(answer, shown.entries[n]) for n in numbers):
+            grounded = [n for n, e in shown.entries.items() if _holds(answer, e)]
+        grounded = grounded or numbers
         if hint:
             answer = widened(answer, result.query, [e for e in result.evidence if e.id in hint[1]])
         # a relative time copied without its reading ("last year") means nothing later: resolved

@@ -717,6 +717,17 @@ def test_an_answer_whose_words_only_another_line_holds_is_judged_on_that_line():
     assert any("rests on no turn by or about Tom" in n for n in out.notes)
     # the citation moves to the line holding the words: the answer cites what it came from
     assert LLMReader(chat).answer(asking) == ("painting", ["msg-2"])
+    # a date answered from the day the cited line was said keeps that line, though another
+    # shown line holds one of its words
+    dated = result(
+        "When did Tom start the pottery class?",
+        evidence=[
+            turn("msg-1", "Started my pottery class, finally!", TOM, [ANA]),
+            turn("msg-2", "Cool, 2 November.", ANA, [TOM]),
+        ],
+    )
+    reply = Replies(replies=['{"answer": "2 November 2026", "ids": [1]}'])
+    assert LLMReader(reply).answer(dated) == ("2 November 2026", ["msg-1"])
     # cited right, the same words from his own line are his answer
     mine = "I've been painting to keep busy while the pottery studio is closed."
     asking.evidence[0] = turn("msg-1", mine, TOM, [ANA])
