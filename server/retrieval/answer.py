@@ -1274,23 +1274,21 @@ class ExtractiveAnswerer:
         reason = _reason_after(entry, turns, topic) if why and not _CAUSE.search(sentence) else None
         if reason is not None:  # "I stopped cycling." … "The road works made it dangerous, that's why."
             return f"{text} … {reason.evidence.text.strip()}", [entry.id, reason.id], fits
+        listing = bool(named_ids) and wants_list(reading.text)
         followed = _followed_up(entry, turns) if not why else None
-        if followed is not None and not (named_ids and wants_list(reading.text)):
+        if followed is not None and not listing:
             # "Just got some new shoes!" / "For walking or running?" / "These are for running."
-            detail = " ".join(x for x in split_sentences(followed.evidence.text) if not _asks(x))
-            said_more = f"{_label(followed.evidence.speaker)}: {detail.strip()}"
+            said_more = f"{_label(followed.evidence.speaker)}: {_stated(followed)}"
             return f"{text}{when} … {said_more}", [entry.id, followed.id], fits  # the day it was said stays
         restated = not why and _restates(matched, reading.text, _people_words(result))
         answered = _reply(entry, turns) if restated else None
-        if answered is not None and shape != "yesno" and not (named_ids and wants_list(reading.text)):
+        if answered is not None and shape != "yesno" and not listing and _stated(answered):
             # "What is alcatel usb speedtouch?" / "it's a alcatel usb speedtouch" / "probably a badly
             # ported driver, then.": a line saying only the question's own words is where it was
             # raised; what it asks is told in the reply
-            detail = " ".join(x for x in split_sentences(answered.evidence.text) if not _asks(x))
-            if detail.strip():
-                said_more = f"{_label(answered.evidence.speaker)}: {detail.strip()}"
-                return f"{text}{when} … {said_more}", [entry.id, answered.id], fits
-        if named_ids and wants_list(reading.text):
+            said_more = f"{_label(answered.evidence.speaker)}: {_stated(answered)}"
+            return f"{text}{when} … {said_more}", [entry.id, answered.id], fits
+        if listing:
             # "What has Ana painted?": the items sit in several of her turns, each on its own topic
             floor = self.min_support * self.list_floor
             others = [
@@ -1512,6 +1510,12 @@ def _asks_about(question: str, entry: FusedEvidence, asking: FusedEvidence) -> b
     asked = {_stem(w) for w in content_words(question) if w not in names}
     told = {_stem(w) for w in content_words(entry.evidence.text) if w not in names}
     return bool(asked & told)
+
+
+def _stated(entry: FusedEvidence) -> str:
+    """What a turn states: its sentences that are not questions (a follow-up or a reply quoted
+    after the matched line tells, it does not ask back)."""
+    return " ".join(x for x in split_sentences(entry.evidence.text) if not _asks(x)).strip()
 
 
 def _restates(sentence: str, question: str, people: set[str]) -> bool:
