@@ -156,9 +156,20 @@ def _ask(client: VoxmemClient, conversation: dict[str, Any], spoken: bool) -> No
         if not result["supported"]:
             for note in result["notes"]:
                 print(f"       ({note})")
-        for ev in result["evidence"][:2]:
+        for label, ev in _shown_evidence(result):
             speaker = (ev.get("speaker") or {}).get("name") or "?"
-            print(f"       evidence {ev['session']} #{ev['idx']} {speaker}: {ev['text']}")
+            print(f"       {label} {ev['session']} #{ev['idx']} {speaker}: {ev['text']}")
+
+
+def _shown_evidence(result: QueryOut) -> list[tuple[str, dict[str, Any]]]:
+    """The turns an answer rests on (its ``used`` ids), labelled so; without any, the two best
+    retrieved. Why: the demo printed the two best-ranked turns under every answer, so "next to
+    the bikes" stood above two turns that do not say it, and a reader auditing the answer had to
+    guess which turn it came from."""
+    evidence = result.get("evidence") or []
+    used = set(result.get("used") or [])
+    cited = [("rests on", ev) for ev in evidence if ev.get("id") in used]
+    return cited or [("retrieved", ev) for ev in evidence[:2]]
 
 
 def run_demo(

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from tests.memory.test_memory_integration import voice
 from voxmem.client import VoxmemHTTPError
 from voxmem.core import Voxmem
-from voxmem.demo import _ask, _load_conversation
+from voxmem.demo import _ask, _load_conversation, _shown_evidence
 
 
 class _Client:
@@ -58,6 +58,21 @@ def test_a_name_memory_never_heard_is_asked_without_an_asker(capsys: pytest.Capt
     expected = [None if q["asker"] == "Priya" else q["asker"] for q in conversation["questions"]]
     assert client.askers == expected
     assert "nobody in memory is called 'Priya' yet" in capsys.readouterr().out
+
+
+def test_the_demo_shows_the_turns_an_answer_rests_on() -> None:
+    """Under an answer the demo prints the turns it cites (``used``), not the best-ranked ones;
+    with nothing cited, the two best retrieved, labelled as such."""
+    evidence = [
+        {"id": f"m{i}", "session": "car", "idx": i, "text": t, "speaker": {"name": n}}
+        for i, (n, t) in enumerate(
+            [("Maya", "The match moves to Sunday."), ("Tom", "Grandma can come."), ("Maya", "By the bikes.")]
+        )
+    ]
+    cited = _shown_evidence({"evidence": evidence, "used": ["m2"]})  # type: ignore[arg-type]
+    assert [(label, ev["id"]) for label, ev in cited] == [("rests on", "m2")]
+    none = _shown_evidence({"evidence": evidence, "used": []})  # type: ignore[arg-type]
+    assert [(label, ev["id"]) for label, ev in none] == [("retrieved", "m0"), ("retrieved", "m1")]
 
 
 @pytest.mark.integration
