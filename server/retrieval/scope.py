@@ -11,6 +11,7 @@ can name it. "Access policy" is not the retrieval policy (fixed / heuristic / ll
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +34,12 @@ ACCESS_RULES = {
 UNKNOWN_RULE = "unknown asker: nothing (the space is not open)"
 
 
+def present_layers(row: Mapping[str, Any]) -> frozenset[str]:
+    """The memory layers that hold anything, from a row of @layers.present ('interaction' always
+    counts)."""
+    return frozenset({"interaction", *(layer for layer in ("fact", "profile") if row[layer])})
+
+
 @dataclass(frozen=True)
 class AccessScope:
     """The three values every retrieval query takes, plus how the asker was identified."""
@@ -42,6 +49,12 @@ class AccessScope:
     asker: str | None = None
     asker_name: str | None = None
     identified_by: str = "none"  # 'id' | 'voice' | 'none'
+    # The memory layers that held anything when the scope was read (retrieve_scope, in the query
+    # every request makes before retrieving); None when the scope was built without reading them
+    # (the fused round then asks, retrieve_layers). A scope lives for one request, so the round
+    # sees the layers as they were when that request began (docs/retrieval.md "Latency, twelfth
+    # pass"); a scope kept longer keeps its reading.
+    layers: frozenset[str] | None = None
 
     def params(self) -> dict[str, Any]:
         return {"space": self.space, "access_policy": self.access_policy, "asker": self.asker}
@@ -119,4 +132,5 @@ def resolve_scope(db: Database, space: str, asker: str | None, identified_by: st
         asker_name=asker_row.get("name"),
         # a voice that matched nobody is still reported as a voice attempt (asker null)
         identified_by=identified_by if (asker is not None or identified_by == "voice") else "none",
+        layers=present_layers(row),
     )

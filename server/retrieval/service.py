@@ -201,14 +201,22 @@ class RetrievalService:
         def run(name: str) -> list[Hit]:  # the message tools' rankings are lean (Retriever.ranking)
             return self.tools[name].ranking(scope, text, filters or Filters(), k=depth)
 
-        # The message tools start at once; which derived layers hold anything is asked beside
-        # them, not before (a sequential round trip on every /retrieve: docs/retrieval.md
-        # "Latency, fourth pass"), and only the present layers' tools follow.
+        # Only the derived layers holding anything get their tools. The scope read them with the
+        # access policy (retrieve_scope, before the round: no query of the round's own, which had
+        # run beside the channels on the two cores; docs/retrieval.md "Latency, twelfth pass"); a
+        # scope built without them has them asked beside the message tools, not before (a
+        # sequential round trip on every /retrieve: "Latency, fourth pass").
         derived = [layer for layer in layers if layer != "interaction"]
-        asked = self.executor.submit(layers_present, self.db, scope.space) if derived else None
+        asked = None
+        if derived and scope.layers is None:
+            asked = self.executor.submit(layers_present, self.db, scope.space)
         first = search_tools(["interaction"]) if "interaction" in layers else []
         running = {t.name: self.executor.submit(run, t.name) for t in first}
-        present = asked.result() if asked is not None else set()
+        present: set[str] | frozenset[str] = set()
+        if scope.layers is not None:
+            present = scope.layers
+        elif asked is not None:
+            present = asked.result()
         after = [t for t in search_tools(derived) if t.layer in present]
         running |= {t.name: self.executor.submit(run, t.name) for t in after}
         calls = [t.name for layer in layers for t in search_tools([layer]) if t.name in running]

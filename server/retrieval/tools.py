@@ -35,7 +35,7 @@ from voxmem.embeddings import SparseEncoder, TextEmbedder, sparse_encoder
 from voxmem.errors import InvalidInput, QueryFailed
 from voxmem.ids import participant_ref
 from voxmem.passages import sparse_query
-from voxmem.retrieval.scope import AccessScope
+from voxmem.retrieval.scope import AccessScope, present_layers
 from voxmem.retrieval.text import keyword_lucene, keyword_terms, phrase_lucene
 
 log = logging.getLogger(__name__)
@@ -829,8 +829,7 @@ class ProfileRetriever(Retriever):
 
 def layers_present(db: Database, space: str) -> set[str]:
     """The memory layers that hold anything in the space ('interaction' always counts)."""
-    row = db.query(query("retrieve_layers"), space=space)[0]
-    return {"interaction", *(layer for layer in ("fact", "profile") if row[layer])}
+    return set(present_layers(db.query(query("retrieve_layers"), space=space)[0]))
 
 
 class ParticipantDirectory:
