@@ -24,7 +24,7 @@ from voxmem.extractors.offline.lexicon import IRREGULAR_PAST
 from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
 from voxmem.retrieval.llm_reader import ATTRIBUTION_KINDS, SHOWN, LLMReader, Outcome, unlabelled
-from voxmem.retrieval.question import Reading, asked_about
+from voxmem.retrieval.question import Reading, asked_about, asks_for_person
 from voxmem.retrieval.spans import (
     coarser_date,
     day_of,
@@ -1280,7 +1280,14 @@ class ExtractiveAnswerer:
             # "Just got some new shoes!" / "For walking or running?" / "These are for running."
             said_more = f"{_label(followed.evidence.speaker)}: {_stated(followed)}"
             return f"{text}{when} … {said_more}", [entry.id, followed.id], fits  # the day it was said stays
-        restated = not why and _restates(matched, reading.text, _people_words(result))
+        # not for a who-question: the speaker is what it asks, and a line repeating its words
+        # still tells it ("Who thinks the hallway is too dark?" / Leo: "I think the hallway is
+        # too dark."); the next person's reply would name a second person
+        restated = (
+            not why
+            and not asks_for_person(reading)
+            and _restates(matched, reading.text, _people_words(result))
+        )
         answered = _reply(entry, turns) if restated else None
         if answered is not None and shape != "yesno" and not listing and _stated(answered):
             # "What is alcatel usb speedtouch?" / "it's a alcatel usb speedtouch" / "probably a badly

@@ -213,6 +213,21 @@ def asks_for_list(question: str) -> bool:
     return bool(_LIST_QUESTION.search(question))
 
 
+# "Who thinks …?", "Whose bike …?", "To whom …?", "Which person …?": the answer is a person
+_PERSON_QUESTION = re.compile(
+    r"^\W*(?:(?:by|to|with|from|for)\s+)?(?:who|whom|whose)\b"
+    r"|^\W*which\s+(?:character|person|participant|speaker)\b",
+    re.I,
+)
+
+
+def asks_for_person(reading: Reading) -> bool:
+    """Whether the question asks who: a who-question read as attribution (``who_said``,
+    ``addressee``, also "When Sophie mentioned the outage, who was she addressing?") or one whose
+    wh-word asks for a person ("Who thinks the hallway is too dark?", "Whose bike …?")."""
+    return reading.kind in ("who_said", "addressee") or bool(_PERSON_QUESTION.search(reading.text))
+
+
 _POSSESSIVE_ME = re.compile(r"\b(?:my|mine|me|i)\b", re.I)
 
 

@@ -164,3 +164,33 @@ def test_a_line_saying_only_the_question_s_words_is_answered_by_its_reply():
     # the speaker's own next turn is no reply
     own = [noise[0], _hit("m2", "Probably a worn pump, the warranty covers it.", "Leo", ["Sophie"])]
     assert "worn pump" not in _ask("What is the grinding noise in the dishwasher?", own).answer
+
+
+def test_a_who_question_is_answered_by_the_line_repeating_its_words():
+    # hand-written; a who-question asks for the speaker, so a line saying only the question's words
+    # answers it by itself, and the next person's reply would name a second person
+    hall = [
+        _hit("m1", "I think the hallway is too dark.", "Leo", ["Sophie"]),
+        _hit("m2", "We could put a lamp by the stairs, it would help.", "Sophie", ["Leo"]),
+    ]
+    for question in (
+        "Who thinks the hallway is too dark?",
+        "who thinks the hallway is too dark",  # a recogniser's transcript: no capital, no mark
+        "Which person thinks the hallway is too dark?",
+    ):
+        answer = _ask(question, hall).answer
+        assert answer.startswith("Leo:") and "Sophie" not in answer, question
+    bike = [
+        _hit("m1", "My bike has a flat tyre.", "Leo", ["Sophie"]),
+        _hit("m2", "Take it to the shop near the station, they fix them fast.", "Sophie", ["Leo"]),
+    ]
+    answer = _ask("Whose bike has a flat tyre?", bike).answer
+    assert answer.startswith("Leo:") and "Sophie" not in answer
+    # the same line asked about by what-question still gets the reply that tells it
+    noise = [
+        _hit("m1", "There's a grinding noise in the dishwasher.", "Leo", ["Sophie"]),
+        _hit("m2", "Probably a worn pump, the warranty covers it.", "Sophie", ["Leo"]),
+    ]
+    assert "worn pump" in _ask("What is the grinding noise in the dishwasher?", noise).answer
+    answer = _ask("Who hears a grinding noise in the dishwasher?", noise).answer
+    assert answer.startswith("Leo:") and "worn pump" not in answer
