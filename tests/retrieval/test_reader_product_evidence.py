@@ -194,3 +194,40 @@ def test_a_who_question_is_answered_by_the_line_repeating_its_words():
     assert "worn pump" in _ask("What is the grinding noise in the dishwasher?", noise).answer
     answer = _ask("Who hears a grinding noise in the dishwasher?", noise).answer
     assert answer.startswith("Leo:") and "worn pump" not in answer
+
+
+def test_a_question_without_its_mark_is_read_as_one():
+    # hand-written; speech recognisers drop the question mark (and typed chat often leaves it
+    # out): a sentence whose word order is a question's asks all the same, so its reply answers
+    marked = [
+        _hit("m1", "what time does the pharmacy close on saturdays?", "Sophie", ["Peter"]),
+        _hit("m2", "It closes at six, the late one is by the station.", "Peter", ["Sophie"]),
+    ]
+    unmarked = [_hit("m1", "what time does the pharmacy close on saturdays", "Sophie", ["Peter"]), marked[1]]
+    asked = "What time does the pharmacy close on Saturdays?"
+    assert _ask(asked, unmarked).answer == _ask(asked, marked).answer == "six"
+    # … and it still tells what its speaker asked
+    assert _ask("What did Sophie ask about?", unmarked).answer.startswith("Sophie: what time")
+    # a statement keeps stating without its full stop
+    said = [_hit("m1", "the pharmacy closes at six on saturdays", "Sophie", ["Peter"]), marked[1]]
+    assert "Sophie" in _ask("What did Sophie say about the pharmacy?", said).answer
+
+
+def test_asked_for_advice_the_speaker_s_question_of_what_to_do_is_none():
+    # hand-written; "should i …" asks the listener what to do: asked what should be done, the
+    # answer is the reply, and the one who asked suggested nothing
+    router = [
+        _hit("m1", "should i unplug the router before the update", "Leo", ["Sophie"]),
+        _hit("m2", "I'd leave it plugged in so the update can finish.", "Sophie", ["Leo"]),
+    ]
+    answer = _ask("What should be done with the router before the update?", router).answer
+    assert answer.startswith("Sophie:") and "plugged in" in answer
+    assert _ask("What does Leo suggest?", router).answer == NOT_IN_MEMORY
+    # the question still tells what its speaker wants to know
+    assert _ask("What does Leo want to know?", router).answer.startswith("Leo:")
+    # "can we …" asked of the group proposes: it is the speaker's suggestion
+    pizza = [
+        _hit("m1", "can we get pizza tonight", "Leo", ["Sophie"]),
+        _hit("m2", "Fine by me, the place on the corner delivers.", "Sophie", ["Leo"]),
+    ]
+    assert _ask("What does Leo suggest?", pizza).answer == "Leo: can we get pizza tonight"
