@@ -428,38 +428,15 @@ _ELLIPTIC = re.compile(
 )
 
 
-# A question by its word order alone, an auxiliary before its subject, after a question word or
-# not ("should i just restart x after installing", "what time does the pharmacy close"): speech
-# recognisers drop the question mark, typed chat often leaves it out
-_INVERTED = re.compile(
-    r"^(?:(?:hey|hi|so|and|but|oh|well|ok|okay|also|btw|then|um|uh|hmm)\b[\s,!.]*)?"
-    r"(?:(?P<wh>what|how|why|where|when|which|who|whom|whose)(?:\s+[\w'’-]+){0,2}?\s+)?"
-    r"(?:(?:should|shall|can|could|would|will|do|does|did|is|are|was|were|am|have|has|must|may|might)"
-    r"(?:\s*n['’]?t)?\s+(?:i|you|we|he|she|they|there|anyone|anybody|someone|somebody|u"
-    r"|(?(wh)(?:it|the|this|that|these|those|my|your|his|her|our|their)|(?!)))"
-    r"|(?:is|was|does|can|could|will|would|should|has|must|may|might)(?:\s*n['’]?t)?\s+it)\b",
-    re.I,
-)
-
-
 def _asks(sentence: str) -> bool:
     """Whether a sentence asks (so it is no evidence of its own content): it ends in a question
     mark and opens like a question ("What got you into running?", "Caroline, do you …?", "You
     play any instruments?") or is a short fragment opening with a preposition ("For walking or
-    running?": no statement of the speaker's running), or, without the mark, its word order is a
-    question's (``_INVERTED``). A statement with a tag ("… refers to the wheel, right?") or a
-    request after it ("I need the original file, can you send it?") still states something."""
+    running?": no statement of the speaker's running). A statement with a tag ("… refers to the
+    wheel, right?") or a request after it ("I need the original file, can you send it?") still
+    states something."""
     text = sentence.strip().strip("\"'`“”‘’ ")
-    if not text.rstrip().endswith("?"):
-        return bool(_INVERTED.match(text))
-    return bool(_ASKING.match(text) or _ELLIPTIC.match(text))
-
-
-# "should i …", "what can i …", "how do i …": the speaker asks what to do, which is no advice
-# (not "should we …", "can we …": asked of a group, that proposes: "can we get pizza tonight?")
-_SEEKS_ADVICE = re.compile(r"^\W*(?:\w+\W+){0,3}?(?:should|shall|can|could|do|must)\s+i\b", re.I)
-# a question asking for advice: "What should be done after installing?", "What does Leo suggest?"
-_ADVICE_ASKED = re.compile(r"\bshould\b|\b(?:suggest|recommend|advi[cs]|propos)\w*", re.I)
+    return text.rstrip().endswith("?") and bool(_ASKING.match(text) or _ELLIPTIC.match(text))
 
 
 # Verbs of saying, advising and wanting. "What does nbx909 suggest?", "What did Tom say?", "What
@@ -1093,7 +1070,6 @@ class ExtractiveAnswerer:
         said_by = bool({_stem(w) for w in words(reading.text)} & _SAID_STEMS)
         # "What did nbx909 ask?": then the questions people asked are the evidence
         about_asking = bool(_ABOUT_ASKING.search(reading.text))
-        advice_asked = bool(_ADVICE_ASKED.search(reading.text))
         why = bool(_WHY.search(reading.text))
         # "When did Nora go camping in July?": the occasion told in July, not another one
         asked = asked_months(reading.text) if wanted_shape(reading.text) == "date" else frozenset()
@@ -1126,15 +1102,9 @@ class ExtractiveAnswerer:
             # which must then be by or about the people asked about.
             # a question put to the listener ("What got you into running?") is about them
             # as is one about others ("How did they handle it?"); "were we bad parents?" is not
-            # … and, asked for advice, so is the speaker's question of what they should do
-            # ("should i just restart x after installing": the advice is in the reply)
             asks = (
                 _asks(sentence)
-                and bool(
-                    _TO_YOU.search(sentence)
-                    or not _SELF.search(sentence)
-                    or (advice_asked and _SEEKS_ADVICE.match(sentence))
-                )
+                and bool(_TO_YOU.search(sentence) or not _SELF.search(sentence))
                 and not about_asking
             )
             reply = _reply(entry, turns) if asks else None
