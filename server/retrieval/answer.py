@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from voxmem.extractors.offline.lexicon import IRREGULAR_PAST
 from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
 from voxmem.retrieval.llm_reader import ATTRIBUTION_KINDS, SHOWN, LLMReader, Outcome, unlabelled
@@ -36,7 +35,15 @@ from voxmem.retrieval.spans import (
     wanted_shape,
     wants_list,
 )
-from voxmem.retrieval.text import SENTENCE_BREAK, content_words, normalise, split_sentences, words
+from voxmem.retrieval.text import (
+    SENTENCE_BREAK,
+    content_words,
+    normalise,
+    only_asked,
+    split_sentences,
+    stem,
+    words,
+)
 from voxmem.retrieval.when import asked_months
 
 NOT_IN_MEMORY = "not in memory"
@@ -95,24 +102,13 @@ def _names(people: list[dict[str, Any]]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _stem(word: str, irregular: bool = True) -> str:
-    """A crude stem so that "watering" meets "water", "tomatoes" meets "tomato" and "found" meets
-    "find" (:data:`~voxmem.extractors.offline.lexicon.IRREGULAR_PAST`; not with ``irregular``
-    False)."""
-    word = word.lower().replace("’", "'").split("'")[0]
-    if irregular:
-        word = IRREGULAR_PAST.get(word, word)
-    if len(word) > 4:
-        word = re.sub(r"(?:ing|ed|es|s)$", "", word)
-    return word[:5]
-
-
 def _overlap(needle: list[str], said: list[str], irregular: bool = True) -> float:
-    """Share of the needle's content words (by stem: :func:`_stem`) among the words ``said``."""
+    """Share of the needle's content words (by stem: :func:`~voxmem.retrieval.text.stem`) among
+    the words ``said``."""
     if not needle:
         return 0.0
-    here = {_stem(w, irregular) for w in said}
-    stems = {_stem(w, irregular) for w in needle}
+    here = {stem(w, irregular) for w in said}
+    stems = {stem(w, irregular) for w in needle}
     return len(stems & here) / len(stems)
 
 
@@ -334,7 +330,7 @@ _YOUR = re.compile(r"\byour\s+(\w+)(?:\s+(\w+))?", re.I)
 
 def _listeners_things(sentence: str) -> set[str]:
     """Stems of what a sentence says belongs to the listener ("your store", "your new job")."""
-    return {_stem(w) for m in _YOUR.finditer(sentence) for w in m.groups() if w}
+    return {stem(w) for m in _YOUR.finditer(sentence) for w in m.groups() if w}
 
 
 _SELF = re.compile(
@@ -451,7 +447,7 @@ _SAYING = (
     "say", "says", "said", "mention", "mentioned", "think", "thinks", "thought", "ask", "asks", "asked",
     "know", "wonder", "wondered", "reply", "replied", "answer", "answered", "respond", "responded",
 )  # fmt: skip
-_SPEECH_STEMS = {_stem(w) for w in (*_ADVISING, *_WANTING, *_SAYING)}
+_SPEECH_STEMS = {stem(w) for w in (*_ADVISING, *_WANTING, *_SAYING)}
 # verbs that ask for what someone said, whoever it was about ("What does the janitor claim?")
 _CLAIMING = (
     "claim", "claims", "claimed", "insist", "insists", "insisted", "explain", "explains", "explained",
@@ -460,7 +456,7 @@ _CLAIMING = (
     "yells", "yelled", "joke", "jokes", "joked", "complain", "complains", "complained", "call", "calls",
     "called", "promise", "promises", "promised", "describe", "describes", "described",
 )  # fmt: skip
-_SAID_STEMS = {_stem(w) for w in (*_ADVISING, *_SAYING, *_CLAIMING)}
+_SAID_STEMS = {stem(w) for w in (*_ADVISING, *_SAYING, *_CLAIMING)}
 # a turn that tells the listener what to do: "try spore", "you should reinstall", "maybe use sudo"
 _DIRECTIVE = re.compile(
     r"^\W*(?:(?:just|then|so|ok|okay|well)\W+)?(?:try|use|run|install|check|type|open|read|see|do|make|go|add|put"
@@ -571,7 +567,7 @@ class KindFit:
 
     def __init__(self, kind: list[str], embed: Any = None, vectors: WordVectors | None = None) -> None:
         self.kind = kind
-        self.stems = {_stem(w) for w in kind}
+        self.stems = {stem(w) for w in kind}
         self.vectors = vectors or WordVectors(embed)
 
     def prime(self, sentences: list[str]) -> None:
@@ -580,7 +576,7 @@ class KindFit:
 
     def __call__(self, sentence: str) -> float:
         here = content_words(sentence)
-        if self.stems & {_stem(w) for w in here}:
+        if self.stems & {stem(w) for w in here}:
             return 1.0
         if self.vectors.embed is None or not here:
             return 0.0
@@ -749,10 +745,10 @@ def when_held(answer: str, turns: list[str]) -> tuple[str | None, bool]:
     """Whether the clause of ``turns`` that holds the answer's words tells of a past preference
     ("past": "I used to love Greek food"), the current one ("now": "but now my favourite is
     Italian food") or neither (None), and whether those turns mark a current value anywhere."""
-    said = {_stem(w) for w in content_words(answer)}
+    said = {stem(w) for w in content_words(answer)}
     clauses = [c for t in turns for c in _CLAUSE.split(t) if c and c.strip()]
     marked_now = any(_NOW_SAID.search(c) for c in clauses)
-    holding = [c for c in clauses if said and said <= {_stem(w) for w in content_words(c)}]
+    holding = [c for c in clauses if said and said <= {stem(w) for w in content_words(c)}]
     for clause in holding:
         if _PAST_SAID.search(clause):
             return "past", marked_now
@@ -777,11 +773,11 @@ def wrong_time(question: str, answer: str, turns: list[str]) -> str | None:
 def _speech_fit(topic: set[str], sentence: str) -> float:
     """Bonus for a turn of the kind a speech-verb question asks about: a directive for "what did X
     suggest / tell …", a request for "what does X want / need", a question for "what did X ask"."""
-    if topic & {_stem(w) for w in _ADVISING}:
+    if topic & {stem(w) for w in _ADVISING}:
         return 0.1 if _DIRECTIVE.search(sentence) else 0.0
-    if topic & {_stem(w) for w in _WANTING}:
+    if topic & {stem(w) for w in _WANTING}:
         return 0.1 if is_request(sentence) else 0.0
-    if topic & {_stem(w) for w in ("ask", "asks", "asked", "wonder", "wondered")}:
+    if topic & {stem(w) for w in ("ask", "asks", "asked", "wonder", "wondered")}:
         return 0.1 if sentence.rstrip().endswith("?") else 0.0
     return 0.0
 
@@ -811,7 +807,7 @@ _CHANGED = re.compile(
 # asking whether a value holds, whose answer must say what holds instead
 _STILL = re.compile(r"\b(?:still|really|actually|any\s?more|these\s+days|nowadays|now)\b", re.I)
 _LIKING_WORDS = {
-    _stem(w)
+    stem(w)
     for w in (
         "favourite",
         "favorite",
@@ -876,8 +872,8 @@ def _verdict(sentence: str, turn: str, question: str, names: set[str]) -> str:
         return "No"
     if _STILL.search(question) and _CHANGED.search(turn):
         return "No"
-    value = {_stem(w) for w in content_words(question) if w not in names} - _LIKING_WORDS
-    held = value & {_stem(w) for w in content_words(sentence)}
+    value = {stem(w) for w in content_words(question) if w not in names} - _LIKING_WORDS
+    held = value & {stem(w) for w in content_words(sentence)}
     return "No" if value and 3 * len(held) < 2 * len(value) else "Yes"
 
 
@@ -1002,9 +998,9 @@ class ExtractiveAnswerer:
             for supporting in entry.support:
                 candidates.append((supporting.get("text", ""), entry))
         reserve = {e.id for e in result.evidence[top:gather]}  # only gathered from
-        stems = {w: _stem(w) for w in wanted}
+        stems = {w: stem(w) for w in wanted}
         read = [sentence for sentence, entry in candidates if entry.id not in reserve]
-        df = Counter(s for sentence in read for s in {_stem(w) for w in content_words(sentence)})
+        df = Counter(s for sentence in read for s in {stem(w) for w in content_words(sentence)})
         n = len(read)
         # A question about named people is answered only from what they said or what names them:
         # "What is Grace's favourite food?" must not be answered by Lucy's favourite food.
@@ -1040,7 +1036,7 @@ class ExtractiveAnswerer:
         needle = content_words(reading.text)
         closeness = self.meaning.closeness(reading.text, [c[0] for c in candidates])
         name_words = _name_words(people)
-        name_stems = {_stem(w) for w in name_words}
+        name_stems = {stem(w) for w in name_words}
         topic = {stems[w] for w in wanted} - name_stems
         speech_only = bool(named_ids) and topic <= _SPEECH_STEMS
         kind = asked_kind(reading.text, name_words)
@@ -1060,14 +1056,14 @@ class ExtractiveAnswerer:
         }
 
         def own_words(sentence: str) -> set[str]:
-            return {_stem(w) for w in content_words(sentence)}
+            return {stem(w) for w in content_words(sentence)}
 
         turns = {(e.evidence.session, e.evidence.idx): e for e in result.evidence}
         top_score = max(e.score for e in result.evidence) or 1.0
         claimant = (reading.claimant or {}).get("id")
         strangers = _people_words(result) - set(mentions) - {w for m in mentions for w in m.split()}
         # "What did Jon say / think about …": what he says to his listener counts too
-        said_by = bool({_stem(w) for w in words(reading.text)} & _SAID_STEMS)
+        said_by = bool({stem(w) for w in words(reading.text)} & _SAID_STEMS)
         # "What did nbx909 ask?": then the questions people asked are the evidence
         about_asking = bool(_ABOUT_ASKING.search(reading.text))
         why = bool(_WHY.search(reading.text))
@@ -1088,7 +1084,7 @@ class ExtractiveAnswerer:
         ] = []
         for rank, ((sentence, entry), close) in enumerate(zip(candidates, closeness, strict=True)):
             words_said = content_words(sentence)
-            words_here = {_stem(w) for w in words_said}
+            words_here = {stem(w) for w in words_said}
             # A verb met only in its irregular form counts when it is all the question asks besides
             # the people ("What did Kworth find?" / "i have found it: …": the thing found is asked
             # for) or the sentence answers a question put to its speaker; otherwise "How does Richard
@@ -1130,7 +1126,7 @@ class ExtractiveAnswerer:
             turn = (reply or entry).evidence
             for person in (turn.speaker, *turn.addressees):
                 if person:
-                    words_here |= {_stem(w) for w in content_words(person.get("name") or "")}
+                    words_here |= {stem(w) for w in content_words(person.get("name") or "")}
             # "What did X suggest?": X's own statement is the act the verb names
             spoken = speech_only and not asks and _speaker_id(entry) in named_ids
             if spoken:
@@ -1382,7 +1378,7 @@ def _latest_change(
     word on it; the earlier turn usually matches the question's words better."""
     _, _, sentence, entry = best
     speaker = _speaker_id(entry)
-    held = {_stem(w) for w in content_words(sentence)} - _LIKING_WORDS
+    held = {stem(w) for w in content_words(sentence)} - _LIKING_WORDS
     latest = best
     if not _STATES_LIKING.search(sentence):
         return best
@@ -1392,7 +1388,7 @@ def _latest_change(
             and _STATES_LIKING.search(other)
             and (later.evidence.ts or "") > (latest[3].evidence.ts or "")
             and _CHANGED.search(other)
-            and held & {_stem(w) for w in content_words(other)}
+            and held & {stem(w) for w in content_words(other)}
         ):
             latest = (best[0], rank, other, later)
     return latest
@@ -1460,10 +1456,10 @@ def _verbs_alone(
     """The question's words a sentence meets only through an irregular form ("think" / "thought",
     :data:`~voxmem.extractors.offline.lexicon.IRREGULAR_PAST`) when it meets none of the question's
     other words (names aside) at all, else the empty set. ``said``: the sentence's content words;
-    ``here``: their stems (:func:`_stem`), as the caller has them."""
-    plain = {_stem(w, irregular=False) for w in said}
+    ``here``: their stems (:func:`~voxmem.retrieval.text.stem`), as the caller has them."""
+    plain = {stem(w, irregular=False) for w in said}
     met = {stems[w] for w in wanted if stems[w] in topic and stems[w] in here}
-    alone = {stems[w] for w in wanted if stems[w] in met and _stem(w, irregular=False) not in plain}
+    alone = {stems[w] for w in wanted if stems[w] in met and stem(w, irregular=False) not in plain}
     return alone if alone == met else set()
 
 
@@ -1514,8 +1510,8 @@ def _asks_about(question: str, entry: FusedEvidence, asking: FusedEvidence) -> b
     if not question.rstrip().endswith("?"):
         return False
     names = _name_words([p for p in (entry.evidence.speaker, asking.evidence.speaker) if p])
-    asked = {_stem(w) for w in content_words(question) if w not in names}
-    told = {_stem(w) for w in content_words(entry.evidence.text) if w not in names}
+    asked = {stem(w) for w in content_words(question) if w not in names}
+    told = {stem(w) for w in content_words(entry.evidence.text) if w not in names}
     return bool(asked & told)
 
 
@@ -1526,11 +1522,12 @@ def _stated(entry: FusedEvidence) -> str:
 
 
 def _restates(sentence: str, question: str, people: set[str]) -> bool:
-    """Whether a sentence says nothing but the question's own words (by stem; people's names
-    aside): "it's a alcatel usb speedtouch" for "What is alcatel usb speedtouch?". It holds
-    nothing the question does not already know, so it cannot be what the question asks for."""
-    said = {_stem(w) for w in content_words(sentence) if w.lower() not in people}
-    return bool(said) and said <= {_stem(w) for w in content_words(question)}
+    """Whether a sentence says nothing but the question's own words (:func:`only_asked`):
+    "it's a alcatel usb speedtouch" for "What is alcatel usb speedtouch?". It holds nothing the
+    question does not already know, so it cannot be what the question asks for. People's names
+    are set aside: a line is matched in a turn said to or by someone, and "Tom: it's a speedtouch"
+    still says nothing new when the question does not name Tom."""
+    return only_asked(sentence, question, ignore=people)
 
 
 def _reply(entry: FusedEvidence, turns: dict[tuple[str, int], FusedEvidence]) -> FusedEvidence | None:
@@ -1630,7 +1627,7 @@ def _reason_after(
         if later is None or _speaker_id(later) != _speaker_id(entry):
             continue
         text = later.evidence.text
-        shares = topic & {_stem(w) for w in content_words(text)}
+        shares = topic & {stem(w) for w in content_words(text)}
         if _CAUSE.search(text) and (shares or _REASON_BACK.search(text)):
             return later
     return None
@@ -1714,7 +1711,7 @@ def _rests_on_asked(result: AgentResult, chosen: tuple[str, list[str]]) -> bool:
         return True
     ids = {p["id"] for p in people if p.get("id")}
     mentions = [m for p in people for m in _mentions(p)]
-    said = {_stem(w) for w in content_words(chosen[0])}
+    said = {stem(w) for w in content_words(chosen[0])}
     # the claimant's own turns settle nothing ("Lucy said Olivia likes rock: is that right?")
     claimant = (result.reading.claimant or {}).get("id")
     cited = [
@@ -1722,7 +1719,7 @@ def _rests_on_asked(result: AgentResult, chosen: tuple[str, list[str]]) -> bool:
     ]
     pieces = [(s, e) for e in cited for s in SENTENCE_BREAK.split(e.evidence.text) if s.strip()]
     pieces += [(str(x.get("text", "")), e) for e in cited for x in e.support]
-    holding = [(s, e) for s, e in pieces if said & {_stem(w) for w in content_words(s)}] or pieces
+    holding = [(s, e) for s, e in pieces if said & {stem(w) for w in content_words(s)}] or pieces
 
     def about(sentence: str, entry: FusedEvidence) -> bool:
         by_them = _speaker_id(entry) in ids

@@ -62,7 +62,7 @@ from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
 from voxmem.retrieval.question import asked_about, asks_for_list
 from voxmem.retrieval.spans import day_of, wanted_shape, with_dates
-from voxmem.retrieval.text import SENTENCE_BREAK, content_words, normalise, split_sentences
+from voxmem.retrieval.text import SENTENCE_BREAK, content_words, normalise, only_asked, split_sentences
 
 ATTRIBUTION_KINDS = ("who_said", "addressee")
 
@@ -700,15 +700,15 @@ _VERDICT = re.compile(r"(?:(?:likely|probably|most\s+likely)\s+)?(?:yes|no)\W*",
 
 
 def restates(answer: str, question: str) -> bool:
-    """Whether an answer only repeats the question's own words ("What book did Caroline recommend
-    to Melanie?" → "The book Caroline recommended to Melanie"): it adds nothing, so it is no
-    better than the draft. A choice the question offers ("… tea or coffee?") is an answer, and so
-    is a verdict ("Likely no" to "Would Ana likely move back?": its "likely" is the question's)."""
-    if _VERDICT.fullmatch(answer.strip()):
+    """Whether an answer only repeats the question's own words (:func:`only_asked`: "What book did
+    Caroline recommend to Melanie?" → "The book Caroline recommended to Melanie"): it adds
+    nothing, so it is no better than the draft. Two answers made of the question's words still
+    answer it: a verdict ("Likely no" to "Would Ana likely move back?": its "likely" is the
+    question's, and yes or no is what was asked), and a choice the question offers ("… tea or
+    coffee?" → "coffee": picking one of the named options is the answer)."""
+    if _VERDICT.fullmatch(answer.strip()) or " or " in f" {question.lower()} ":
         return False
-    said = {w[:5] for w in content_words(answer)}
-    asked = {w[:5] for w in content_words(question)}
-    return bool(said) and " or " not in f" {question.lower()} " and said <= asked
+    return only_asked(answer, question)
 
 
 def unlabelled(draft: str) -> str:

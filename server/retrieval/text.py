@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from voxmem.extractors.offline.lexicon import IRREGULAR_PAST
 from voxmem.stopwords import QUESTION_STOP_WORDS
 from voxmem.stores.messages import lucene_query
 
@@ -74,6 +75,28 @@ def content_words(text: str) -> list[str]:
         if len(base) > 1 and base not in QUESTION_STOP_WORDS and word not in QUESTION_STOP_WORDS:
             seen.setdefault(_UK_US.get(base, base), None)
     return list(seen)
+
+
+def stem(word: str, irregular: bool = True) -> str:
+    """A crude stem so that "watering" meets "water", "tomatoes" meets "tomato" and "found" meets
+    "find" (:data:`~voxmem.extractors.offline.lexicon.IRREGULAR_PAST`; not with ``irregular``
+    False)."""
+    word = word.lower().replace("’", "'").split("'")[0]
+    if irregular:
+        word = IRREGULAR_PAST.get(word, word)
+    if len(word) > 4:
+        word = re.sub(r"(?:ing|ed|es|s)$", "", word)
+    return word[:5]
+
+
+def only_asked(text: str, question: str, ignore: set[str] | frozenset[str] = frozenset()) -> bool:
+    """Whether every content word of ``text`` (those in ``ignore`` aside) is one of the
+    question's, by :func:`stem` ("The book Caroline recommended to Melanie" for "What book did
+    Caroline recommend to Melanie?"); False when nothing is left. The one test behind both
+    readers' "it only restates the question" (the offline reader's matched line, the LLM's
+    answer); each caller adds its own exceptions."""
+    said = {stem(w) for w in content_words(text) if w not in ignore}
+    return bool(said) and said <= {stem(w) for w in content_words(question)}
 
 
 def spellings(word: str) -> list[str]:
