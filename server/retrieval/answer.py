@@ -23,7 +23,7 @@ import numpy as np
 from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
 from voxmem.retrieval.llm_reader import ATTRIBUTION_KINDS, SHOWN, LLMReader, Outcome, unlabelled
-from voxmem.retrieval.question import Reading, asked_about, asks_for_person
+from voxmem.retrieval.question import Reading, asked_about, asks_for_person, find_people
 from voxmem.retrieval.spans import (
     coarser_date,
     day_of,
@@ -1265,6 +1265,11 @@ class ExtractiveAnswerer:
                 sentence, entry.evidence.text
             )
         fits = shape is None  # a quoted sentence holds no span of the asked shape
+        doer = named_doer(matched, entry, result) if reading.kind != "addressee" else None
+        if doer is not None:
+            # "Who startled Chandler by sitting in Monica's seat?" / "… startled to see Joey sitting
+            # in Monica's seat": the person asked for is the one the line names, not its teller
+            return _label(doer), [entry.id], True
         speaker = _label(entry.evidence.speaker) if entry.evidence.speaker else None
         text = f"{speaker}: {sentence}" if speaker else sentence
         reason = _reason_after(entry, turns, topic) if why and not _CAUSE.search(sentence) else None
@@ -1406,6 +1411,36 @@ def _in_months(sentence: str, entry: FusedEvidence, months: frozenset[int], past
     told = told_months(sentence, said, past)
     told = told_months(entry.evidence.text, said, past) if told is None else told
     return bool((frozenset({said.month}) if told is None else told) & months)
+
+
+def named_doer(sentence: str, entry: FusedEvidence, result: AgentResult) -> dict[str, Any] | None:
+    """For a who-question (:func:`~voxmem.retrieval.question.asks_for_person`) answered by
+    ``sentence`` of ``entry``: the one person the sentence names besides the question's people
+    and its speaker, when it tells of them in the third person, else None.
+
+    Why: a who-question wants a person, and the reader otherwise quotes the line, whose speaker is
+    not the one asked for when the line tells what someone else did ("Who startled Chandler by
+    sitting in Monica's seat?" / "Chandler turns … and is startled to see Joey sitting in Monica's
+    seat."). The person is answered by their name as memory knows it (the speakers and addressees
+    of the evidence: "Joey Tribbiani", not the line's "Joey"), as an attribution answer is. Not
+    when the sentence speaks in the first person ("I told Joey I'd be late": its speaker is the
+    likelier doer, and quoting the line keeps them), when the name only addresses its bearer
+    ("Joey, the plates are broken": the listener, not the doer), or when it names two or more
+    others (which of them is asked for is the sentence's grammar, not read here)."""
+    if not asks_for_person(result.reading) or _FIRST_PERSON_TURN.search(sentence):
+        return None
+    known: dict[str, dict[str, Any]] = {}
+    for e in result.evidence:
+        for person in (e.evidence.speaker, *e.evidence.addressees):
+            if person and person.get("id") and re.search(r"[A-Za-z]", person.get("name") or ""):
+                known.setdefault(person["id"], person)
+    asked = {p.get("id") for p in result.reading.people} | {_speaker_id(entry)}
+    named = []
+    for _, person in find_people(sentence, list(known.values())):
+        said = [m for m in _mentions(person) if _names_any(sentence, [m])]
+        if person["id"] not in asked and not (said and all(_vocative_only(sentence, m) for m in said)):
+            named.append(person)
+    return named[0] if len(named) == 1 else None
 
 
 def _speaker_id(entry: FusedEvidence | None) -> str | None:

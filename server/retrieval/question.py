@@ -30,6 +30,21 @@ _CLEFT = re.compile(
     r"(?:that|who)\s+",
     re.I,
 )
+# "Whose idea was it to go camping?", "Whose request was it that Ben print the passes?": the
+# person asked for is who suggested / requested it, so the question is read as that who-question
+_WHOSE_ACT = re.compile(
+    r"^\s*whose\s+(?P<act>idea|suggestion|proposal|request|plan|offer)\s+(?:was|is)\s+it\s+"
+    r"(?:that\s+|to\s+|for\s+)?",
+    re.I,
+)
+_WHOSE_VERB = {
+    "idea": "suggested",
+    "suggestion": "suggested",
+    "proposal": "proposed",
+    "request": "requested",
+    "plan": "suggested",
+    "offer": "offered",
+}
 # What a who-question asks for by its verb: the person who asked, or the one who took a task on.
 _COMMIT_VERBS = re.compile(
     r"\b(?:agreed|agree|offered|offer|volunteered|promised|took\s+on|accepted|said\s+(?:they|he|she)"
@@ -604,6 +619,7 @@ def read_question(
         reading.keywords, reading.hop.keywords = reading.hop.keywords, content_words(reading.hop.quote or "")
         return reading
     plain = _CLEFT.sub(r"\1 ", text)
+    plain = _WHOSE_ACT.sub(lambda m: f"Who {_WHOSE_VERB[m.group('act').lower()]} ", plain)
 
     said_to = _SAID_TO.search(plain)
     who_said = _WHO_SAID.search(plain)
