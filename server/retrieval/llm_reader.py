@@ -375,8 +375,7 @@ def layout(
     of the session that says most of the question's words (:func:`_spread`)."""
     people = asked_about(result.reading, result.scope.asker, result.scope.asker_name)
     ids = {p["id"] for p in people if p.get("id")}
-    focus = _keys(" ".join(result.reading.keywords) or result.query)
-    focus = (focus - {k for p in people for k in _keys(p.get("name") or "")}) or focus
+    focus = _question_keys(result, people)
     candidates = [(entry, _dated(entry)) for entry in result.evidence[:pool]]
     weight = _rarity(focus, [text for _, text in candidates])
     scored = []
@@ -412,6 +411,40 @@ def layout(
             lines.append(f"    {kind}: {_clip(str(support.get('text', '')), 100)}")
         entries[n] = entry
     return Layout("\n".join(lines), entries, listing=gather)
+
+
+def _question_keys(result: AgentResult, people: list[dict[str, Any]]) -> set[str]:
+    """The question's word keys (its reading's keywords, else its text) without the names of the
+    ``people`` asked about: what a line must say to be on the question, not merely about them."""
+    focus = _keys(" ".join(result.reading.keywords) or result.query)
+    return (focus - {k for p in people for k in _keys(p.get("name") or "")}) or focus
+
+
+def _source_lines(answer: str, holders: list[int], shown: Layout, result: AgentResult) -> list[int]:
+    """Of the shown lines holding the answer's words, those whose sentence holding them says most
+    of the question's (rarity-weighted) words: the line the model read the answer from.
+
+    Why: an answer cited to no line holding it is re-cited to the lines that do, and the asked-person
+    rule (``answer._rests_on_asked``) passed when *any* of them was the asked person's. Asked what
+    Caroline does to keep busy during her pottery break (Melanie's break), the 1.5B model answered
+    "painting" from Melanie's "Been reading … and painting to keep busy" and it passed on Caroline's
+    "I've been busy painting" (LoCoMo dev adversarial, docs/retrieval.md "Eighteenth LLM pass")."""
+    if len(holders) < 2:
+        return holders
+    people = asked_about(result.reading, result.scope.asker, result.scope.asker_name)
+    focus = _question_keys(result, people)
+    texts = {n: _dated(shown.entries[n]) for n in holders}
+    weight = _rarity(focus, [_dated(e) for e in shown.entries.values()])
+    said = _answer_words(answer)
+
+    def share(n: int) -> float:
+        holding = [
+            x for x in SENTENCE_BREAK.split(texts[n]) if said & set(re.findall(r"[a-z0-9]+", x.lower()))
+        ]
+        return max((sum(weight[k] for k in _keys(x) & focus) for x in holding), default=0.0)
+
+    best = max(share(n) for n in holders)
+    return [n for n in holders if share(n) == best]
 
 
 def _said_order(entry: FusedEvidence) -> tuple[str, str, int]:
@@ -601,9 +634,14 @@ def _check_words(answer: str, shown: list[FusedEvidence]) -> None:
         )
 
 
+def _answer_words(answer: str) -> set[str]:
+    """The answer's words that can say where it came from (longer than two letters, or numbers)."""
+    return {w for w in re.findall(r"[a-z0-9]+", answer.lower()) if len(w) > 2 or w.isdigit()}
+
+
 def _holds(answer: str, entry: FusedEvidence) -> bool:
     """Whether a turn (its text or the facts on it) contains one of the answer's content words."""
-    words = {w for w in re.findall(r"[a-z0-9]+", answer.lower()) if len(w) > 2 or w.isdigit()}
+    words = _answer_words(answer)
     text = " ".join([_dated(entry), *(str(s.get("text", "")) for s in entry.support)]).lower()
     return bool(words & set(re.findall(r"[a-z0-9]+", text)))
 
@@ -969,12 +1007,14 @@ class LLMReader:
             return hint
         # small models cite every line they were shown; keep the cited turns that hold the answer,
         # and when none does, not even as the day it was said ("29 January 2023" from the day of
-        # the turn), the shown lines that do: the words came from there, so the answer is judged
-        # on them (asked what Caroline does during her pottery break, the 1.5B model answered
-        # "painting" from Melanie's line and cited Caroline's, which passed as hers)
+        # the turn), the shown line that does and says most of the question: the words came from
+        # there, so the answer is judged on it (asked what Caroline does during her pottery break,
+        # the 1.5B model answered "painting" from Melanie's line and cited Caroline's, which passed
+        # as hers; re-cited to every line saying "painting", it passed on Caroline's own)
         grounded = [n for n in numbers if _holds(answer, shown.entries[n])]
         if not grounded and not any(_said_on(answer, shown.entries[n]) for n in numbers):
-            grounded = [n for n, e in shown.entries.items() if _holds(answer, e)]
+            holders = [n for n, e in shown.entries.items() if _holds(answer, e)]
+            grounded = holders if listing else _source_lines(answer, holders, shown, result)
         grounded = grounded or numbers
         if hint:
             answer = widened(answer, result.query, [e for e in result.evidence if e.id in hint[1]])

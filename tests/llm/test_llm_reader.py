@@ -735,6 +735,42 @@ def test_an_answer_whose_words_only_another_line_holds_is_judged_on_that_line():
     assert (out.answer, out.answerer, out.used) == ("painting", "llm", ["msg-1"])
 
 
+def test_an_answer_re_cited_rests_on_the_line_saying_the_question_not_on_any_holding_its_word():
+    # LoCoMo adversarial: asked what Caroline does during her pottery break (the break is
+    # Melanie's), the 1.5B model answered "painting" and cited Caroline's "what's up?" line; both
+    # Caroline's "busy painting" and Melanie's "painting to keep busy" hold the word, and re-cited
+    # to both the answer passed on Caroline's. The words came from the line saying the question's words
+    hello = "Hey Ana, what's up? Been a busy week since we talked."
+    mine = "I've been busy painting - here's something I just finished."
+    hers = "Had to take a break from pottery. Been reading and painting to keep busy during the break."
+    asking = result(
+        "What does Tom do to keep busy during his pottery break?",
+        evidence=[
+            turn("msg-1", hello, TOM, [ANA]),
+            turn("msg-2", mine, TOM, [ANA]),
+            turn("msg-3", hers, ANA, [TOM]),
+        ],
+    )
+    asking.reading.people, asking.reading.keywords = [TOM], ["keep", "busy", "pottery", "break"]
+    chat = Replies(replies=['{"answer": "painting", "ids": [1]}'])
+    assert LLMReader(chat).answer(asking) == ("painting", ["msg-3"])
+    out = compose(asking, llm=LLMReader(chat))
+    assert chat.prompts and out.answer == NOT_IN_MEMORY  # no draft: abstains, as the offline reader
+    assert any("rests on no turn by or about Tom" in n for n in out.notes)
+    # his own line saying the question's words is where the answer came from, and it stands
+    asking.evidence[1] = turn("msg-2", "Since the pottery break I keep busy painting.", TOM, [ANA])
+    out = compose(asking, llm=LLMReader(chat))
+    assert (out.answer, out.answerer, out.used) == ("painting", "llm", ["msg-2"])
+    # a list answer keeps every line holding one of its items, not only the one saying "hobbies"
+    best = turn("msg-2", "Painting is the best of my hobbies.", TOM, [ANA])
+    listing = result("What hobbies does Tom have?", evidence=[turn("msg-1", hello, TOM, [ANA]), best])
+    listing.evidence.append(turn("msg-3", "And hiking.", TOM, [ANA]))
+    listing.reading.people, listing.reading.keywords = [TOM], ["hobbies"]
+    reply = Replies(replies=['{"answer": "painting, hiking", "ids": [1]}'])
+    cited = LLMReader(reply).answer(listing, hint=("Tom: Painting is the best of my hobbies.", ["msg-2"]))
+    assert cited == ("painting, hiking", ["msg-2", "msg-3"])
+
+
 def test_the_asked_persons_question_to_the_listener_is_not_about_them():
     # LoCoMo adversarial "How is Jon's store doing?" (Gina has the store) answered from Jon's
     # "What gave you the idea to start the online store?"
