@@ -443,8 +443,9 @@ def _source_lines(answer: str, holders: list[int], shown: Layout, result: AgentR
         ]
         return max((sum(weight[k] for k in _keys(x) & focus) for x in holding), default=0.0)
 
-    best = max(share(n) for n in holders)
-    return [n for n in holders if share(n) == best]
+    shares = {n: share(n) for n in holders}
+    best = max(shares.values())
+    return [n for n in holders if shares[n] == best]
 
 
 def _said_order(entry: FusedEvidence) -> tuple[str, str, int]:
