@@ -215,6 +215,21 @@ def outcome(env: T.Env, q: T.Question, state: AgentState, plan: list[Action]) ->
     return T.recall_at(child, q.gold), set(child.retained) & q.gold
 
 
+def episode_end(env: T.Env, q: T.Question, state: AgentState, plan: list[Action]) -> tuple[float, int]:
+    """Round 2 = ``plan``, then the heuristic's rounds until the agent's stop rule, the round limit
+    or an empty plan (as :func:`train_policy.episode` plays them): recall@10 at the end, rounds run."""
+    heuristic = POLICIES["heuristic"]()
+    present = env.present(q)
+    child = T.branch(state)
+    trace, _ = env.agent.step(child, plan, "oracle", present)
+    while not trace.stop and child.round <= env.agent.max_rounds:
+        nxt = [a for a in heuristic.plan(child) if a.tool in env.tools]
+        if not nxt:
+            break
+        trace, _ = env.agent.step(child, nxt, "heuristic", present)
+    return T.recall_at(child, q.gold), len(child.rounds)
+
+
 def collect(
     env: T.Env, qs: list[T.Question], idf: dict[str, dict[str, float]], sample: int, rng: random.Random
 ) -> list[dict[str, Any]]:
@@ -450,6 +465,12 @@ def main(argv: list[str] | None = None) -> int:
     }
     n = len(probe_rows)
     heur = [row["base"] for row in probe_rows]
+    # the whole episode (the heuristic's round 3 after round 2), recall@10 at the end and rounds
+    heur_end = [episode_end(env, row["q"], row["state"], row["plan"]) for row in probe_rows]
+    report["probe_episode_heuristic"] = [
+        round(statistics.fmean(e[0] for e in heur_end), 4) if n else None,
+        round(statistics.fmean(e[1] for e in heur_end), 3) if n else None,
+    ]
     report["probe_heuristic_round2"] = round(statistics.fmean(heur), 4) if n else None
     sampled_best = [max([row["base"], *(r for r, _ in row["labels"].values())]) for row in probe_rows]
     report["probe_oracle_of_sample"] = round(statistics.fmean(sampled_best), 4) if n else None
@@ -485,14 +506,17 @@ def main(argv: list[str] | None = None) -> int:
     ):
         tau, cv = cv_threshold(fit_rows, use_state, target)
         m = fit(fit_rows, use_state, target)
-        always, gated, rows_out = [], [], []
-        for row in probe_rows:
+        always, gated, ends, rows_out = [], [], [], []
+        for row, (base_end, base_rounds) in zip(probe_rows, heur_end, strict=True):
             x, _, _, _ = matrix([row], use_state, only_labelled=False)
             p = scores(m, x)
             j = int(np.argmax(p))
-            r, _ = outcome(env, row["q"], row["state"], [*row["plan"], row["cands"][j][1]])
+            picked = [*row["plan"], row["cands"][j][1]]
+            r, _ = outcome(env, row["q"], row["state"], picked)
+            end = episode_end(env, row["q"], row["state"], picked)
             always.append(r)
             gated.append(r if p[j] >= tau else row["base"])
+            ends.append(end)
             rows_out.append(
                 {
                     "qid": row["q"].qid,
@@ -500,6 +524,8 @@ def main(argv: list[str] | None = None) -> int:
                     "pick": row["cands"][j][1].as_dict(),
                     "p": round(float(p[j]), 3),
                     "r@10": r,
+                    "episode_heuristic": [base_end, base_rounds],
+                    "episode_pick": list(end),
                 }
             )
         xs, ys, _, news = matrix(probe_rows, use_state)
@@ -514,6 +540,12 @@ def main(argv: list[str] | None = None) -> int:
             "probe_always_better_worse": [
                 sum(a > h + 1e-9 for a, h in zip(always, heur, strict=True)),
                 sum(a < h - 1e-9 for a, h in zip(always, heur, strict=True)),
+            ],
+            "probe_episode_always_add_top": [
+                round(statistics.fmean(e[0] for e in ends), 4) if n else None,
+                round(statistics.fmean(e[1] for e in ends), 3) if n else None,
+                sum(e[0] > h[0] + 1e-9 for e, h in zip(ends, heur_end, strict=True)),
+                sum(e[0] < h[0] - 1e-9 for e, h in zip(ends, heur_end, strict=True)),
             ],
             "probe_gated": round(statistics.fmean(gated), 4) if n else None,
             "probe_gated_better_worse": [
