@@ -22,7 +22,16 @@ import numpy as np
 
 from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
-from voxmem.retrieval.llm_reader import ATTRIBUTION_KINDS, SHOWN, LLMReader, Outcome, unlabelled
+from voxmem.retrieval.llm_reader import (
+    ATTRIBUTION_KINDS,
+    SHOWN,
+    LLMReader,
+    Outcome,
+    _keys,
+    _question_keys,
+    _rarity,
+    unlabelled,
+)
 from voxmem.retrieval.question import Reading, asked_about, asks_for_person, find_people
 from voxmem.retrieval.spans import (
     coarser_date,
@@ -1771,6 +1780,72 @@ def _rests_on_asked(result: AgentResult, chosen: tuple[str, list[str]]) -> bool:
     return any(about(s, e) for s, e in holding)
 
 
+def _asked_phrase(question: str, names: set[str]) -> list[str]:
+    """The words of a what/which-question's wh-phrase up to the head of the noun it asks for
+    ("What kind of dance piece did Jon's team …" → what, kind, of, dance, piece): what the answer
+    is, not what the question takes as given. A question without one gives []."""
+    match = _ASKED_KIND.match(question)
+    head = asked_kind(question, names)
+    if not match or not head:
+        return []
+    said = match.group("kind").split()
+    end = next((i for i, w in enumerate(said) if _folded(w.lower()) == head[0]), len(said) - 1)
+    return words(question[: match.start("kind")]) + [w.lower() for w in said[: end + 1]]
+
+
+# the premise's best statement by someone else must say at least this many times as much of it as
+# the line the answer rests on (rarity-weighted words, ``_premise_owner``)
+PREMISE_ELSEWHERE = 2.0
+
+
+def _premise_owner(result: AgentResult, chosen: tuple[str, list[str]]) -> str | None:
+    """The person whose statement says the question's premise, when that is someone other than
+    the people asked about and the line the answer rests on says much less of it; else None.
+
+    The premise is what the question takes as given: its words (rarity-weighted among the turns
+    an answer shows, ``SHOWN``, as ``llm_reader.layout`` weighs them) without the names of the
+    people asked about and without its wh-phrase ("What kind of dance piece …": the thing asked
+    for). A statement owns it when its speaker is not asked about and it does not name them; the
+    asked people own it when one of their statements (or one naming them) says as much of it.
+    Questions ("What dance were you doing?") state nothing and own nothing.
+
+    Why: LoCoMo's adversarial questions move one person's event to another ("What kind of dance
+    piece did Jon's team perform to win first place?": it was Gina's team). With no offline draft
+    the 1.5B model answered from a line of the asked person's that shares one word with the
+    question (Jon's "Finishing up choreography to perform at a nearby festival"), and it passed
+    ``_rests_on_asked`` because the line is his; Gina's "my team won first place at a regionals"
+    says most of the premise (docs/retrieval.md, "Nineteenth LLM pass"). A right answer from the
+    asked person's own line keeps the premise there ("What kind of professional experience did
+    Gina get accepted for …?" → Gina's "I just got accepted for a fashion internship", and no
+    one else says "accepted")."""
+    people = asked_about(result.reading, result.scope.asker, result.scope.asker_name)
+    if not people:
+        return None
+    ids = {p["id"] for p in people if p.get("id")}
+    mentions = [m for p in people for m in _mentions(p)]
+    given = _keys(" ".join(_asked_phrase(result.reading.text, _name_words(result.reading.people))))
+    premise = _question_keys(result, people) - given
+    pool = result.evidence[:SHOWN] + [e for e in result.evidence[SHOWN:] if e.id in chosen[1]]
+    if not premise or not pool:
+        return None
+    weight = _rarity(premise, [e.evidence.text for e in pool])
+    total = sum(weight.values())
+
+    def share(sentence: str) -> float:
+        return sum(weight[k] for k in _keys(sentence) & premise) / total
+
+    source = max(
+        (share(s) for e in pool if e.id in chosen[1] for s in split_sentences(e.evidence.text)), default=0.0
+    )
+    stated = [(share(s), s, e) for e in pool for s in split_sentences(e.evidence.text) if not _asks(s)]
+    own = max((x for x, s, e in stated if _about(e, s, ids, mentions)), default=0.0)
+    others = [(x, e) for x, s, e in stated if not _about(e, s, ids, mentions)]
+    best, by = max(others, key=lambda o: o[0], default=(0.0, None))
+    if by is None or best <= own or best < PREMISE_ELSEWHERE * source:
+        return None
+    return _label(by.evidence.speaker)
+
+
 def _texts(result: AgentResult, ids: list[str]) -> list[str]:
     """The text of the evidence turns an answer rests on."""
     return [e.evidence.text for e in result.evidence if e.id in ids]
@@ -1790,6 +1865,9 @@ def _judged(
 
     - An answer about named people that rests on no turn by or about them (:func:`_rests_on_asked`)
       is dropped: the draft stands, or nothing.
+    - Without a draft, an answer to a question whose premise another person's statement says
+      (:func:`_premise_owner`: "What kind of dance piece did Jon's team perform …?", Gina's team
+      won) is dropped: it rests on a line of the asked person's that does not say the premise.
     - The small local models abstain on answers their evidence holds (the demo's plumber and
       boots questions, run to run), so an abstention stands only when the draft holds nothing of
       the kind asked for: the draft is then the best-matching sentence on another thing, as for a
@@ -1804,6 +1882,10 @@ def _judged(
         who = _names(asked_about(result.reading, result.scope.asker, result.scope.asker_name))
         why = f"the LLM's answer rests on no turn by or about {who}"
         return fallback, "extractive" if fallback else "none", why
+    owner = _premise_owner(result, outcome.chosen) if outcome.chosen and fallback is None else None
+    if owner is not None:
+        who = _names(asked_about(result.reading, result.scope.asker, result.scope.asker_name))
+        return None, "none", f"the question's premise is {owner}'s, not {who}'s: the LLM's answer dropped"
     if outcome.chosen is not None:
         stale = wrong_time(result.reading.text, outcome.chosen[0], _texts(result, outcome.chosen[1]))
         if stale is not None:

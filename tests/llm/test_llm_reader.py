@@ -771,6 +771,37 @@ def test_an_answer_re_cited_rests_on_the_line_saying_the_question_not_on_any_hol
     assert cited == ("painting, hiking", ["msg-2", "msg-3"])
 
 
+def test_a_question_whose_premise_is_another_persons_is_not_answered_from_the_asked_persons_line():
+    # LoCoMo adversarial (an event of Gina's asked of Jon), in other words: Ana's team won the
+    # contest, Tom only bakes bread for the market; with no offline draft the model answered from
+    # Tom's line, which shares one word of the question and passed as his
+    question = "What kind of cake did Tom's team bake to win the contest?"
+    hers = turn("msg-1", "My team baked a lemon cake to win the contest last spring.", ANA, [TOM])
+    bread = turn("msg-2", "I bake bread for the market every week.", TOM, [ANA])
+    cheer = turn("msg-3", "Winning a contest must feel amazing! What did you bake?", TOM, [ANA])
+    reply = '{"answer": "bread for the market", "ids": [2]}'
+
+    def asking(first: FusedEvidence) -> AgentResult:
+        out = result(question, evidence=[first, bread, cheer])
+        out.reading.people, out.reading.keywords = [TOM], ["kind", "cake", "team", "bake", "win", "contest"]
+        return out
+
+    chat = Replies(replies=[reply])
+    out = compose(asking(hers), llm=LLMReader(chat))
+    assert chat.prompts and (out.answer, out.answerer) == (NOT_IN_MEMORY, "none")
+    assert any("premise is Ana's, not Tom's" in n for n in out.notes)
+    # the same statement about Tom ("Tom's team …") makes the premise his, not Ana's
+    from voxmem.retrieval.answer import _premise_owner
+
+    about_him = turn("msg-1", "Tom's team baked a lemon cake to win the contest last spring.", ANA, [TOM])
+    assert _premise_owner(asking(hers), ("bread for the market", ["msg-2"])) == "Ana"
+    assert _premise_owner(asking(about_him), ("bread for the market", ["msg-2"])) is None
+    # someone else's line saying little of the premise takes nothing from his answer
+    small = turn("msg-1", "The contest was fun to watch.", ANA, [TOM])
+    out = compose(asking(small), llm=LLMReader(Replies(replies=[reply])))
+    assert (out.answer, out.answerer) == ("bread for the market", "llm")
+
+
 def test_the_asked_persons_question_to_the_listener_is_not_about_them():
     # LoCoMo adversarial "How is Jon's store doing?" (Gina has the store) answered from Jon's
     # "What gave you the idea to start the online store?"
