@@ -74,7 +74,9 @@ def _places() -> frozenset[str]:
     return frozenset(n.lower() for n in names)
 
 
-def _frequent(word: str) -> bool:
+def frequent_word(word: str) -> bool:
+    """Whether ``word`` is frequent in English text (Zipf ``COMMON_ZIPF`` or more). Given names
+    count as words here: "dan", "rose" and "mark" are frequent, "mya" and "toma" are not."""
     from wordfreq import zipf_frequency
 
     return zipf_frequency(word, "en") >= COMMON_ZIPF
@@ -88,7 +90,7 @@ def not_a_name(term: str) -> str | None:
     first = _folded(words[0]) if words else None
     if first is None or first in _given_names():
         return None
-    if _frequent(first):
+    if frequent_word(first):
         return "common word"
     whole = " ".join(term.lower().split())
     if first in _places() or whole in _places():

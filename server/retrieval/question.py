@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from voxmem.extractors.name_lexicon import frequent_word
 from voxmem.ids import name_key
 from voxmem.retrieval.text import content_words, words
 from voxmem.stopwords import QUESTION_STOP_WORDS
@@ -323,8 +324,34 @@ def _nickname(token: str, index: dict[str, dict[str, Any]]) -> dict[str, Any] | 
     return next(iter(owners.values())) if len(owners) == 1 else None
 
 
-def _sounds_like(token: str, index: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
-    """The one participant whose name (or a part of it) sounds like ``token``, else None."""
+def _misspelt(token: str, name: str) -> bool:
+    """Whether ``token`` is ``name`` with vowels dropped or swapped, as a recogniser or a hurried
+    typist writes it ("mya" for Maya, "kyan" for Kian, "toms" for Tomas): the same consonants in the
+    same order (y, h and w counted as vowels, doubles as one), the same first letter (a recogniser
+    keeps a name's onset: "mya" is not Emma) and the token's vowels a part of the name's, in order.
+    Stricter than :func:`sound_key`, whose classes let a word in lower case sound
+    like anyone ("router" like "rhodry")."""
+
+    def consonants(w: str) -> str:
+        return re.sub(r"(.)\1+", r"\1", re.sub(r"[^a-z]|[aeiouyhw]", "", w))
+
+    left = iter(re.sub(r"[^aeiou]", "", name))
+    return (
+        token[:1] == name[:1]
+        and consonants(token) == consonants(name)
+        and all(v in left for v in re.sub(r"[^aeiou]", "", token))
+    )
+
+
+def _sounds_like(
+    token: str, index: dict[str, dict[str, Any]], written: bool, rare: bool
+) -> dict[str, Any] | None:
+    """The one participant whose name (or a part of it) ``token`` may be heard as, else None.
+
+    A capitalised (``written``) token may share the name's :func:`sound_key`; short names differ by
+    a vowel too often to ignore it ("Tim" is not "Tom"), so a token of four letters or fewer must
+    keep the name's vowels. A ``rare`` token (no frequent English word: a misspelling, not a word of
+    its own) may also be the name :func:`_misspelt`, the only match a word in lower case gets."""
     if len(token) < 3:
         return None
     key = sound_key(token)
@@ -332,15 +359,42 @@ def _sounds_like(token: str, index: dict[str, dict[str, Any]]) -> dict[str, Any]
     def vowels(w: str) -> str:
         return re.sub(r"[^aeiou]", "", w)
 
-    # short names differ by a vowel too often to ignore it: "Tim" is not "Tom"
-    owners = {
-        p["id"]: p
-        for name, p in index.items()
-        if " " not in name
-        and sound_key(name) == key
-        and (min(len(name), len(token)) > 4 or vowels(name) == vowels(token))
-    }
+    def heard(name: str) -> bool:
+        if (
+            written
+            and sound_key(name) == key
+            and (min(len(name), len(token)) > 4 or vowels(name) == vowels(token))
+        ):
+            return True
+        return rare and _misspelt(token, name)
+
+    owners = {p["id"]: p for name, p in index.items() if " " not in name and heard(name)}
     return next(iter(owners.values())) if len(owners) == 1 else None
+
+
+def _heard_name(raw: str, token: str, first: bool, index: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """The one participant a word no name matches exactly may still name: by sound ("Jon" for
+    John) or as a short form ("Soph"), for a capitalised word that is not the question's first;
+    and for a word in lower case only when it is no frequent English word and only as the name
+    misspelt or shortened ("mya" for Maya, "toma" for Toma-, "bennys" for Benny's), since
+    recognisers and chat write names in lower case and a frequent word in lower case ("may",
+    "will", "mark") is that word. A rare word that ends in s is also tried without it (a
+    possessive heard without its apostrophe)."""
+    if token in QUESTION_STOP_WORDS:
+        return None
+    written = raw[:1].isupper()
+    if written:
+        if first:
+            return None
+    elif not re.fullmatch(r"[a-z]+(?:['’]s)?", raw) or frequent_word(token):
+        return None
+    rare = not frequent_word(token)
+    forms = [token, token[:-1]] if rare and len(token) > 3 and token.endswith("s") else [token]
+    for form in forms:
+        person = _sounds_like(form, index, written, rare) or _nickname(form, index)
+        if person is not None:
+            return person
+    return None
 
 
 def find_people(text: str, participants: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
@@ -366,10 +420,9 @@ def find_people(text: str, participants: list[dict[str, Any]]) -> list[tuple[int
                 found.setdefault(person["id"], (i, person))
                 break
         else:
-            if i > 0 and raw[i][:1].isupper() and tokens[i] not in QUESTION_STOP_WORDS:
-                person = _sounds_like(tokens[i], index) or _nickname(tokens[i], index)
-                if person is not None:
-                    found.setdefault(person["id"], (i, person))
+            person = _heard_name(raw[i], tokens[i], i == 0, index)
+            if person is not None:
+                found.setdefault(person["id"], (i, person))
     for person in participants:  # names a word split cannot see: IRC nicks "Sa[i]nT", "{Bo}"
         for name in [person.get("name") or "", *(person.get("aliases") or [])]:
             if re.search(r"[^\w\s'’-]", name) and person["id"] not in found:
