@@ -27,10 +27,10 @@ from voxmem.retrieval.llm_reader import (
     SHOWN,
     LLMReader,
     Outcome,
-    _keys,
-    _question_keys,
-    _rarity,
+    question_keys,
+    rarity,
     unlabelled,
+    word_keys,
 )
 from voxmem.retrieval.question import Reading, asked_about, asks_for_person, find_people
 from voxmem.retrieval.spans import (
@@ -1823,16 +1823,16 @@ def _premise_owner(result: AgentResult, chosen: tuple[str, list[str]]) -> str | 
         return None
     ids = {p["id"] for p in people if p.get("id")}
     mentions = [m for p in people for m in _mentions(p)]
-    given = _keys(" ".join(_asked_phrase(result.reading.text, _name_words(result.reading.people))))
-    premise = _question_keys(result, people) - given
+    given = word_keys(" ".join(_asked_phrase(result.reading.text, _name_words(result.reading.people))))
+    premise = question_keys(result, people) - given
     pool = result.evidence[:SHOWN] + [e for e in result.evidence[SHOWN:] if e.id in chosen[1]]
     if not premise or not pool:
         return None
-    weight = _rarity(premise, [e.evidence.text for e in pool])
+    weight = rarity(premise, [e.evidence.text for e in pool])
     total = sum(weight.values())
 
     def share(sentence: str) -> float:
-        return sum(weight[k] for k in _keys(sentence) & premise) / total
+        return sum(weight[k] for k in word_keys(sentence) & premise) / total
 
     source = max(
         (share(s) for e in pool if e.id in chosen[1] for s in split_sentences(e.evidence.text)), default=0.0

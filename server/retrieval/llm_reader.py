@@ -252,16 +252,16 @@ def _draft_shown(draft: str, limit: int) -> str:
 _WORD = re.compile(r"[a-z0-9]+")
 
 
-def _keys(text: str) -> set[str]:
+def word_keys(text: str) -> set[str]:
     """Crude word keys (lower case, first five letters) for overlap between question and turn."""
     return {w[:5] for w in _WORD.findall(text.lower()) if len(w) > 2 or w.isdigit()}
 
 
-def _rarity(focus: set[str], texts: list[str]) -> dict[str, float]:
+def rarity(focus: set[str], texts: list[str]) -> dict[str, float]:
     """Each question word key's weight, ``log(1 + n / (1 + df))`` over the candidate turns: a word
     most candidates share (the topic every retrieved turn is about) says little about which of
     them answers."""
-    df = Counter(k for t in texts for k in _keys(t) & focus)
+    df = Counter(k for t in texts for k in word_keys(t) & focus)
     return {k: math.log(1 + len(texts) / (1 + df[k])) for k in focus}
 
 
@@ -278,7 +278,7 @@ def _focus(text: str, weight: dict[str, float], limit: int) -> tuple[str, float]
     sentence only, the line stopped before the answer."""
     text = " ".join(text.split())
     sentences = [x for x in SENTENCE_BREAK.split(text) if x] or [text]
-    keys = [_keys(x) & weight.keys() for x in sentences]
+    keys = [word_keys(x) & weight.keys() for x in sentences]
     hits = [sum(weight[k] for k in found) for found in keys]
     best = max(range(len(sentences)), key=lambda i: (hits[i], -i))
     total = sum(weight.values())
@@ -351,7 +351,7 @@ def layout(
 
     Which turns: of the first ``pool`` retrieved, the ``max_evidence`` best by
     - the share of the question's words their best sentence holds, each word weighted by its
-      rarity among those turns (:func:`_rarity`), the names of the people asked about left out
+      rarity among those turns (:func:`rarity`), the names of the people asked about left out
       (a line only addressing "Leo, the post just arrived" is no better for it);
     - plus ``own_turn`` when the speaker is someone the question is about (``asked_about``: the
       people it names, or the asker for "my …"): their own turns answer what they did or like;
@@ -375,9 +375,9 @@ def layout(
     of the session that says most of the question's words (:func:`_spread`)."""
     people = asked_about(result.reading, result.scope.asker, result.scope.asker_name)
     ids = {p["id"] for p in people if p.get("id")}
-    focus = _question_keys(result, people)
+    focus = question_keys(result, people)
     candidates = [(entry, _dated(entry)) for entry in result.evidence[:pool]]
-    weight = _rarity(focus, [text for _, text in candidates])
+    weight = rarity(focus, [text for _, text in candidates])
     scored = []
     for rank, (entry, dated) in enumerate(candidates):
         text, share = _focus(dated, weight, max_chars)
@@ -413,11 +413,11 @@ def layout(
     return Layout("\n".join(lines), entries, listing=gather)
 
 
-def _question_keys(result: AgentResult, people: list[dict[str, Any]]) -> set[str]:
+def question_keys(result: AgentResult, people: list[dict[str, Any]]) -> set[str]:
     """The question's word keys (its reading's keywords, else its text) without the names of the
     ``people`` asked about: what a line must say to be on the question, not merely about them."""
-    focus = _keys(" ".join(result.reading.keywords) or result.query)
-    return (focus - {k for p in people for k in _keys(p.get("name") or "")}) or focus
+    focus = word_keys(" ".join(result.reading.keywords) or result.query)
+    return (focus - {k for p in people for k in word_keys(p.get("name") or "")}) or focus
 
 
 def _source_lines(answer: str, holders: list[int], shown: Layout, result: AgentResult) -> list[int]:
@@ -432,16 +432,16 @@ def _source_lines(answer: str, holders: list[int], shown: Layout, result: AgentR
     if len(holders) < 2:
         return holders
     people = asked_about(result.reading, result.scope.asker, result.scope.asker_name)
-    focus = _question_keys(result, people)
+    focus = question_keys(result, people)
     texts = {n: _dated(shown.entries[n]) for n in holders}
-    weight = _rarity(focus, [_dated(e) for e in shown.entries.values()])
+    weight = rarity(focus, [_dated(e) for e in shown.entries.values()])
     said = _answer_words(answer)
 
     def share(n: int) -> float:
         holding = [
             x for x in SENTENCE_BREAK.split(texts[n]) if said & set(re.findall(r"[a-z0-9]+", x.lower()))
         ]
-        return max((sum(weight[k] for k in _keys(x) & focus) for x in holding), default=0.0)
+        return max((sum(weight[k] for k in word_keys(x) & focus) for x in holding), default=0.0)
 
     shares = {n: share(n) for n in holders}
     best = max(shares.values())

@@ -4,12 +4,9 @@ embedder. Every question and line here is made up for the rule it tests."""
 
 from __future__ import annotations
 
-from voxmem.retrieval.agent import AgentResult
-from voxmem.retrieval.answer import compose
-from voxmem.retrieval.fusion import fuse
+from tests.retrieval.said import answered, said
 from voxmem.retrieval.question import find_people, read_question
-from voxmem.retrieval.scope import AccessScope
-from voxmem.retrieval.tools import Evidence, Hit
+from voxmem.retrieval.tools import Hit
 
 GARDEN = [
     {"id": "p_kian", "name": "Kian Doyle"},
@@ -37,17 +34,7 @@ def test_a_lower_case_or_misheard_name_names_its_person():
 
 
 def _said(i: str, text: str, speaker: str, to: list[str]) -> Hit:
-    person = {p["name"].split()[0]: p for p in GARDEN}
-    evidence = Evidence(
-        id=i,
-        session="s1",
-        idx=int(i[1:]),
-        text=text,
-        ts="2026-06-02T18:00:00Z",
-        speaker=person[speaker],
-        addressees=[person[a] for a in to],
-    )
-    return Hit("interaction", "message_vector", i, text, 1.0, [evidence])
+    return said(GARDEN, i, text, speaker, to, ts="2026-06-02T18:00:00Z")
 
 
 def test_who_asked_a_lower_case_name_is_the_one_who_asked_them():
@@ -57,10 +44,6 @@ def test_who_asked_a_lower_case_name_is_the_one_who_asked_them():
         _said("m3", "The hose has a leak near the tap.", "Tomas", ["Rhea"]),
     ]
     question = "who asked kyan to water the tomatoes"
-    reading = read_question(question, GARDEN)
-    assert [p["name"] for p in reading.people] == ["Kian Doyle"]
-    result = AgentResult(
-        question, AccessScope("sp", "open", None, None), reading, "heuristic", fuse([tomatoes]), [], {}
-    )
+    assert [p["name"] for p in read_question(question, GARDEN).people] == ["Kian Doyle"]
     # Kian said "Sure, I'll …": without his name the one who said the words was answered
-    assert compose(result).answer.startswith("Rhea")
+    assert answered(question, GARDEN, tomatoes).startswith("Rhea")

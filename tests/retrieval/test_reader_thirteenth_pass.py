@@ -4,13 +4,10 @@ here is made up for the rule it tests."""
 
 from __future__ import annotations
 
+from tests.retrieval.said import answered, said
 from tests.retrieval.test_reader_generalises import PLUMBER, _ask
-from voxmem.retrieval.agent import AgentResult
-from voxmem.retrieval.answer import compose
-from voxmem.retrieval.fusion import fuse
 from voxmem.retrieval.question import read_question
-from voxmem.retrieval.scope import AccessScope
-from voxmem.retrieval.tools import Evidence, Hit
+from voxmem.retrieval.tools import Hit
 
 HOUSE = [
     {"id": "p_nadia", "name": "Nadia Okafor"},
@@ -20,25 +17,11 @@ HOUSE = [
 
 
 def _said(i: str, text: str, speaker: str, to: list[str]) -> Hit:
-    person = {p["name"].split()[0]: p for p in HOUSE}
-    evidence = Evidence(
-        id=i,
-        session="s1",
-        idx=int(i[1:]),
-        text=text,
-        ts="2026-05-08T10:00:00Z",
-        speaker=person[speaker],
-        addressees=[person[a] for a in to],
-    )
-    return Hit("interaction", "message_vector", i, text, 1.0, [evidence])
+    return said(HOUSE, i, text, speaker, to)
 
 
 def _asked(question: str, hits: list[Hit]) -> str:
-    reading = read_question(question, HOUSE)
-    result = AgentResult(
-        question, AccessScope("sp", "open", None, None), reading, "heuristic", fuse([hits]), [], {}
-    )
-    return compose(result).answer
+    return answered(question, HOUSE, hits)
 
 
 def test_a_who_question_is_answered_by_the_person_the_line_names():
