@@ -29,6 +29,7 @@ from voxmem.retrieval.llm_reader import (
     Outcome,
     question_keys,
     rarity,
+    said_weight,
     unlabelled,
     word_keys,
 )
@@ -1832,7 +1833,7 @@ def _premise_owner(result: AgentResult, chosen: tuple[str, list[str]]) -> str | 
     total = sum(weight.values())
 
     def share(sentence: str) -> float:
-        return sum(weight[k] for k in word_keys(sentence) & premise) / total
+        return said_weight(sentence, weight) / total
 
     source = max(
         (share(s) for e in pool if e.id in chosen[1] for s in split_sentences(e.evidence.text)), default=0.0

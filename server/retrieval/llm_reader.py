@@ -257,12 +257,23 @@ def word_keys(text: str) -> set[str]:
     return {w[:5] for w in _WORD.findall(text.lower()) if len(w) > 2 or w.isdigit()}
 
 
+def _tokens(text: str) -> set[str]:
+    """The lower-case words and numbers of ``text``, whole (unlike :func:`word_keys`)."""
+    return set(_WORD.findall(text.lower()))
+
+
 def rarity(focus: set[str], texts: list[str]) -> dict[str, float]:
     """Each question word key's weight, ``log(1 + n / (1 + df))`` over the candidate turns: a word
     most candidates share (the topic every retrieved turn is about) says little about which of
     them answers."""
     df = Counter(k for t in texts for k in word_keys(t) & focus)
     return {k: math.log(1 + len(texts) / (1 + df[k])) for k in focus}
+
+
+def said_weight(text: str, weight: dict[str, float]) -> float:
+    """How much of the weighted question ``text`` says: the summed :func:`rarity` weights of the
+    question's word keys it holds."""
+    return sum(weight[k] for k in word_keys(text) & weight.keys())
 
 
 def _focus(text: str, weight: dict[str, float], limit: int) -> tuple[str, float]:
@@ -438,10 +449,8 @@ def _source_lines(answer: str, holders: list[int], shown: Layout, result: AgentR
     said = _answer_words(answer)
 
     def share(n: int) -> float:
-        holding = [
-            x for x in SENTENCE_BREAK.split(texts[n]) if said & set(re.findall(r"[a-z0-9]+", x.lower()))
-        ]
-        return max((sum(weight[k] for k in word_keys(x) & focus) for x in holding), default=0.0)
+        holding = [x for x in SENTENCE_BREAK.split(texts[n]) if said & _tokens(x)]
+        return max((said_weight(x, weight) for x in holding), default=0.0)
 
     shares = {n: share(n) for n in holders}
     best = max(shares.values())
@@ -628,7 +637,7 @@ def _check_words(answer: str, shown: list[FusedEvidence]) -> None:
     if not said or _VERDICT.fullmatch(answer.strip()) or _SAYS_NOTHING.fullmatch(answer):
         return
     seen = " ".join(" ".join([_when(e.evidence.ts), *_cited_words([e])]) for e in shown)
-    keys = {_key(w) for w in re.findall(r"[a-z0-9]+", seen.lower())}
+    keys = {_key(w) for w in _tokens(seen)}
     if not any(_key(w.lower()) in keys for w in said):
         raise ReaderError(
             f"no line says {', '.join(said[:4])}: answer in the lines' own words, or null if they do not say"
@@ -637,21 +646,21 @@ def _check_words(answer: str, shown: list[FusedEvidence]) -> None:
 
 def _answer_words(answer: str) -> set[str]:
     """The answer's words that can say where it came from (longer than two letters, or numbers)."""
-    return {w for w in re.findall(r"[a-z0-9]+", answer.lower()) if len(w) > 2 or w.isdigit()}
+    return {w for w in _tokens(answer) if len(w) > 2 or w.isdigit()}
 
 
 def _holds(answer: str, entry: FusedEvidence) -> bool:
     """Whether a turn (its text or the facts on it) contains one of the answer's content words."""
     words = _answer_words(answer)
-    text = " ".join([_dated(entry), *(str(s.get("text", "")) for s in entry.support)]).lower()
-    return bool(words & set(re.findall(r"[a-z0-9]+", text)))
+    text = " ".join([_dated(entry), *(str(s.get("text", "")) for s in entry.support)])
+    return bool(words & _tokens(text))
 
 
 def _said_on(answer: str, entry: FusedEvidence) -> bool:
     """Whether the answer gives the day the turn was said (a when-question answered from the date
     the line is shown under): its day and month, or its month and year."""
     day = _when(entry.evidence.ts).lower().split()
-    words = set(re.findall(r"[a-z0-9]+", answer.lower()))
+    words = _tokens(answer)
     return len(day) == 3 and day[1] in words and bool({day[0], day[2]} & words)
 
 

@@ -383,12 +383,11 @@ def _heard_name(raw: str, token: str, first: bool, index: dict[str, dict[str, An
     if token in QUESTION_STOP_WORDS:
         return None
     written = raw[:1].isupper()
-    if written:
-        if first:
-            return None
-    elif not re.fullmatch(r"[a-z]+(?:['’]s)?", raw) or frequent_word(token):
+    if written and first:
         return None
     rare = not frequent_word(token)
+    if not written and (not rare or not re.fullmatch(r"[a-z]+(?:['’]s)?", raw)):
+        return None
     forms = [token, token[:-1]] if rare and len(token) > 3 and token.endswith("s") else [token]
     for form in forms:
         person = _sounds_like(form, index, written, rare) or _nickname(form, index)
