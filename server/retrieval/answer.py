@@ -48,6 +48,7 @@ from voxmem.retrieval.spans import (
 from voxmem.retrieval.text import (
     SENTENCE_BREAK,
     content_words,
+    narration,
     normalise,
     only_asked,
     split_sentences,
@@ -103,6 +104,21 @@ def _label(person: dict[str, Any] | None) -> str:
     if real:
         return real
     return f"an unnamed voice ({person.get('id', '?')})"
+
+
+# How an answer quotes a stage direction: what it tells, with no speaker before it
+STAGE_DIRECTION = "(stage direction)"
+
+
+def _line(entry: FusedEvidence, text: str | None = None) -> str:
+    """How an answer quotes a turn, or ``text`` (a part of it): "Speaker: text" ("text" alone when
+    the speaker is unknown), and a stage direction (:func:`~voxmem.retrieval.text.narration`) as
+    "(stage direction) text". Why: its label (FriendsQA's "#NOTE#", a transcript's narrator) said
+    nothing, and "#NOTE#: ( Ross and Susan both angrily leave …" presents it as someone's words."""
+    told = (entry.evidence.text if text is None else text).strip()
+    if narration(entry.evidence.text):
+        return f"{STAGE_DIRECTION} {told}"
+    return f"{_label(entry.evidence.speaker)}: {told}" if entry.evidence.speaker else told
 
 
 def _names(people: list[dict[str, Any]]) -> str:
@@ -208,7 +224,7 @@ class GraphAnswerer:
         reading = result.reading
         evidence = result.evidence
         if reading.kind == "who_said" and reading.quote:
-            return self._who_said(reading, evidence)
+            return self._who_said(result)
         if reading.kind == "addressee":
             return self._addressee(reading, evidence)
         if reading.kind == "requests" and reading.speaker:
@@ -223,16 +239,22 @@ class GraphAnswerer:
             ]
         return None
 
-    def _who_said(self, reading: Reading, evidence: list[FusedEvidence]) -> tuple[str, list[str]] | None:
+    def _who_said(self, result: AgentResult) -> tuple[str, list[str]] | None:
+        """The speaker of the turn that best matches what the question says was said or done; for
+        a stage direction (:func:`~voxmem.retrieval.text.narration`), whose label said nothing, the
+        one person its best-matching sentence names (:func:`named_doer`: "Who slammed the door?" /
+        "( Ross storms out , slamming the door . )" is Ross), else the next best turn."""
+        reading, evidence = result.reading, result.evidence
         pool = [e for e in evidence[: self.window] if e.evidence.speaker is not None]
         if not pool:
             return None
         matches = self.meaning.scores(reading.quote or "", [e.evidence.text for e in pool])
-        best: tuple[float, FusedEvidence] | None = None
+        ranked: list[tuple[float, int, FusedEvidence]] = []
         for rank, (entry, match) in enumerate(zip(pool, matches, strict=True)):
             if match < self.min_match:
                 continue
-            if reading.act == "did" and not _FIRST_PERSON_TURN.search(entry.evidence.text):
+            told = narration(entry.evidence.text)  # tells a doing in the third person
+            if reading.act == "did" and not told and not _FIRST_PERSON_TURN.search(entry.evidence.text):
                 continue  # "Who performed at the party?" is not whoever talked about the party
             score = match + _act_fit(reading.act, entry.evidence.text) + 0.05 * (1 - rank / self.window)
             if reading.addressee:
@@ -240,12 +262,16 @@ class GraphAnswerer:
                 score += 0.15 if addressed else -0.15
                 if _speaker_id(entry) == reading.addressee["id"]:
                     continue  # "Who asked Peter to …" is never answered by Peter
-            if best is None or score > best[0]:
-                best = (score, entry)
-        if best is None:
-            return None
-        entry = best[1]
-        return _label(entry.evidence.speaker), [entry.id]
+            ranked.append((score, -rank, entry))
+        for _, _, entry in sorted(ranked, key=lambda x: (x[0], x[1]), reverse=True):
+            if not narration(entry.evidence.text):
+                return _label(entry.evidence.speaker), [entry.id]
+            sentences = split_sentences(entry.evidence.text)
+            fit = self.meaning.scores(reading.quote or "", sentences)
+            doer = named_doer(sentences[max(range(len(sentences)), key=lambda i: fit[i])], entry, result)
+            if doer is not None:
+                return _label(doer), [entry.id]
+        return None
 
     def _requests(self, reading: Reading, evidence: list[FusedEvidence]) -> tuple[str, list[str]] | None:
         """What a person asked for: their own turns (SPEAKS) that are phrased as requests."""
@@ -973,7 +999,7 @@ class ExtractiveAnswerer:
         if not later:
             return None
         turn = min(later, key=lambda e: e.evidence.idx)
-        return f"{_label(turn.evidence.speaker)}: {turn.evidence.text.strip()}", [turn.id, event.id]
+        return _line(turn), [turn.id, event.id]
 
     def _told(self, result: AgentResult, top: int, gather: int = 0) -> tuple[str, list[str], bool] | None:
         """:meth:`_read` from the teller's own turns when the question names one ("How did Ross tell
@@ -1248,7 +1274,7 @@ class ExtractiveAnswerer:
             # "Is ginger ale still Lucy's favourite?": "No — Lucy: … my favourite now is black
             # coffee.", not a bare "No" that leaves out what holds instead
             verdict = _verdict(sentence, entry.evidence.text, reading.text, name_words)
-            quoted = f"{_label(entry.evidence.speaker)}: {entry.evidence.text.strip()}"
+            quoted = _line(entry)
             if _CHANGED.search(entry.evidence.text) and said is not None:
                 quoted += f" (said on {spoken_date(said)})"
             return f"{VERDICTS[verdict == 'No']}{quoted}", [entry.id], True
@@ -1262,7 +1288,9 @@ class ExtractiveAnswerer:
         # Nothing dated in or next to the sentence: the day it was said is all memory knows, and
         # it is not the day of the event ("I wait an hour and a half when I call support"), so
         # the sentence is quoted with that day rather than the day alone.
-        when = f" (said on {spoken_date(said)})" if shape == "date" and said is not None else ""
+        # (a stage direction tells what happened that day; nobody said it)
+        on = "on" if narration(entry.evidence.text) else "said on"
+        when = f" ({on} {spoken_date(said)})" if shape == "date" and said is not None else ""
         if sentence in entry.evidence.text and len(entry.evidence.text) <= self.max_turn_chars:
             # A short spoken turn is quoted whole: its answer often sits in the sentence next to
             # the one that matches the question ("For me it's always green tea. That's my
@@ -1280,8 +1308,7 @@ class ExtractiveAnswerer:
             # "Who startled Chandler by sitting in Monica's seat?" / "… startled to see Joey sitting
             # in Monica's seat": the person asked for is the one the line names, not its teller
             return _label(doer), [entry.id], True
-        speaker = _label(entry.evidence.speaker) if entry.evidence.speaker else None
-        text = f"{speaker}: {sentence}" if speaker else sentence
+        text = _line(entry, sentence)
         reason = _reason_after(entry, turns, topic) if why and not _CAUSE.search(sentence) else None
         if reason is not None:  # "I stopped cycling." … "The road works made it dangerous, that's why."
             return f"{text} … {reason.evidence.text.strip()}", [entry.id, reason.id], fits
@@ -1289,7 +1316,7 @@ class ExtractiveAnswerer:
         followed = _followed_up(entry, turns) if not why else None
         if followed is not None and not listing:
             # "Just got some new shoes!" / "For walking or running?" / "These are for running."
-            said_more = f"{_label(followed.evidence.speaker)}: {_stated(followed)}"
+            said_more = _line(followed, _stated(followed))
             return f"{text}{when} … {said_more}", [entry.id, followed.id], fits  # the day it was said stays
         # not for a who-question: the speaker is what it asks, and a line repeating its words
         # still tells it ("Who thinks the hallway is too dark?" / Leo: "I think the hallway is
@@ -1304,7 +1331,7 @@ class ExtractiveAnswerer:
             # "What is alcatel usb speedtouch?" / "it's a alcatel usb speedtouch" / "probably a badly
             # ported driver, then.": a line saying only the question's own words is where it was
             # raised; what it asks is told in the reply
-            said_more = f"{_label(answered.evidence.speaker)}: {_stated(answered)}"
+            said_more = _line(answered, _stated(answered))
             return f"{text}{when} … {said_more}", [entry.id, answered.id], fits
         if listing:
             # "What has Ana painted?": the items sit in several of her turns, each on its own topic
@@ -1436,8 +1463,11 @@ def named_doer(sentence: str, entry: FusedEvidence, result: AgentResult) -> dict
     when the sentence speaks in the first person ("I told Joey I'd be late": its speaker is the
     likelier doer, and quoting the line keeps them), when the name only addresses its bearer
     ("Joey, the plates are broken": the listener, not the doer), or when it names two or more
-    others (which of them is asked for is the sentence's grammar, not read here)."""
-    if not asks_for_person(result.reading) or _FIRST_PERSON_TURN.search(sentence):
+    others (which of them is asked for is the sentence's grammar, not read here). A stage
+    direction (:func:`~voxmem.retrieval.text.narration`) has no first person: its "we" is the
+    viewer's ("( We see Ross and Bonnie laughing . )"), so it names its doer all the same."""
+    told = narration(entry.evidence.text)
+    if not asks_for_person(result.reading) or (_FIRST_PERSON_TURN.search(sentence) and not told):
         return None
     known: dict[str, dict[str, Any]] = {}
     for e in result.evidence:
@@ -1476,7 +1506,7 @@ def _gathered(
             break
     if not chosen:
         return None
-    text = "; ".join(f"{_label(e.evidence.speaker)}: {sentence}" for sentence, e in chosen)
+    text = "; ".join(_line(e, sentence) for sentence, e in chosen)
     return text, [e.id for _, e in chosen]
 
 
@@ -1904,7 +1934,7 @@ def _judged(
         cited = next((e for e in result.evidence if e.id in outcome.chosen[1]), None)
         said = fallback
         if said is None and cited is not None:
-            said = (f"{_label(cited.evidence.speaker)}: {cited.evidence.text.strip()}", [cited.id])
+            said = (_line(cited), [cited.id])
         if said is not None:
             verdict = outcome.chosen[0].strip(" .!").capitalize()
             return (

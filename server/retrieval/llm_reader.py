@@ -62,7 +62,14 @@ from voxmem.retrieval.agent import AgentResult
 from voxmem.retrieval.fusion import FusedEvidence
 from voxmem.retrieval.question import asked_about, asks_for_list
 from voxmem.retrieval.spans import day_of, wanted_shape, with_dates
-from voxmem.retrieval.text import SENTENCE_BREAK, content_words, normalise, only_asked, split_sentences
+from voxmem.retrieval.text import (
+    SENTENCE_BREAK,
+    content_words,
+    narration,
+    normalise,
+    only_asked,
+    split_sentences,
+)
 
 ATTRIBUTION_KINDS = ("who_said", "addressee")
 
@@ -1049,8 +1056,8 @@ class LLMReader:
         if n is None:
             return None
         ev = shown.entries[n].evidence
-        if kind == "who_said":
-            return (_person(ev.speaker), [ev.id]) if ev.speaker else None
+        if kind == "who_said":  # a stage direction's label said nothing (text.narration)
+            return (_person(ev.speaker), [ev.id]) if ev.speaker and not narration(ev.text) else None
         if not ev.addressees:  # no ADDRESSES edge: the graph does not know, so neither do we
             return None
         names = [_person(a) for a in ev.addressees]

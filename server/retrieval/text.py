@@ -66,6 +66,30 @@ def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in SENTENCE_BREAK.split(text) if s.strip()]
 
 
+_CLOSING = {"(": ")", "[": "]", "{": "}"}
+
+
+def narration(text: str) -> bool:
+    """Whether a turn is a transcript's stage direction or annotation rather than speech: the whole
+    turn sits in one pair of brackets ("[ Scene : Monica's apartment . Richard and Monica are in
+    bed . ]", "( Ross leaves . )", "[laughs]"), or opens one that never closes. Subtitles,
+    screenplays and meeting transcripts write what happens this way, under a narrator's label
+    (FriendsQA's "#NOTE#") or the actor's; a bracket that closes before words follow ("( to Ross )
+    Hi !") is a direction inside speech, which stays speech.
+
+    Why: its label said nothing, so a reader must not quote it as someone's words nor answer "who
+    said …" with its label; the people it names are who did what it tells."""
+    told = text.strip()
+    if not told or told[0] not in _CLOSING:
+        return False
+    opening, closing, depth = told[0], _CLOSING[told[0]], 0
+    for i, ch in enumerate(told):
+        depth += (ch == opening) - (ch == closing)
+        if depth == 0:
+            return not told[i + 1 :].strip(" .!?")
+    return True
+
+
 def content_words(text: str) -> list[str]:
     """Words that carry meaning: stop words and one-letter tokens dropped, order kept, no repeats;
     British spellings folded to American ones (the ASR's)."""
