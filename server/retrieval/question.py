@@ -372,21 +372,46 @@ def _sounds_like(
     return next(iter(owners.values())) if len(owners) == 1 else None
 
 
-def _heard_name(raw: str, token: str, first: bool, index: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+_WH = frozenset({"what", "when", "where", "which", "who", "whom", "whose", "why", "how"})
+_DETERMINERS = frozenset(
+    {"a", "an", "the", "this", "that", "these", "those", "my", "your", "his", "her", "its", "our", "their"}
+)
+
+
+def _name_slot(raw: list[str], i: int) -> bool:
+    """Whether word ``i`` of ``raw`` stands where a question puts a person's name: the subject
+    right after an auxiliary that opens the question or follows its wh-phrase ("does dan want the
+    window", "what seat did mark book"), or an owner before a possessive with no determiner
+    ("is dan's seat free", not "the mark's edge"). Why: a name that is also a frequent word ("dan",
+    "mark", "rob") is taken in lower case only where a name goes, never where the word does ("I did
+    mark it", "the mark's edge"). A question's own words ("will", "may") stay words even there."""
+    before = [w.lower() for w in raw[max(0, i - 4) : i]]
+    if re.fullmatch(r"[a-z]+['’]s", raw[i]):
+        return not before or before[-1] not in _DETERMINERS
+    if not before or not re.fullmatch(_AUXILIARY, before[-1]):
+        return False
+    return len(before) == 1 or bool(_WH & set(before[:-1]))
+
+
+def _heard_name(
+    raw: str, token: str, first: bool, index: dict[str, dict[str, Any]], slot: bool = False
+) -> dict[str, Any] | None:
     """The one participant a word no name matches exactly may still name: by sound ("Jon" for
     John) or as a short form ("Soph"), for a capitalised word that is not the question's first;
     and for a word in lower case only when it is no frequent English word and only as the name
     misspelt or shortened ("mya" for Maya, "toma" for Toma-, "bennys" for Benny's), since
     recognisers and chat write names in lower case and a frequent word in lower case ("may",
     "will", "mark") is that word. A rare word that ends in s is also tried without it (a
-    possessive heard without its apostrophe)."""
+    possessive heard without its apostrophe). A frequent word in lower case is taken as a name
+    only in a name's ``slot`` (:func:`_name_slot`: "does dan want …" is Daniel's question), and
+    then only as a short form: a word's letters are too often a name's misspelt ("say" / "Shea")."""
     if token in QUESTION_STOP_WORDS:
         return None
     written = raw[:1].isupper()
     if written and first:
         return None
     rare = not frequent_word(token)
-    if not written and (not rare or not re.fullmatch(r"[a-z]+(?:['’]s)?", raw)):
+    if not written and (not (rare or slot) or not re.fullmatch(r"[a-z]+(?:['’]s)?", raw)):
         return None
     forms = [token, token[:-1]] if rare and len(token) > 3 and token.endswith("s") else [token]
     for form in forms:
@@ -419,7 +444,7 @@ def find_people(text: str, participants: list[dict[str, Any]]) -> list[tuple[int
                 found.setdefault(person["id"], (i, person))
                 break
         else:
-            person = _heard_name(raw[i], tokens[i], i == 0, index)
+            person = _heard_name(raw[i], tokens[i], i == 0, index, _name_slot(raw, i))
             if person is not None:
                 found.setdefault(person["id"], (i, person))
     for person in participants:  # names a word split cannot see: IRC nicks "Sa[i]nT", "{Bo}"

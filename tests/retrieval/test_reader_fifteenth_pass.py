@@ -1,11 +1,13 @@
 """The offline reader's rules from the fifteenth pass (4 December, engineer Y): a stage direction
 (a turn wholly in brackets, under a narrator's label such as FriendsQA's "#NOTE#") is never quoted
-as someone's words, and the person it names is who did what it tells. Pure: evidence built in
+as someone's words, and the person it names is who did what it tells; a name that is also a frequent
+English word ("dan", "mark") names its person where a question puts a name. Pure: evidence built in
 memory, no embedder. Every line here is made up for the rule it tests."""
 
 from __future__ import annotations
 
 from tests.retrieval.said import answered, said
+from voxmem.retrieval.question import find_people
 from voxmem.retrieval.text import narration
 from voxmem.retrieval.tools import Hit
 
@@ -60,3 +62,39 @@ def test_the_viewer_s_we_in_a_stage_direction_is_no_first_person():
     evening = _evening()
     # the viewer's "we" is no first person: Nadia is the one dancing with Bruno
     assert answered("Who was Bruno dancing with in the hallway?", FLAT, evening) == "Nadia Okafor"
+
+
+CAR = [
+    {"id": "p_daniel", "name": "Daniel Reyes"},
+    {"id": "p_markus", "name": "Markus Berg"},
+    {"id": "p_ines", "name": "Ines Prado"},
+]
+
+
+def _named(text: str) -> list[str]:
+    return [p["name"] for _, p in find_people(text, CAR)]
+
+
+def test_a_frequent_word_in_a_name_s_place_is_the_name():
+    # "dan" and "mark" are frequent English words; where a question puts its subject or an owner
+    # they are the short forms of the people taking part
+    assert _named("does dan want the window or the aisle") == ["Daniel Reyes"]
+    assert _named("what seat did mark book") == ["Markus Berg"]
+    assert _named("is dan's coffee the one with oat milk") == ["Daniel Reyes"]
+    # where the word goes, it is the word
+    assert _named("I did mark it on the map") == []
+    assert _named("what is on the mark's edge") == []
+    assert _named("mark the exit on the map") == []
+
+
+def test_a_question_about_dan_in_lower_case_reads_daniel_s_turns():
+    window = "Whenever we travel I want the window seat, please remember that."
+    trip = [
+        said(CAR, "m1", window, "Daniel", ["Ines"]),
+        said(CAR, "m2", "I'll take whatever is left, I sleep anyway.", "Markus", ["Ines"]),
+        said(CAR, "m3", "Noted, I'll book the seats tonight.", "Ines", ["Daniel", "Markus"]),
+    ]
+    # without Daniel found the question is about nobody: a bare "Yes" (73e1a21, a6f8b97)
+    assert "Daniel Reyes: Whenever we travel I want the window seat" in answered(
+        "does dan want the window or the aisle", CAR, trip
+    )
