@@ -1025,8 +1025,9 @@ def test_the_ceiling_from_round_2_keeps_the_heuristics_round_1_and_its_plans_rep
     """``first=2`` (docs/retrieval.md, "Twelfth session"): round 1 is the heuristic's own plan
     (reported as the first plan of every improving sequence), only rounds 2.. are searched, the
     result is never below the heuristic's best round, a question the heuristic ends after round 1
-    is not searched, and the reported plans replay to the reported recall. Recall@2 of a question
-    with two gold turns."""
+    is not searched, and the reported plans replay to the reported recall. Recall@3 of a question
+    with two gold turns: at @2 the case hung on near-tied scores and lost its round-2 gain on a
+    cold cache (4 December), so the depth leaves one rank of margin."""
     from bench import train_policy as T
     from voxmem.retrieval.agent import POLICIES, Action
     from voxmem.retrieval.tools import Filters
@@ -1036,7 +1037,7 @@ def test_the_ceiling_from_round_2_keeps_the_heuristics_round_1_and_its_plans_rep
         "q4", "What did Tom say about peanuts?", "no peanuts", "single", {house.mid("car-4")}, house.space
     )
     # Tom's two answers (to Maya, to Lena): the heuristic's three rounds rank one of them in the
-    # top 2, rounds 2-3 searched after its round 1 both. Before the fused round 1 the case was the
+    # top 3, rounds 2-3 searched after its round 1 both. Before the fused round 1 the case was the
     # reply to the pizza request, which round 1's neighbour step now finds at once.
     reply = T.Question(
         "q5",
@@ -1048,7 +1049,7 @@ def test_the_ceiling_from_round_2_keeps_the_heuristics_round_1_and_its_plans_rep
     )
     qs = [*_tiny_questions(house), told, reply]
     env = T.Env(services, retrieval, {})
-    rows = T.oracle_ceiling(env, qs, beam=2, starts=2, k=2, first=2)
+    rows = T.oracle_ceiling(env, qs, beam=2, starts=2, k=3, first=2)
     for q, row in zip(qs, rows, strict=True):
         assert row["oracle"] >= max(row["heuristic_after_round"]) - 1e-9
         assert len(row["oracle_plans"]) <= row["heuristic_rounds"]
@@ -1062,8 +1063,9 @@ def test_the_ceiling_from_round_2_keeps_the_heuristics_round_1_and_its_plans_rep
         for plan in row["oracle_plans"]:
             actions = [Action(a["layer"], a["tool"], a["query"], Filters(**a["filters"])) for a in plan]
             env.agent.step(state, actions, "replay", env.present(q))
-        assert T.recall_at(state, q.gold, 2) == pytest.approx(row["oracle"])
-    assert rows[-1]["oracle_plans"], "both answers are found from round 2 on (the heuristic ranks one top 2)"
+        assert T.recall_at(state, q.gold, 3) == pytest.approx(row["oracle"])
+    assert rows[-1]["oracle_plans"], "both answers are found from round 2 on (the heuristic ranks one top 3)"
+    assert rows[-1]["oracle"] > max(rows[-1]["heuristic_after_round"])
 
 
 def test_cached_neighbours_retry_a_transient_error_and_never_cache_it(
