@@ -56,6 +56,7 @@ from voxmem.retrieval.text import (
     words,
 )
 from voxmem.retrieval.when import asked_months
+from voxmem.stopwords import QUESTION_STOP_WORDS
 
 NOT_IN_MEMORY = "not in memory"
 
@@ -738,6 +739,73 @@ def named_kind(question: str, names: set[str]) -> str | None:
     match = _FAVOURED.search(question)
     word = match.group("kind").lower() if match else ""
     return _folded(word) if word and word not in _NOT_A_KIND and word not in names else None
+
+
+_DETERMINERS = {"a", "an", "the", "my", "your", "our", "their", "his", "her", "its", "some", "this", "that"}
+# what joins the asked kind to the words that tell which one ("a room on a high floor", "a table by
+# the window", "a house with a garden")
+_PLACING = {"on", "in", "at", "by", "near", "with", "without", "facing", "overlooking", "from", "of"}
+_TOKEN = re.compile(r"[A-Za-z0-9][\w'’-]*")
+
+
+def whole_phrase(question: str, answer: str, lines: list[str], names: set[str]) -> str:
+    """A short answer cut inside a noun phrase of its line, grown to the phrase as the line says it:
+    - the asked kind (:func:`named_kind`, the word or one of its family, :data:`_KIND_FAMILIES`)
+      right after it: "Mexican" → "Mexican food" ("Which cuisine is my favorite?", line "we'd have
+      Mexican food every night");
+    - the one describing word between a determiner and it: "spreadsheet" → "detailed spreadsheet"
+      ("I want a detailed spreadsheet");
+    - the asked kind joined to it by a preposition before it: "high floor" → "room on a high floor"
+      ("what room should you give me", line "I always want a room on a high floor").
+    Else the answer as it is; a list, a verdict, or an answer of more than four words too.
+
+    Why: the 1.5B model, asked for "the line's own words that answer", cuts the phrase short, most
+    often by the noun the question already names ("Mexican" for a cuisine) or by the word that
+    tells which one ("spreadsheet" for "a detailed spreadsheet"): on the household tuning sets
+    three of the LLM path's six losses to the offline reader (docs/retrieval.md, "Twentieth LLM
+    pass"). Growing only adds the line's own adjacent words, so an answer that held the gold still
+    holds it."""
+    said = answer.strip()
+    if not said or len(words(said)) > 4 or "," in said or _BARE_VERDICT.fullmatch(said):
+        return answer
+    kind = named_kind(question, names)
+    family = next((f for f in _KIND_FAMILIES if kind in f), frozenset({kind})) if kind else frozenset()
+    fits = {stem(w) for w in family}
+    if fits & {stem(w) for w in content_words(said)}:
+        fits = set()  # the answer names the kind already
+    here = re.compile(rf"(?<![\w'’-]){re.escape(said)}(?![\w'’-])", re.I)
+    found = next((m for m in (here.search(line) for line in lines) if m is not None), None)
+    grown = _grown(found.string, found.start(), found.end(), fits) if found else None
+    return grown or answer
+
+
+def _words_before(line: str, start: int, n: int) -> list[re.Match[str]]:
+    """The ``n`` words of ``line`` right before ``start``, when only single spaces stand between
+    them and it; else []."""
+    before = list(_TOKEN.finditer(line, 0, start))[-n:]
+    if len(before) < n or not re.fullmatch(rf"(?:[\w'’-]+ ){{{n}}}", line[before[0].start() : start]):
+        return []
+    return before
+
+
+def _grown(line: str, start: int, end: int, fits: set[str]) -> str | None:
+    """``line[start:end]`` grown to its noun phrase by the rules of :func:`whole_phrase`, or None."""
+    after = _TOKEN.match(line, end + 1) if line[end : end + 1] == " " else None
+    if after is not None and stem(after.group().lower()) in fits:
+        return f"{line[start:end]} {after.group()}"
+    for n in (3, 2):  # "room on a high floor", "room on high floor"
+        before = [t.group().lower() for t in _words_before(line, start, n)]
+        if (
+            before
+            and stem(before[0]) in fits
+            and before[1] in _PLACING
+            and (n == 2 or before[2] in _DETERMINERS)
+        ):
+            return line[_words_before(line, start, n)[0].start() : end]
+    before = [t.group().lower() for t in _words_before(line, start, 2)]
+    if before and before[0] in _DETERMINERS and before[1] not in QUESTION_STOP_WORDS:
+        return line[_words_before(line, start, 1)[0].start() : end]
+    return None
 
 
 def off_kind(question: str, answer: str, names: set[str]) -> str | None:
@@ -1798,14 +1866,18 @@ def _rests_on_asked(result: AgentResult, chosen: tuple[str, list[str]]) -> bool:
 
     def about(sentence: str, entry: FusedEvidence) -> bool:
         by_them = _speaker_id(entry) in ids
-        if by_them and (_asks(sentence) or said & _listeners_things(sentence)):
-            # their question to the listener, or the listener's thing ("How is your store going?"
-            # for "How is Jon's store doing?"): about the listener, unless it names them too
-            return _names_any(sentence, mentions) and not all(_vocative_only(sentence, m) for m in mentions)
         # spoken to them about them ("Your painting is lovely"), not only to them by name: "Alice,
         # let's take that offline" says nothing of Alice, yet passed as about her, so an answer
         # "offline" to how Alice wants her updates rested on it
         to_them = any(a.get("id") in ids for a in entry.evidence.addressees) and _TO_YOU.search(sentence)
+        if by_them and (_asks(sentence) or said & _listeners_things(sentence)):
+            # their question to the listener, or the listener's thing ("How is your store going?"
+            # for "How is Jon's store doing?"): about the listener, unless it names them too, or
+            # the listener is asked about as well ("According to Gina, what makes Jon a perfect
+            # mentor?" answered from Gina's "Your positivity and determination …" to Jon)
+            if not _asks(sentence) and to_them and _to_listener(sentence, entry):
+                return True
+            return _names_any(sentence, mentions) and not all(_vocative_only(sentence, m) for m in mentions)
         return _about(entry, sentence, ids, mentions) or bool(to_them and _to_listener(sentence, entry))
 
     return any(about(s, e) for s, e in holding)
@@ -2048,6 +2120,11 @@ def compose(
             # the LLM's answer, or abstention (None), against the offline draft (see _judged)
             chosen, answerer, why = _judged(result, outcome, fallback, embed)
             notes += [why] if why else []
+            if chosen is not None and answerer == "llm":
+                # "Mexican" → "Mexican food": a phrase cut inside a noun phrase of its line, grown to it
+                names = _name_words(result.reading.people)
+                grown = whole_phrase(result.reading.text, chosen[0], _texts(result, chosen[1]), names)
+                chosen = (grown, chosen[1])
     else:
         chosen = ExtractiveAnswerer(embed).answer(result)
         answerer = "extractive" if chosen else "none"

@@ -1047,3 +1047,58 @@ def test_a_question_wanting_a_thing_a_number_a_date_or_a_verdict_keeps_the_model
     )
     assert widened("contemporary piece", question, [said]) == "contemporary piece"
     assert widened("Yes", question, [said]) == "Yes"
+
+
+# --- twentieth pass: the asked kind's noun after a short answer; a line between two asked people ---
+
+
+def test_a_short_answer_gets_the_asked_kinds_noun_its_line_says_right_after_it():
+    # household tune: "Which cuisine is my favorite?" answered "Mexican" from "… we'd have Mexican
+    # food every night" (gold "Mexican food")
+    line = "If it were up to me we'd have Mexican food every night."
+    for question in ("Which cuisine does Tom like best?", "What is Tom's favourite food?"):
+        asking = _asked_about_tom(question, line, TOM)
+        chat = Replies(replies=['{"answer": "Mexican", "ids": [1]}'])
+        out = compose(asking, llm=LLMReader(chat))
+        assert chat.prompts and (out.answer, out.answerer) == ("Mexican food", "llm"), question
+
+
+def test_a_short_answer_grows_only_to_the_noun_phrase_its_line_says_around_it():
+    from voxmem.retrieval.answer import whole_phrase
+
+    line = ["If it were up to me we'd have Mexican food every night, with a window seat."]
+    assert whole_phrase("Which seat does Tom want?", "window", line, set()) == "window seat"
+    assert whole_phrase("Which seat does Tom want?", "window seat", line, set()) == "window seat"  # named
+    assert whole_phrase("Which drink does Tom like?", "Mexican", line, set()) == "Mexican"  # food: no drink
+    assert whole_phrase("What does Tom want every night?", "Mexican", line, set()) == "Mexican"  # no kind
+    assert (
+        whole_phrase("Which cuisine does Tom like?", "Mexican, Thai", line, set()) == "Mexican, Thai"
+    )  # a list
+    # household tune2: the word telling which one, and the asked kind joined by a preposition
+    report = ["When you send me updates, I want a detailed spreadsheet."]
+    assert whole_phrase("What format does Tom want?", "spreadsheet", report, set()) == "detailed spreadsheet"
+    room = ["When I stay here I always want a room on a high floor."]
+    assert whole_phrase("what room should you give me", "high floor", room, set()) == "room on a high floor"
+    assert whole_phrase("where should you put me", "high floor", room, set()) == "high floor"  # no kind
+    assert whole_phrase("What did Tom make?", "pots", ["We all made our own pots."], set()) == "pots"
+
+
+def test_an_answer_from_one_asked_persons_words_about_the_other_asked_listener_rests_on_them():
+    # LoCoMo dev "According to Gina, what makes Jon a perfect mentor and guide?" answered from Gina's
+    # "Your positivity and determination will make your dance studio a hit!" to Jon: it is about Jon
+    line = "You're definitely the perfect coach. Your patience and humour will make your class a hit!"
+    asking = result(
+        "According to Tom, what makes Ana a perfect coach?", evidence=[turn("msg-4", line, TOM, [ANA])]
+    )
+    asking.reading.people = [TOM, ANA]
+    chat = Replies(replies=['{"answer": "patience and humour", "ids": [1]}'])
+    out = compose(asking, llm=LLMReader(chat))
+    assert chat.prompts and (out.answer, out.answerer, out.used) == ("patience and humour", "llm", ["msg-4"])
+    # asked about Tom alone, his words about the listener's things are not about him
+    alone = result(
+        "According to Tom, what makes him a perfect coach?", evidence=[turn("msg-4", line, TOM, [ANA])]
+    )
+    alone.reading.people = [TOM]
+    out = compose(alone, llm=LLMReader(chat))
+    assert out.answer != "patience and humour"
+    assert any("rests on no turn by or about Tom" in n for n in out.notes)
