@@ -1866,18 +1866,14 @@ def _rests_on_asked(result: AgentResult, chosen: tuple[str, list[str]]) -> bool:
 
     def about(sentence: str, entry: FusedEvidence) -> bool:
         by_them = _speaker_id(entry) in ids
+        if by_them and (_asks(sentence) or said & _listeners_things(sentence)):
+            # their question to the listener, or the listener's thing ("How is your store going?"
+            # for "How is Jon's store doing?"): about the listener, unless it names them too
+            return _names_any(sentence, mentions) and not all(_vocative_only(sentence, m) for m in mentions)
         # spoken to them about them ("Your painting is lovely"), not only to them by name: "Alice,
         # let's take that offline" says nothing of Alice, yet passed as about her, so an answer
         # "offline" to how Alice wants her updates rested on it
         to_them = any(a.get("id") in ids for a in entry.evidence.addressees) and _TO_YOU.search(sentence)
-        if by_them and (_asks(sentence) or said & _listeners_things(sentence)):
-            # their question to the listener, or the listener's thing ("How is your store going?"
-            # for "How is Jon's store doing?"): about the listener, unless it names them too, or
-            # the listener is asked about as well ("According to Gina, what makes Jon a perfect
-            # mentor?" answered from Gina's "Your positivity and determination …" to Jon)
-            if not _asks(sentence) and to_them and _to_listener(sentence, entry):
-                return True
-            return _names_any(sentence, mentions) and not all(_vocative_only(sentence, m) for m in mentions)
         return _about(entry, sentence, ids, mentions) or bool(to_them and _to_listener(sentence, entry))
 
     return any(about(s, e) for s, e in holding)
