@@ -404,7 +404,8 @@ def _heard_name(
     "will", "mark") is that word. A rare word that ends in s is also tried without it (a
     possessive heard without its apostrophe). A frequent word in lower case is taken as a name
     only in a name's ``slot`` (:func:`_name_slot`: "does dan want …" is Daniel's question), and
-    then only as a short form: a word's letters are too often a name's misspelt ("say" / "Shea")."""
+    then only as a short form that begins the name: a word's letters are too often a name's
+    misspelt ("say" / "Shea") or inside it ("hard" / Richard)."""
     if token in QUESTION_STOP_WORDS:
         return None
     written = raw[:1].isupper()
@@ -416,9 +417,17 @@ def _heard_name(
     forms = [token, token[:-1]] if rare and len(token) > 3 and token.endswith("s") else [token]
     for form in forms:
         person = _sounds_like(form, index, written, rare) or _nickname(form, index)
+        if person is not None and not (written or rare) and not _begins(form, person):
+            continue  # "is hard" is not Richard, "is one" not noone: a short form begins the name
         if person is not None:
             return person
     return None
+
+
+def _begins(token: str, person: dict[str, Any]) -> bool:
+    """Whether a part of one of ``person``'s names begins with ``token`` ("dan" Daniel)."""
+    names = [person.get("name") or "", *(person.get("aliases") or [])]
+    return any(part.startswith(token) for name in names for part in name_key(name).split())
 
 
 def find_people(text: str, participants: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:

@@ -68,6 +68,7 @@ CAR = [
     {"id": "p_daniel", "name": "Daniel Reyes"},
     {"id": "p_markus", "name": "Markus Berg"},
     {"id": "p_ines", "name": "Ines Prado"},
+    {"id": "p_richard", "name": "Richard Okoye"},
 ]
 
 
@@ -85,6 +86,8 @@ def test_a_frequent_word_in_a_name_s_place_is_the_name():
     assert _named("I did mark it on the map") == []
     assert _named("what is on the mark's edge") == []
     assert _named("mark the exit on the map") == []
+    # a short form begins the name: "hard" inside "Richard" is the word
+    assert _named("which is hard to find") == []
 
 
 def test_a_question_about_dan_in_lower_case_reads_daniel_s_turns():
