@@ -828,10 +828,13 @@ def off_kind(question: str, answer: str, names: set[str]) -> str | None:
 
 
 # A question about a preference that changed asks for the old one ("What did Sophie drink before
-# hot chocolate?", "Which food did Ben like best before he changed his mind?")...
+# hot chocolate?", "Which food did Ben like best before he changed his mind?", "Which drink did
+# Lucy give up?", "Which drink did Ben switch away from?", "Which room did Maya ask for last
+# time?": the last three, without their marker, were answered with the new value on the LLM path)...
 _PAST_ASKED = re.compile(
     r"\b(?:before|earlier|used\s+to|use\s+to|old|previous(?:ly)?|former(?:ly)?|originally|at\s+first"
-    r"|in\s+the\s+past|stop(?:ped)?|quit|gave\s+up|no\s+longer|any\s?more|changed|switched)\b",
+    r"|in\s+the\s+past|stop(?:ped|s)?|quit|gave\s+up|giv(?:e|es|ing)\s+up|no\s+longer|any\s?more|changed"
+    r"|switched|switch(?:es|ing)?\s+(?:away\s+)?from|last\s+time)\b",
     re.I,
 )
 # ... and a turn telling of the change marks each value: "I used to love Greek food, but now my

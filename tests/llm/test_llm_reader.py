@@ -1081,3 +1081,20 @@ def test_a_short_answer_grows_only_to_the_noun_phrase_its_line_says_around_it():
     assert whole_phrase("what room should you give me", "high floor", room, set()) == "room on a high floor"
     assert whole_phrase("where should you put me", "high floor", room, set()) == "high floor"  # no kind
     assert whole_phrase("What did Tom make?", "pots", ["We all made our own pots."], set()) == "pots"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which drink did Tom give up?",
+        "Which drink did Tom switch away from?",
+        "Which drink did Tom ask for last time?",
+    ],
+)
+def test_a_question_giving_up_or_switching_from_a_preference_asks_about_the_past(question):
+    # household tune2: "Which drink did Ben switch away from?" answered "green tea", the new drink
+    from voxmem.retrieval.answer import wrong_time
+
+    said = ["Actually I've switched, I don't drink hot chocolate any more, my favourite now is green tea."]
+    assert wrong_time(question, "green tea", said) is not None
+    assert wrong_time(question, "hot chocolate", said) is None
