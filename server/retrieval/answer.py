@@ -47,6 +47,7 @@ from voxmem.retrieval.spans import (
 )
 from voxmem.retrieval.text import (
     SENTENCE_BREAK,
+    STAGE_DIRECTION,
     content_words,
     narration,
     normalise,
@@ -105,10 +106,6 @@ def _label(person: dict[str, Any] | None) -> str:
     if real:
         return real
     return f"an unnamed voice ({person.get('id', '?')})"
-
-
-# How an answer quotes a stage direction: what it tells, with no speaker before it
-STAGE_DIRECTION = "(stage direction)"
 
 
 def _line(entry: FusedEvidence, text: str | None = None) -> str:

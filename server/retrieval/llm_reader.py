@@ -64,6 +64,7 @@ from voxmem.retrieval.question import asked_about, asks_for_list
 from voxmem.retrieval.spans import day_of, wanted_shape, with_dates
 from voxmem.retrieval.text import (
     SENTENCE_BREAK,
+    STAGE_DIRECTION,
     content_words,
     narration,
     normalise,
@@ -422,8 +423,11 @@ def layout(
         if (_when(ev.ts), ev.session) != heading:  # the date and session once per run of lines
             heading = (_when(ev.ts), ev.session)
             lines.append(f"{heading[0]}, {ev.session}:")
-        to = ", ".join(_person(a) for a in ev.addressees) or "everyone"
-        lines.append(f"[{n}] {_person(ev.speaker)} -> {to}: {text}")
+        if narration(ev.text):  # its label ("#NOTE#") said nothing; the model must not read it as a person
+            lines.append(f"[{n}] {STAGE_DIRECTION}: {text}")
+        else:
+            to = ", ".join(_person(a) for a in ev.addressees) or "everyone"
+            lines.append(f"[{n}] {_person(ev.speaker)} -> {to}: {text}")
         for support in entry.support[:max_support]:
             kind = "fact" if support.get("layer") == "fact" else "profile"
             lines.append(f"    {kind}: {_clip(str(support.get('text', '')), 100)}")

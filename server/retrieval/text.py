@@ -69,6 +69,10 @@ def split_sentences(text: str) -> list[str]:
 _CLOSING = {"(": ")", "[": "]", "{": "}"}
 
 
+# How answers and the LLM's evidence lines show a stage direction: what it tells, no speaker before it
+STAGE_DIRECTION = "(stage direction)"
+
+
 def narration(text: str) -> bool:
     """Whether a turn is a transcript's stage direction or annotation rather than speech: the whole
     turn sits in one pair of brackets ("[ Scene : Monica's apartment . Richard and Monica are in

@@ -107,6 +107,20 @@ def test_prompt_lays_out_numbered_turns_with_time_session_people_and_support():
     assert lines[-2:] == ["3 November 2026, hall:", "[3] Tom -> Ana: Pizza it is."]
 
 
+def test_a_stage_direction_is_laid_out_without_its_label_as_a_speaker():
+    """FriendsQA files a scene's description under the speaker "#NOTE#": shown as "#NOTE# -> everyone",
+    the model reads a person who spoke; the line says what happened, with no speaker."""
+    note = {"id": "p_note", "name": "#NOTE#"}
+    scene = turn("msg-3", "( Tom leaves the kitchen , slamming the door . )", note, [])
+    lines = layout(result("Who slammed the door?", evidence=[*EVIDENCE, scene])).text.splitlines()
+    assert "[3] (stage direction): ( Tom leaves the kitchen , slamming the door . )" in lines
+    assert not any("#NOTE#" in line for line in lines)
+    # a direction inside speech stays the speaker's line
+    aside = turn("msg-3", "( to Ana ) The door sticks, I had to slam it.", TOM, [ANA])
+    lines = layout(result("Who slammed the door?", evidence=[*EVIDENCE, aside])).text.splitlines()
+    assert "[3] Tom -> Ana: ( to Ana ) The door sticks, I had to slam it." in lines
+
+
 def test_answer_maps_numbers_back_to_message_ids():
     chat = Replies(replies=['{"answer": "4417", "ids": [1]}'])
     out = compose(result("What is the garage door code?"), llm=LLMReader(chat))
