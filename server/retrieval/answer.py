@@ -46,6 +46,7 @@ from voxmem.retrieval.spans import (
     wants_list,
 )
 from voxmem.retrieval.text import (
+    DETERMINERS,
     SENTENCE_BREAK,
     STAGE_DIRECTION,
     content_words,
@@ -738,7 +739,6 @@ def named_kind(question: str, names: set[str]) -> str | None:
     return _folded(word) if word and word not in _NOT_A_KIND and word not in names else None
 
 
-_DETERMINERS = {"a", "an", "the", "my", "your", "our", "their", "his", "her", "its", "some", "this", "that"}
 # what joins the asked kind to the words that tell which one ("a room on a high floor", "a table by
 # the window", "a house with a garden")
 _PLACING = {"on", "in", "at", "by", "near", "with", "without", "facing", "overlooking", "from", "of"}
@@ -796,11 +796,11 @@ def _grown(line: str, start: int, end: int, fits: set[str]) -> str | None:
             before
             and stem(before[0]) in fits
             and before[1] in _PLACING
-            and (n == 2 or before[2] in _DETERMINERS)
+            and (n == 2 or before[2] in DETERMINERS)
         ):
             return line[_words_before(line, start, n)[0].start() : end]
     before = [t.group().lower() for t in _words_before(line, start, 2)]
-    if before and before[0] in _DETERMINERS and before[1] not in QUESTION_STOP_WORDS:
+    if before and before[0] in DETERMINERS and before[1] not in QUESTION_STOP_WORDS:
         return line[_words_before(line, start, 1)[0].start() : end]
     return None
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from voxmem.extractors.name_lexicon import frequent_word
 from voxmem.ids import name_key
-from voxmem.retrieval.text import content_words, words
+from voxmem.retrieval.text import DETERMINERS, content_words, words
 from voxmem.stopwords import QUESTION_STOP_WORDS
 
 _QUOTE = re.compile(
@@ -373,9 +373,6 @@ def _sounds_like(
 
 
 _WH = frozenset({"what", "when", "where", "which", "who", "whom", "whose", "why", "how"})
-_DETERMINERS = frozenset(
-    {"a", "an", "the", "this", "that", "these", "those", "my", "your", "his", "her", "its", "our", "their"}
-)
 
 
 def _name_slot(raw: list[str], i: int) -> bool:
@@ -387,7 +384,7 @@ def _name_slot(raw: list[str], i: int) -> bool:
     mark it", "the mark's edge"). A question's own words ("will", "may") stay words even there."""
     before = [w.lower() for w in raw[max(0, i - 4) : i]]
     if re.fullmatch(r"[a-z]+['’]s", raw[i]):
-        return not before or before[-1] not in _DETERMINERS
+        return not before or before[-1] not in DETERMINERS
     if not before or not re.fullmatch(_AUXILIARY, before[-1]):
         return False
     return len(before) == 1 or bool(_WH & set(before[:-1]))

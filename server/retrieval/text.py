@@ -9,6 +9,12 @@ from voxmem.stopwords import QUESTION_STOP_WORDS
 from voxmem.stores.messages import lucene_query
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
+# Words that open a noun phrase: a word after one is a thing, not a name ("the mark's edge"), and the
+# describing word after one belongs to the noun ("a detailed spreadsheet")
+DETERMINERS = frozenset(
+    {"a", "an", "the", "this", "that", "these", "those", "some"}
+    | {"my", "your", "his", "her", "its", "our", "their"}
+)
 # Where one sentence of a turn ends and the next begins: the readers' unit (the sentence that
 # matches a question, the one next to it, a greeting-only aside).
 SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
