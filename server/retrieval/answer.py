@@ -791,17 +791,19 @@ def _grown(line: str, start: int, end: int, fits: set[str]) -> str | None:
     if after is not None and stem(after.group().lower()) in fits:
         return f"{line[start:end]} {after.group()}"
     for n in (3, 2):  # "room on a high floor", "room on high floor"
-        before = [t.group().lower() for t in _words_before(line, start, n)]
+        found = _words_before(line, start, n)
+        before = [t.group().lower() for t in found]
         if (
             before
             and stem(before[0]) in fits
             and before[1] in _PLACING
             and (n == 2 or before[2] in DETERMINERS)
         ):
-            return line[_words_before(line, start, n)[0].start() : end]
-    before = [t.group().lower() for t in _words_before(line, start, 2)]
+            return line[found[0].start() : end]
+    found = _words_before(line, start, 2)
+    before = [t.group().lower() for t in found]
     if before and before[0] in DETERMINERS and before[1] not in QUESTION_STOP_WORDS:
-        return line[_words_before(line, start, 1)[0].start() : end]
+        return line[found[1].start() : end]  # the describing word after the determiner
     return None
 
 
