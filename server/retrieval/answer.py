@@ -776,6 +776,43 @@ def whole_phrase(question: str, answer: str, lines: list[str], names: set[str]) 
     return grown or answer
 
 
+# what says where a thing is relative to a place ("at the airport", "on the couch", "from the vent")
+_LOCATIVE = frozenset(
+    {"at", "in", "on", "to", "from", "into", "onto", "under", "behind", "inside", "outside", "near", "by"}
+    | {"beside", "above", "below", "over", "across", "through", "towards", "toward", "around", "off"}
+)
+_WHERE = re.compile(r"^\W*where\b", re.I)
+
+
+def placed(question: str, answer: str, lines: list[str]) -> str:
+    """For a where-question, a bare place cut from its line with the preposition that places it
+    there, as the line says it: "airport" → "at the airport" (line "I am supposed to pick up a
+    friend at the airport"), "couch" → "on the couch". Else the answer as it is; one of more than
+    four words, a list, or one that opens with such a word already, too.
+
+    Why: the preposition is part of the answer to "where" ("on the couch" and "under the couch" are
+    two places), and the 1.5B model, asked for "the line's own words that answer", keeps the noun
+    alone. On the multi-party sets, whose golds are spans of the line, that lost right drafts:
+    FriendsQA "Where does Rachel say she is supposed to be?" → "airport" for gold "at the airport"
+    (docs/retrieval.md, "Twenty-first LLM pass"). Only the line's own adjacent words are added, so
+    an answer that held the gold still holds it."""
+    said = answer.strip()
+    tokens = words(said)
+    if not _WHERE.match(question) or not tokens or len(tokens) > 4 or "," in said:
+        return answer
+    if tokens[0].lower() in _LOCATIVE:
+        return answer
+    here = re.compile(rf"(?<![\w'’-]){re.escape(said)}(?![\w'’-])", re.I)
+    for line in lines:
+        for found in here.finditer(line):
+            for n in (2, 1):  # "at the airport", "at home"
+                before = _words_before(line, found.start(), n)
+                said_before = [t.group().lower() for t in before]
+                if said_before and said_before[0] in _LOCATIVE and (n == 1 or said_before[1] in DETERMINERS):
+                    return line[before[0].start() : found.end()]
+    return answer
+
+
 def _words_before(line: str, start: int, n: int) -> list[re.Match[str]]:
     """The ``n`` words of ``line`` right before ``start``, when only single spaces stand between
     them and it; else []."""
@@ -1952,6 +1989,37 @@ def _texts(result: AgentResult, ids: list[str]) -> list[str]:
     return [e.evidence.text for e in result.evidence if e.id in ids]
 
 
+# a question whose answer may be a person without asking "who": "Which of us …?", "What is the
+# name of …?", "Which user …?"
+_PERSON_WANTED = re.compile(
+    r"\b(?:who|whom|whose|name|names|named|nick|nickname|user|username|someone|somebody|anyone)\b"
+    r"|\bwhich\s+(?:of\s+(?:us|you|them)|one|person|people|character|participant|speaker|guy|man|woman)\b",
+    re.I,
+)
+
+
+def _only_a_person(result: AgentResult, answer: str) -> bool:
+    """Whether an answer is nothing but the name of a person of the evidence (a speaker or an
+    addressee of a retrieved turn, or a person the question names) while the question does not
+    ask for a person (:func:`asks_for_person`, or a word of :data:`_PERSON_WANTED`).
+
+    Why: on the multi-party sets a line is laid out as ``[n] speaker -> addressees: text`` and
+    chat lines often open with the addressee's nick, and the 1.5B model copies that label as the
+    thing asked for: Molweni "What version fixed dns issues with some routers?" → "Linux_Galore",
+    the line's speaker (docs/retrieval.md, "Twenty-first LLM pass"). A name is no version, place or
+    reason; the offline draft, which quotes the line, stands."""
+    if asks_for_person(result.reading) or _PERSON_WANTED.search(result.reading.text):
+        return False
+    said = normalise(answer.strip().strip("\"'\u201c\u201d.!?,:;@<>"))
+    if not said:
+        return False
+    people = [*result.reading.people]
+    for entry in result.evidence:
+        people += [entry.evidence.speaker or {}, *entry.evidence.addressees]
+    named = [str(p["name"]) for p in people if p and p.get("name") and not str(p["name"]).startswith("#")]
+    return said in {normalise(n) for n in named} | {normalise(n.split()[0]) for n in named}
+
+
 _BARE_VERDICT = re.compile(r"\W*(?:(?:likely\s+)?(?:yes|no))\W*", re.I)
 
 
@@ -1964,6 +2032,8 @@ def _judged(
     """The LLM's reading against the offline draft (``fallback``, None when the offline reader
     found nothing): (answer, answerer, note).
 
+    - An answer that is only a person's name to a question that does not ask for a person
+      (:func:`_only_a_person`) is dropped: the draft stands, or nothing.
     - An answer about named people that rests on no turn by or about them (:func:`_rests_on_asked`)
       is dropped: the draft stands, or nothing.
     - Without a draft, an answer to a question whose premise another person's statement says
@@ -1979,6 +2049,9 @@ def _judged(
       another line. The model may still shorten or correct the draft from the draft's own turn.
     - For a when-question, an answer dating only more coarsely than the draft (its year for the
       draft's "said on 16 March 2023", :func:`spans.coarser_date`) loses to the draft."""
+    if outcome.chosen is not None and _only_a_person(result, outcome.chosen[0]):
+        why = "the LLM answered with a person's name; the question does not ask who"
+        return fallback, "extractive" if fallback else "none", why
     if outcome.chosen is not None and not _rests_on_asked(result, outcome.chosen):
         who = _names(asked_about(result.reading, result.scope.asker, result.scope.asker_name))
         why = f"the LLM's answer rests on no turn by or about {who}"
@@ -2121,8 +2194,10 @@ def compose(
             if chosen is not None and answerer == "llm":
                 # "Mexican" → "Mexican food": a phrase cut inside a noun phrase of its line, grown to it
                 names = _name_words(result.reading.people)
-                grown = whole_phrase(result.reading.text, chosen[0], _texts(result, chosen[1]), names)
-                chosen = (grown, chosen[1])
+                lines = _texts(result, chosen[1])
+                grown = whole_phrase(result.reading.text, chosen[0], lines, names)
+                # "airport" → "at the airport": a where-question's place with its preposition
+                chosen = (placed(result.reading.text, grown, lines), chosen[1])
     else:
         chosen = ExtractiveAnswerer(embed).answer(result)
         answerer = "extractive" if chosen else "none"

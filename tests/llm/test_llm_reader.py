@@ -1112,3 +1112,44 @@ def test_a_question_giving_up_or_switching_from_a_preference_asks_about_the_past
     said = ["Actually I've switched, I don't drink hot chocolate any more, my favourite now is green tea."]
     assert wrong_time(question, "green tea", said) is not None
     assert wrong_time(question, "hot chocolate", said) is None
+
+
+def test_a_where_questions_bare_place_keeps_the_preposition_its_line_places_it_with():
+    # FriendsQA tune: "Where does Rachel say she is supposed to be?" answered "airport" from "I am
+    # supposed to pick up a friend at the airport" (gold "at the airport")
+    line = "Sorry, I can't stay, I'm supposed to pick up my sister at the station. You two finish."
+    asking = _asked_about_tom("Where is Tom supposed to be?", line, TOM)
+    chat = Replies(replies=['{"answer": "station", "ids": [1]}'])
+    out = compose(asking, llm=LLMReader(chat))
+    assert chat.prompts and (out.answer, out.answerer) == ("at the station", "llm")
+    from voxmem.retrieval.answer import placed
+
+    said = ["He hid the key on the couch and went to bed.", "Ana is at home."]
+    assert placed("Where did Tom hide the key?", "couch", said) == "on the couch"
+    assert placed("Where did Tom hide the key?", "the couch", said) == "on the couch"
+    assert placed("Where is Ana?", "home", said) == "at home"  # no determiner
+    assert placed("Where did Tom hide the key?", "on the couch", said) == "on the couch"  # placed already
+    assert placed("What did Tom hide the key on?", "couch", said) == "couch"  # not a where-question
+    assert placed("Where did Tom go?", "bed", ["He went to bed early, the couch is mine."]) == "to bed"
+    assert placed("Where did Tom go?", "bed, couch", said) == "bed, couch"  # a list
+
+
+def test_a_persons_name_is_no_answer_to_a_question_that_does_not_ask_for_a_person():
+    # Molweni tune: "What version fixed dns issues with some routers?" answered "Linux_Galore", the
+    # line's speaker; the draft quoting the line holds the version
+    nico = {"id": "p_nico", "name": "Linux_Galore"}
+    line = "0.9.2 fixed the dns issue with those routers, upgrade and it works."
+    question = "What version fixed the dns issue with the routers?"
+    asking = result(question, evidence=[turn("msg-4", line, nico, [TOM])])
+    asking.reading.keywords = ["version", "fixed", "dns", "issue", "routers"]
+    chat = Replies(replies=['{"answer": "Linux_Galore", "ids": [1]}'])
+    out = compose(asking, llm=LLMReader(chat))
+    assert chat.prompts and out.answerer == "extractive" and "0.9.2" in out.answer
+    assert any("does not ask who" in n for n in out.notes)
+    from voxmem.retrieval.answer import _only_a_person
+
+    assert _only_a_person(asking, "Tom")  # an addressee's name too
+    assert not _only_a_person(asking, "0.9.2")
+    for question in ("Which of us fixed the dns issue?", "What is the name of the one who fixed it?"):
+        asking.reading.text = question
+        assert not _only_a_person(asking, "Linux_Galore"), question
