@@ -770,7 +770,7 @@ def whole_phrase(question: str, answer: str, lines: list[str], names: set[str]) 
     fits = {stem(w) for w in family}
     if fits & {stem(w) for w in content_words(said)}:
         fits = set()  # the answer names the kind already
-    here = re.compile(rf"(?<![\w'’-]){re.escape(said)}(?![\w'’-])", re.I)
+    here = _as_said(said)
     found = next((m for m in (here.search(line) for line in lines) if m is not None), None)
     grown = _grown(found.string, found.start(), found.end(), fits) if found else None
     return grown or answer
@@ -802,7 +802,7 @@ def placed(question: str, answer: str, lines: list[str]) -> str:
         return answer
     if tokens[0].lower() in _LOCATIVE:
         return answer
-    here = re.compile(rf"(?<![\w'’-]){re.escape(said)}(?![\w'’-])", re.I)
+    here = _as_said(said)
     for line in lines:
         for found in here.finditer(line):
             for n in (2, 1):  # "at the airport", "at home"
@@ -811,6 +811,12 @@ def placed(question: str, answer: str, lines: list[str]) -> str:
                 if said_before and said_before[0] in _LOCATIVE and (n == 1 or said_before[1] in DETERMINERS):
                     return line[before[0].start() : found.end()]
     return answer
+
+
+def _as_said(said: str) -> re.Pattern[str]:
+    """``said`` as a whole phrase of a line, in any case: not inside a longer word ("air" is not in
+    "airport"). :func:`whole_phrase` and :func:`placed` find the model's answer in its line by it."""
+    return re.compile(rf"(?<![\w'’-]){re.escape(said)}(?![\w'’-])", re.I)
 
 
 def _words_before(line: str, start: int, n: int) -> list[re.Match[str]]:
